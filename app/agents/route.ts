@@ -1,0 +1,20 @@
+import type { z } from "zod";
+import type { agentInputSchema } from "@/server/agents/schema";
+import { json, methodNotAllowed, queryParams, readJsonBody, restRoute } from "@/server/http/rest";
+
+export const dynamic = "force-dynamic";
+
+export const GET = restRoute(async ({ request, caller }) =>
+  json(await caller.agents.list(queryParams(request, ["limit", "cursor", "q"]))),
+);
+
+export const POST = restRoute(async ({ request, caller }) => {
+  // The procedure validates the body; here it is only parsed.
+  const body = (await readJsonBody(request)) as z.input<typeof agentInputSchema>;
+  const { created, agent } = await caller.agents.upsert(body);
+  return json(agent, created ? 201 : 200);
+});
+
+export const PUT = methodNotAllowed(["GET", "POST"]);
+export const PATCH = PUT;
+export const DELETE = PUT;

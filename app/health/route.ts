@@ -1,0 +1,28 @@
+import { startedAt } from "@/server/context";
+import { isDatabaseUnavailable } from "@/server/errors";
+import { healthReport } from "@/server/health/health";
+import { errorResponse, json, methodNotAllowed, restRoute } from "@/server/http/rest";
+import { getServices } from "@/server/services";
+
+export const dynamic = "force-dynamic";
+
+const check = restRoute(async ({ caller }) => {
+  const health = await caller.health.check();
+  return json(health, health.status === "healthy" ? 200 : 503);
+});
+
+export async function GET(request: Request, route: { params: Promise<Record<string, never>> }) {
+  try {
+    await getServices();
+  } catch (error) {
+    // The database never opened: still answer in the health format, so monitors can read it.
+    if (!isDatabaseUnavailable(error)) return errorResponse(error);
+    return json(healthReport("unreachable", { startedAt, now: new Date(), provider: "echo" }), 503);
+  }
+  return check(request, route);
+}
+
+export const POST = methodNotAllowed(["GET"]);
+export const PUT = POST;
+export const PATCH = POST;
+export const DELETE = POST;

@@ -1,0 +1,82 @@
+import { sql } from "drizzle-orm";
+import {
+  boolean,
+  check,
+  date,
+  doublePrecision,
+  integer,
+  pgTable,
+  text,
+  timestamp,
+} from "drizzle-orm/pg-core";
+
+const timestamptz = () => timestamp({ withTimezone: true, mode: "date" });
+
+export const agents = pgTable(
+  "agents",
+  {
+    aid: text().primaryKey(),
+    name: text().notNull(),
+    model: text(),
+    prompt: text(),
+    temperature: doublePrecision(),
+    autonomousEnabled: boolean().notNull().default(false),
+    autonomousMinutes: integer().notNull().default(60),
+    autonomousPrompt: text(),
+    createdAt: timestamptz().notNull(),
+    updatedAt: timestamptz().notNull(),
+  },
+  (t) => [
+    check("agents_temperature_range", sql`${t.temperature} BETWEEN 0 AND 2`),
+    check("agents_autonomous_minutes_range", sql`${t.autonomousMinutes} BETWEEN 1 AND 525600`),
+    check(
+      "agents_autonomous_prompt_when_enabled",
+      sql`NOT ${t.autonomousEnabled} OR ${t.autonomousPrompt} IS NOT NULL`,
+    ),
+  ],
+);
+
+/**
+ * One row per agent with its five counters and five limits (null = unlimited).
+ *
+ * Kept apart from `agents` because every chat updates it: a narrow, hot row keeps those
+ * updates cheap and leaves the configuration row alone. Daily and monthly counters belong to
+ * the UTC day or month named beside them; a counter whose period has passed counts as 0, and
+ * the statement that next consumes it starts it again (see server/quota/quota.ts).
+ */
+export const agentQuotas = pgTable(
+  "agent_quotas",
+  {
+    aid: text()
+      .primaryKey()
+      .references(() => agents.aid, { onDelete: "cascade" }),
+    messageCountTotal: integer().notNull().default(0),
+    messageLimitTotal: integer(),
+    messageCountMonthly: integer().notNull().default(0),
+    messageLimitMonthly: integer(),
+    messageMonth: date({ mode: "string" }).notNull(),
+    messageCountDaily: integer().notNull().default(0),
+    messageLimitDaily: integer(),
+    messageDay: date({ mode: "string" }).notNull(),
+    autonomousCountTotal: integer().notNull().default(0),
+    autonomousLimitTotal: integer(),
+    autonomousCountMonthly: integer().notNull().default(0),
+    autonomousLimitMonthly: integer(),
+    autonomousMonth: date({ mode: "string" }).notNull(),
+    lastMessageAt: timestamptz(),
+    lastAutonomousAt: timestamptz(),
+  },
+  (t) => [
+    check(
+      "agent_quotas_counts_not_negative",
+      sql`${t.messageCountTotal} >= 0 AND ${t.messageCountMonthly} >= 0 AND ${t.messageCountDaily} >= 0 AND ${t.autonomousCountTotal} >= 0 AND ${t.autonomousCountMonthly} >= 0`,
+    ),
+    check(
+      "agent_quotas_limits_not_negative",
+      sql`${t.messageLimitTotal} >= 0 AND ${t.messageLimitMonthly} >= 0 AND ${t.messageLimitDaily} >= 0 AND ${t.autonomousLimitTotal} >= 0 AND ${t.autonomousLimitMonthly} >= 0`,
+    ),
+  ],
+);
+
+export type AgentRow = typeof agents.$inferSelect;
+export type AgentQuotaRow = typeof agentQuotas.$inferSelect;

@@ -1,0 +1,212 @@
+import { and, asc, eq, gt, ilike, or } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { type AgentQuotaRow, type AgentRow, agentQuotas, agents } from "@/db/schema";
+import type { Clock } from "@/server/clock";
+import type { QuotaLimits } from "@/server/config";
+import { AppError } from "@/server/errors";
+import { LIMIT_COLUMNS, newQuotaRow, presentQuota } from "@/server/quota/quota";
+import {
+  type Agent,
+  type AgentInput,
+  autonomousPromptProblem,
+  type ListAgentsQuery,
+  QUOTA_LIMIT_FIELDS,
+} from "./schema";
+
+type AgentsContext = { db: Db; clock: Clock };
+
+/** Configuration an agent starts with; `name` defaults to its aid. */
+const DEFAULTS = {
+  model: null,
+  prompt: null,
+  temperature: null,
+  autonomousEnabled: false,
+  autonomousMinutes: 60,
+  autonomousPrompt: null,
+} as const;
+
+type AgentConfig = Omit<AgentRow, "aid" | "createdAt" | "updatedAt">;
+
+export function agentNotFound(aid: string): AppError {
+  return new AppError("agent_not_found", `Agent '${aid}' not found.`);
+}
+
+/** Applies the fields `input` gives (undefined = keep) over `current`. */
+function mergeConfig(current: AgentConfig, input: AgentInput): AgentConfig {
+  const pick = <T>(given: T | undefined, kept: T) => (given === undefined ? kept : given);
+  return {
+    name: pick(input.name, current.name),
+    model: pick(input.model, current.model),
+    prompt: pick(input.prompt, current.prompt),
+    temperature: pick(input.temperature, current.temperature),
+    autonomousEnabled: pick(input.autonomous_enabled, current.autonomousEnabled),
+    autonomousMinutes: pick(input.autonomous_minutes, current.autonomousMinutes),
+    autonomousPrompt: pick(input.autonomous_prompt, current.autonomousPrompt),
+  };
+}
+
+function assertConsistent(config: AgentConfig): void {
+  const detail = autonomousPromptProblem({
+    autonomous_enabled: config.autonomousEnabled,
+    autonomous_prompt: config.autonomousPrompt,
+  });
+  if (detail) {
+    throw new AppError(
+      "validation_failed",
+      `The request has invalid fields: autonomous_prompt ${detail}.`,
+      {
+        errors: [{ field: "autonomous_prompt", detail }],
+      },
+    );
+  }
+}
+
+/** The quota limits `input` sets, as row columns; omitted limits are left out. */
+function givenLimits(input: AgentInput): Partial<QuotaLimits> {
+  const limits: Partial<QuotaLimits> = {};
+  for (const field of QUOTA_LIMIT_FIELDS) {
+    const value = input.quota?.[field];
+    if (value !== undefined) limits[LIMIT_COLUMNS[field]] = value;
+  }
+  return limits;
+}
+
+/**
+ * Creates the agent, or updates the fields `input` gives. One transaction: a failure leaves
+ * nothing half-written. Concurrent creates of one aid end as one create and updates.
+ */
+export async function upsertAgent(
+  { db, clock, quotaDefaults }: AgentsContext & { quotaDefaults: QuotaLimits },
+  input: AgentInput,
+): Promise<{ created: boolean; agent: Agent }> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const outcome = await db.transaction(async (tx) => {
+      const now = clock.now();
+      const [existing] = await tx
+        .select()
+        .from(agents)
+        .where(eq(agents.aid, input.aid))
+        .for("update");
+
+      if (existing) {
+        const config = mergeConfig(existing, input);
+        assertConsistent(config);
+        await tx
+          .update(agents)
+          .set({ ...config, updatedAt: now })
+          .where(eq(agents.aid, input.aid));
+        const limits = givenLimits(input);
+        if (Object.keys(limits).length > 0) {
+          await tx.update(agentQuotas).set(limits).where(eq(agentQuotas.aid, input.aid));
+        }
+        return { created: false };
+      }
+
+      const config = mergeConfig({ ...DEFAULTS, name: input.aid }, input);
+      assertConsistent(config);
+      const inserted = await tx
+        .insert(agents)
+        .values({ aid: input.aid, ...config, createdAt: now, updatedAt: now })
+        .onConflictDoNothing()
+        .returning({ aid: agents.aid });
+      // Another request created it since our read: go round again and update it instead.
+      if (inserted.length === 0) return undefined;
+      await tx
+        .insert(agentQuotas)
+        .values(newQuotaRow(input.aid, { ...quotaDefaults, ...givenLimits(input) }, now));
+      return { created: true };
+    });
+    if (outcome)
+      return { created: outcome.created, agent: await getAgent({ db, clock }, input.aid) };
+  }
+  throw new Error(`Agent '${input.aid}' kept being created concurrently; gave up after 3 attempts`);
+}
+
+export async function getAgent({ db, clock }: AgentsContext, aid: string): Promise<Agent> {
+  const [found] = await db
+    .select({ agent: agents, quota: agentQuotas })
+    .from(agents)
+    .innerJoin(agentQuotas, eq(agentQuotas.aid, agents.aid))
+    .where(eq(agents.aid, aid));
+  if (!found) throw agentNotFound(aid);
+  return presentAgent(found.agent, found.quota, clock.now());
+}
+
+/**
+ * One page of agents in aid order. Keyset pagination: the cursor is the last aid of the
+ * previous page, so a page costs an index range scan whatever the number of agents.
+ */
+export async function listAgents(
+  { db, clock }: AgentsContext,
+  input: ListAgentsQuery,
+): Promise<{ agents: Agent[]; next_cursor: string | null }> {
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
+  const pattern = input.q ? `%${escapeLike(input.q)}%` : undefined;
+
+  const rows = await db
+    .select({ agent: agents, quota: agentQuotas })
+    .from(agents)
+    .innerJoin(agentQuotas, eq(agentQuotas.aid, agents.aid))
+    .where(
+      and(
+        after === undefined ? undefined : gt(agents.aid, after),
+        pattern === undefined
+          ? undefined
+          : or(ilike(agents.aid, pattern), ilike(agents.name, pattern)),
+      ),
+    )
+    .orderBy(asc(agents.aid))
+    .limit(input.limit + 1);
+
+  const page = rows.slice(0, input.limit);
+  const now = clock.now();
+  const last = page.at(-1);
+  return {
+    agents: page.map((row) => presentAgent(row.agent, row.quota, now)),
+    next_cursor: rows.length > input.limit && last ? encodeCursor(last.agent.aid) : null,
+  };
+}
+
+export function presentAgent(agent: AgentRow, quota: AgentQuotaRow, now: Date): Agent {
+  return {
+    aid: agent.aid,
+    name: agent.name,
+    model: agent.model,
+    prompt: agent.prompt,
+    temperature: agent.temperature,
+    autonomous_enabled: agent.autonomousEnabled,
+    autonomous_minutes: agent.autonomousMinutes,
+    autonomous_prompt: agent.autonomousPrompt,
+    created_at: agent.createdAt.toISOString(),
+    updated_at: agent.updatedAt.toISOString(),
+    quota: presentQuota(quota, now),
+  };
+}
+
+// Cursors are opaque to clients: base64url of a small JSON object, so their form can change.
+export function encodeCursor(aid: string): string {
+  return Buffer.from(JSON.stringify({ a: aid })).toString("base64url");
+}
+
+export function decodeCursor(cursor: string): string {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (value && typeof value === "object" && typeof (value as { a?: unknown }).a === "string") {
+      return (value as { a: string }).a;
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw new AppError(
+    "invalid_cursor",
+    "The cursor is not one this service gave out; start again without it.",
+    {
+      errors: [{ field: "cursor", detail: "is not a cursor this service gave out" }],
+    },
+  );
+}
+
+/** Escapes LIKE wildcards so a search for `50%` finds the text `50%`. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

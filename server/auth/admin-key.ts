@@ -1,0 +1,60 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { Config } from "@/server/config";
+
+export type AdminKey = {
+  key: string;
+  source: "environment" | "file";
+  file?: string;
+  generated: boolean;
+};
+
+/**
+ * The admin API key: ADMIN_API_KEY when set; else the one stored in the data directory, made
+ * at first start. The key itself is never logged; where it is stored is.
+ */
+export async function resolveAdminKey(config: Config): Promise<AdminKey> {
+  if (config.adminApiKey)
+    return { key: config.adminApiKey, source: "environment", generated: false };
+
+  const file = path.resolve(config.dataDir, "admin-api-key");
+  const stored = await readKeyFile(file);
+  if (stored) return { key: stored, source: "file", file, generated: false };
+
+  await mkdir(path.dirname(file), { recursive: true });
+  const key = randomBytes(32).toString("base64url");
+  try {
+    // `wx`: if another process made the file first, keep theirs rather than overwrite it.
+    await writeFile(file, `${key}\n`, { mode: 0o600, flag: "wx" });
+    return { key, source: "file", file, generated: true };
+  } catch (error) {
+    const theirs =
+      (error as NodeJS.ErrnoException).code === "EEXIST" ? await readKeyFile(file) : undefined;
+    if (theirs) return { key: theirs, source: "file", file, generated: false };
+    throw error;
+  }
+}
+
+async function readKeyFile(file: string): Promise<string | undefined> {
+  try {
+    const key = (await readFile(file, "utf8")).trim();
+    return key.length >= 16 ? key : undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+const digest = (text: string) => createHash("sha256").update(text).digest();
+
+/** Constant-time comparison (hashing first makes the lengths equal). */
+export function isAdminKey(presented: string, key: string): boolean {
+  return timingSafeEqual(digest(presented), digest(key));
+}
+
+/** The bearer token of an `Authorization: Bearer <token>` header, if there is one. */
+export function bearerToken(headers: Headers): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
+  return match?.[1];
+}

@@ -1,0 +1,202 @@
+import { TRPCError } from "@trpc/server";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+import { z } from "zod";
+
+/**
+ * The one place where errors become statuses and problem details.
+ *
+ * Domain modules throw `AppError` with a stable problem code and a sentence for people. The tRPC
+ * middleware turns it into a `TRPCError` of the matching code; the REST handlers and the tRPC
+ * error formatter both render it as RFC 9457 problem details with `problemFromError`.
+ * Anything unknown becomes a 500 whose message never reaches the client.
+ */
+
+const TRPC_CODES = {
+  bad_request: "BAD_REQUEST",
+  validation_failed: "BAD_REQUEST",
+  invalid_agent_id: "BAD_REQUEST",
+  malformed_json: "BAD_REQUEST",
+  invalid_cursor: "BAD_REQUEST",
+  unauthorized: "UNAUTHORIZED",
+  forbidden: "FORBIDDEN",
+  not_found: "NOT_FOUND",
+  agent_not_found: "NOT_FOUND",
+  method_not_allowed: "METHOD_NOT_SUPPORTED",
+  conflict: "CONFLICT",
+  payload_too_large: "PAYLOAD_TOO_LARGE",
+  unsupported_media_type: "UNSUPPORTED_MEDIA_TYPE",
+  quota_exceeded: "TOO_MANY_REQUESTS",
+  internal_error: "INTERNAL_SERVER_ERROR",
+  provider_error: "BAD_GATEWAY",
+  service_unavailable: "SERVICE_UNAVAILABLE",
+  database_unavailable: "SERVICE_UNAVAILABLE",
+  provider_timeout: "GATEWAY_TIMEOUT",
+} as const satisfies Record<string, TRPC_ERROR_CODE_KEY>;
+
+export type ProblemCode = keyof typeof TRPC_CODES;
+
+export type FieldError = { field: string; detail: string };
+
+export type Problem = {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ProblemCode;
+  errors?: FieldError[];
+  /** Seconds until the condition clears; sent as the Retry-After header too. */
+  retry_after_s?: number;
+  [extension: string]: unknown;
+};
+
+type AppErrorExtras = { errors?: FieldError[]; retryAfterS?: number; [extension: string]: unknown };
+
+export class AppError extends Error {
+  override name = "AppError";
+  constructor(
+    readonly code: ProblemCode,
+    /** A sentence a person understands; it is sent to the client as `detail`. */
+    readonly detail: string,
+    readonly extras: AppErrorExtras = {},
+  ) {
+    super(detail);
+  }
+}
+
+const STATUS_TITLES: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
+
+export function toTRPCError(error: AppError): TRPCError {
+  return new TRPCError({ code: TRPC_CODES[error.code], message: error.detail, cause: error });
+}
+
+/** Maps a failure the client should see for what it is (domain error, database down) to a TRPCError. */
+export function mapKnownError(error: unknown): TRPCError | undefined {
+  const cause = error instanceof TRPCError ? error.cause : error;
+  if (cause instanceof AppError) return toTRPCError(cause);
+  if (isDatabaseUnavailable(cause)) return toTRPCError(databaseUnavailable());
+  return undefined;
+}
+
+export function databaseUnavailable(): AppError {
+  return new AppError(
+    "database_unavailable",
+    "The database is not reachable right now; try again in a few seconds.",
+    { retryAfterS: 5 },
+  );
+}
+
+// postgres.js connection failures and the server-side codes of a database that is going away.
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "57P01", // admin_shutdown
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now
+  "08000",
+  "08003",
+  "08006",
+  "08001",
+  "08004",
+]);
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && UNAVAILABLE_CODES.has(code)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** Renders any error as problem details. Unknown errors give a generic 500. */
+export function problemFromError(error: unknown): Problem {
+  const known = error instanceof TRPCError ? error : mapKnownError(error);
+  const cause = known?.cause;
+  if (known && cause instanceof AppError) {
+    return problem(getHTTPStatusCodeFromError(known), cause.code, cause.detail, cause.extras);
+  }
+  if (known && cause instanceof z.ZodError) return validationProblem(cause);
+  if (known && known.code !== "INTERNAL_SERVER_ERROR") {
+    // A TRPCError raised by tRPC itself (unknown procedure, wrong method, unparsable input).
+    const status = getHTTPStatusCodeFromError(known);
+    return problem(status, codeForStatus(status), known.message);
+  }
+  return problem(500, "internal_error", "An unexpected error occurred. It has been logged.");
+}
+
+export function problem(
+  status: number,
+  code: ProblemCode,
+  detail: string,
+  extras: AppErrorExtras = {},
+): Problem {
+  const { retryAfterS, errors, ...rest } = extras;
+  return {
+    type: "about:blank",
+    title: STATUS_TITLES[status] ?? "Error",
+    status,
+    detail,
+    code,
+    ...(errors ? { errors } : {}),
+    ...(retryAfterS !== undefined ? { retry_after_s: retryAfterS } : {}),
+    ...rest,
+  };
+}
+
+function codeForStatus(status: number): ProblemCode {
+  const entry = Object.entries(TRPC_CODES).find(
+    ([, trpcCode]) => getHTTPStatusCodeFromError(new TRPCError({ code: trpcCode })) === status,
+  );
+  return (entry?.[0] as ProblemCode | undefined) ?? "bad_request";
+}
+
+/** One entry per invalid field, and a detail sentence that names them. */
+export function validationProblem(error: z.ZodError): Problem {
+  const errors = fieldErrors(error);
+  const aidError = errors.find((e) => e.field === "aid" || e.field === "id");
+  if (aidError) {
+    return problem(400, "invalid_agent_id", `Invalid agent ID format: ${aidError.detail}.`, {
+      errors,
+    });
+  }
+  const sentence = errors.map((e) => `${e.field} ${e.detail}`).join("; ");
+  return problem(400, "validation_failed", `The request has invalid fields: ${sentence}.`, {
+    errors,
+  });
+}
+
+export function fieldErrors(error: z.ZodError): FieldError[] {
+  return error.issues.flatMap((issue): FieldError[] => {
+    const base = issue.path.map(String).join(".");
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => ({
+        field: base ? `${base}.${key}` : key,
+        detail: "is not a known field",
+      }));
+    }
+    return [{ field: base || "body", detail: issue.message }];
+  });
+}

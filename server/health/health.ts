@@ -1,0 +1,66 @@
+import { sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "@/db/client";
+import packageJson from "@/package.json";
+
+export const healthSchema = z
+  .object({
+    status: z.enum(["healthy", "unhealthy"]),
+    database: z.enum(["ok", "timeout", "unreachable"]),
+    database_kind: z.enum(["pglite", "postgres"]).optional(),
+    provider: z.string().meta({ description: "The model provider that answers chats." }),
+    version: z.string(),
+    uptime_s: z.int().min(0),
+  })
+  .meta({ id: "Health" });
+
+export type Health = z.infer<typeof healthSchema>;
+
+export const DATABASE_CHECK_TIMEOUT_MS = 1000;
+
+/** Asks the database a trivial question, bounded in time, and says how it went. */
+export async function checkDatabase(
+  db: Db,
+  timeoutMs = DATABASE_CHECK_TIMEOUT_MS,
+): Promise<Health["database"]> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), timeoutMs);
+  });
+  try {
+    return await Promise.race([db.execute(sql`SELECT 1`).then(() => "ok" as const), timeout]);
+  } catch {
+    return "unreachable";
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type HealthFacts = {
+  startedAt: Date;
+  now: Date;
+  provider: string;
+  databaseKind?: Health["database_kind"];
+};
+
+export async function checkHealth(
+  { db, ...facts }: HealthFacts & { db: Db },
+  timeoutMs?: number,
+): Promise<Health> {
+  return healthReport(await checkDatabase(db, timeoutMs), facts);
+}
+
+/** The report for a database state; also what /health says when the database never opened. */
+export function healthReport(
+  database: Health["database"],
+  { startedAt, now, provider, databaseKind }: HealthFacts,
+): Health {
+  return {
+    status: database === "ok" ? "healthy" : "unhealthy",
+    database,
+    ...(databaseKind ? { database_kind: databaseKind } : {}),
+    provider,
+    version: packageJson.version,
+    uptime_s: Math.max(0, Math.floor((now.getTime() - startedAt.getTime()) / 1000)),
+  };
+}

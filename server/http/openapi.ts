@@ -1,0 +1,135 @@
+import { z } from "zod";
+import packageJson from "@/package.json";
+import {
+  agentInputSchema,
+  agentSchema,
+  listAgentsInputSchema,
+  listAgentsOutputSchema,
+} from "@/server/agents/schema";
+import { healthSchema } from "@/server/health/health";
+import { MAX_BODY_BYTES } from "@/server/http/rest";
+
+/**
+ * The OpenAPI 3.1 document, generated from the same zod schemas the procedures validate with.
+ * OpenAPI 3.1 schemas are JSON Schema 2020-12, which zod emits natively; the only rewrite is
+ * moving named schemas from each schema's `$defs` into `components.schemas`.
+ */
+
+type JsonSchema = Record<string, unknown>;
+
+const problemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.int(),
+    detail: z.string().meta({ description: "A sentence for people." }),
+    code: z.string().meta({ description: "A stable machine-readable code, e.g. agent_not_found." }),
+    errors: z
+      .array(z.object({ field: z.string(), detail: z.string() }))
+      .optional()
+      .meta({ description: "One entry per invalid field." }),
+    retry_after_s: z.int().optional(),
+  })
+  .meta({ id: "Problem", description: "RFC 9457 problem details." });
+
+function collectSchema(
+  schema: z.ZodType,
+  io: "input" | "output",
+  components: Record<string, JsonSchema>,
+) {
+  const generated = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" });
+  const text = JSON.stringify(generated).replaceAll('"#/$defs/', '"#/components/schemas/');
+  const {
+    $schema: _,
+    $defs,
+    ...rest
+  } = JSON.parse(text) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+  Object.assign(components, $defs);
+  return rest;
+}
+
+const problemResponse = (description: string) => ({
+  description,
+  content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+});
+
+export function buildOpenApiDocument(publicUrl: string) {
+  const components: Record<string, JsonSchema> = {};
+  const jsonBody = (schema: z.ZodType, io: "input" | "output") => ({
+    "application/json": { schema: collectSchema(schema, io, components) },
+  });
+  components.Problem = collectSchema(problemSchema, "output", components);
+
+  const listQuery = collectSchema(listAgentsInputSchema, "input", components) as {
+    properties: Record<string, JsonSchema>;
+  };
+  const adminErrors = { "401": problemResponse("Missing or wrong admin API key.") };
+
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Agent Service",
+      version: packageJson.version,
+      description:
+        "Hosts AI agents with per-agent quotas. Errors are RFC 9457 problem details (application/problem+json).",
+    },
+    servers: [{ url: publicUrl }],
+    components: {
+      schemas: components,
+      securitySchemes: {
+        adminKey: { type: "http", scheme: "bearer", description: "The ADMIN_API_KEY." },
+      },
+    },
+    paths: {
+      "/health": {
+        get: {
+          operationId: "getHealth",
+          summary: "Service health, with a real database check bounded to 1 s.",
+          responses: {
+            "200": { description: "Healthy.", content: jsonBody(healthSchema, "output") },
+            "503": {
+              description: "Unhealthy: the failing part is named.",
+              content: jsonBody(healthSchema, "output"),
+            },
+          },
+        },
+      },
+      "/agents": {
+        get: {
+          operationId: "listAgents",
+          summary: "List agents with their quotas (keyset pagination, search by aid or name).",
+          security: [{ adminKey: [] }],
+          parameters: Object.entries(listQuery.properties).map(([name, schema]) => ({
+            name,
+            in: "query",
+            required: false,
+            schema,
+          })),
+          responses: {
+            "200": {
+              description: "One page of agents.",
+              content: jsonBody(listAgentsOutputSchema, "output"),
+            },
+            "400": problemResponse("Invalid query parameter."),
+            ...adminErrors,
+          },
+        },
+        post: {
+          operationId: "upsertAgent",
+          summary: "Create an agent, or update the fields given (omitted fields keep their value).",
+          security: [{ adminKey: [] }],
+          requestBody: { required: true, content: jsonBody(agentInputSchema, "input") },
+          responses: {
+            "200": { description: "Updated.", content: jsonBody(agentSchema, "output") },
+            "201": { description: "Created.", content: jsonBody(agentSchema, "output") },
+            "400": problemResponse("Invalid agent ID format, invalid fields, or malformed JSON."),
+            ...adminErrors,
+            "413": problemResponse(`Body larger than ${MAX_BODY_BYTES / 1024} KiB.`),
+            "415": problemResponse("Body is not JSON."),
+            "500": problemResponse("Database failure; nothing was written."),
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import { createContext } from "@/server/context";
+import { AppError, type Problem, problem, problemFromError } from "@/server/errors";
+import { type Caller, createCaller } from "@/server/routers/app";
+
+/**
+ * The REST side of the service: route handlers parse HTTP, call the same tRPC procedure the
+ * dashboard uses (through createCaller), and write HTTP. Nothing else happens here.
+ */
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const NO_STORE = { "cache-control": "no-store" };
+
+export function json(body: unknown, status = 200, headers: HeadersInit = {}): Response {
+  return Response.json(body, { status, headers: { ...NO_STORE, ...headers } });
+}
+
+export function problemResponse(p: Problem, headers: Record<string, string> = {}): Response {
+  const extra: Record<string, string> = { ...headers };
+  if (p.retry_after_s !== undefined) extra["retry-after"] = String(p.retry_after_s);
+  if (p.status === 401) extra["www-authenticate"] = 'Bearer realm="agent-service"';
+  return new Response(JSON.stringify(p), {
+    status: p.status,
+    headers: { "content-type": "application/problem+json", ...NO_STORE, ...extra },
+  });
+}
+
+/** Renders any error as a problem response, logging the ones that are our fault. */
+export function errorResponse(error: unknown): Response {
+  const p = problemFromError(error);
+  if (p.status >= 500 && p.code === "internal_error") console.error("Unexpected error:", error);
+  return problemResponse(p);
+}
+
+type RouteParams = Record<string, string | string[] | undefined>;
+type RestHandler<P extends RouteParams> = (args: {
+  request: Request;
+  caller: Caller;
+  params: P;
+}) => Promise<Response>;
+
+/** Wraps a route handler: context from the request's headers, a caller, one error mapping. */
+export function restRoute<P extends RouteParams = RouteParams>(handler: RestHandler<P>) {
+  return async (request: Request, route: { params: Promise<P> }): Promise<Response> => {
+    try {
+      const caller = createCaller(await createContext({ headers: request.headers }));
+      return await handler({ request, caller, params: await route.params });
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+/** A 405 handler for the methods a path does not serve. */
+export function methodNotAllowed(allowed: string[]) {
+  return async (request: Request): Promise<Response> =>
+    problemResponse(
+      problem(
+        405,
+        "method_not_allowed",
+        `${request.method} is not supported here; use ${allowed.join(" or ")}.`,
+      ),
+      { allow: allowed.join(", ") },
+    );
+}
+
+/** The query string as a plain object; a parameter given twice is an error, not a guess. */
+export function queryParams(request: Request, names: readonly string[]): Record<string, string> {
+  const url = new URL(request.url);
+  const params: Record<string, string> = {};
+  for (const name of names) {
+    const values = url.searchParams.getAll(name);
+    if (values.length > 1) {
+      throw new AppError("bad_request", `The query parameter '${name}' is given more than once.`, {
+        errors: [{ field: name, detail: "is given more than once" }],
+      });
+    }
+    if (values[0] !== undefined) params[name] = values[0];
+  }
+  return params;
+}
+
+/**
+ * Reads a JSON body of at most MAX_BODY_BYTES. The size is enforced while reading, so a client
+ * that lies in Content-Length (or sends none) cannot make the server buffer more.
+ */
+export async function readJsonBody(request: Request): Promise<unknown> {
+  const type = request.headers.get("content-type");
+  if (type && !/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
+    throw new AppError(
+      "unsupported_media_type",
+      `The body must be JSON (Content-Type: application/json), not '${type}'.`,
+    );
+  }
+  const declared = Number(request.headers.get("content-length"));
+  if (declared > MAX_BODY_BYTES) throw bodyTooLarge();
+
+  const text = await readLimitedText(request);
+  if (text.trim() === "")
+    throw new AppError("malformed_json", "The request body is empty; send a JSON object.");
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new AppError(
+      "malformed_json",
+      `The request body is not valid JSON: ${(error as Error).message}.`,
+    );
+  }
+}
+
+function bodyTooLarge(): AppError {
+  return new AppError(
+    "payload_too_large",
+    `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`,
+  );
+}
+
+async function readLimitedText(request: Request): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw bodyTooLarge();
+    }
+    chunks.push(value);
+  }
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  try {
+    return decoder.decode(Buffer.concat(chunks));
+  } catch {
+    throw new AppError("malformed_json", "The request body is not valid UTF-8 text.");
+  }
+}

@@ -1,0 +1,273 @@
+import { and, eq, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { type AgentQuotaRow, agentQuotas } from "@/db/schema";
+import type { Quota, QuotaLimitField } from "@/server/agents/schema";
+import type { Clock } from "@/server/clock";
+import type { QuotaLimits } from "@/server/config";
+import { nextUtcDayStart, nextUtcMonthStart, secondsUntil, utcDay, utcMonth } from "./periods";
+
+/**
+ * The quota model: per agent, message counters (total, monthly, daily) and autonomous-run
+ * counters (total, monthly), each with a limit where null means unlimited.
+ *
+ * A consume is one UPDATE that checks every limit against the effective counts and increments
+ * them, so no number of concurrent callers can pass a limit: PostgreSQL re-checks the WHERE
+ * clause against the newest row version once a concurrent update commits. Daily and monthly
+ * resets happen lazily in that same statement: a counter whose stored period is not the
+ * current one counts as 0 and restarts at 1. No cron job, nothing to miss.
+ */
+
+export type QuotaKind = "message" | "autonomous";
+type Period = "total" | "monthly" | "daily";
+
+type CounterKey = keyof AgentQuotaRow & `${string}Count${string}`;
+type LimitKey = keyof AgentQuotaRow & `${string}Limit${string}`;
+type PeriodKey = "messageMonth" | "messageDay" | "autonomousMonth";
+
+type Counter = {
+  period: Period;
+  count: CounterKey;
+  limit: LimitKey;
+  limitField: QuotaLimitField;
+  /** Column naming the day or month the count belongs to; none for totals. */
+  periodColumn?: PeriodKey;
+};
+
+const COUNTERS: Record<QuotaKind, Counter[]> = {
+  message: [
+    {
+      period: "total",
+      count: "messageCountTotal",
+      limit: "messageLimitTotal",
+      limitField: "message_limit_total",
+    },
+    {
+      period: "monthly",
+      count: "messageCountMonthly",
+      limit: "messageLimitMonthly",
+      limitField: "message_limit_monthly",
+      periodColumn: "messageMonth",
+    },
+    {
+      period: "daily",
+      count: "messageCountDaily",
+      limit: "messageLimitDaily",
+      limitField: "message_limit_daily",
+      periodColumn: "messageDay",
+    },
+  ],
+  autonomous: [
+    {
+      period: "total",
+      count: "autonomousCountTotal",
+      limit: "autonomousLimitTotal",
+      limitField: "autonomous_limit_total",
+    },
+    {
+      period: "monthly",
+      count: "autonomousCountMonthly",
+      limit: "autonomousLimitMonthly",
+      limitField: "autonomous_limit_monthly",
+      periodColumn: "autonomousMonth",
+    },
+  ],
+};
+
+const LAST_AT = { message: "lastMessageAt", autonomous: "lastAutonomousAt" } as const;
+
+/** What a successful consume took, so that exactly that can be given back. */
+export type Reservation = { aid: string; kind: QuotaKind; day: string; month: string };
+
+export type QuotaExceeded = {
+  kind: QuotaKind;
+  period: Period;
+  limitField: QuotaLimitField;
+  limit: number;
+  /** When the limit frees; null when it never will by itself (a total, or a limit of 0). */
+  resetsAt: Date | null;
+  retryAfterS: number | null;
+  detail: string;
+};
+
+export type ConsumeResult =
+  | { ok: true; reservation: Reservation; row: AgentQuotaRow }
+  | { ok: false; exceeded: QuotaExceeded }
+  | { ok: false; exceeded?: undefined; notFound: true };
+
+type QuotaContext = { db: Db; clock: Clock };
+
+const periodValue = (counter: Counter, day: string, month: string) =>
+  counter.periodColumn === "messageDay" ? day : month;
+
+/** The count as of `day`/`month`: 0 when the stored period is an earlier one. */
+function effectiveCount(counter: Counter, day: string, month: string): SQL {
+  const count = agentQuotas[counter.count];
+  if (!counter.periodColumn) return sql`${count}`;
+  const stored = agentQuotas[counter.periodColumn];
+  return sql`(CASE WHEN ${stored} = ${periodValue(counter, day, month)} THEN ${count} ELSE 0 END)`;
+}
+
+/** Atomically checks every limit of `kind` and counts one use. */
+export async function consumeQuota(
+  { db, clock }: QuotaContext,
+  aid: string,
+  kind: QuotaKind,
+): Promise<ConsumeResult> {
+  // A refused consume is followed by a read to say which limit was hit; if a refund slipped in
+  // between and nothing is exhausted any more, trying again is the honest answer.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const now = clock.now();
+    const day = utcDay(now);
+    const month = utcMonth(now);
+    const counters = COUNTERS[kind];
+
+    const set: Record<string, unknown> = { [LAST_AT[kind]]: now };
+    for (const counter of counters) {
+      set[counter.count] = sql`${effectiveCount(counter, day, month)} + 1`;
+      if (counter.periodColumn) set[counter.periodColumn] = periodValue(counter, day, month);
+    }
+    const withinLimits = counters.map((counter) =>
+      or(
+        isNull(agentQuotas[counter.limit]),
+        lt(effectiveCount(counter, day, month), agentQuotas[counter.limit]),
+      ),
+    );
+
+    const [row] = await db
+      .update(agentQuotas)
+      .set(set)
+      .where(and(eq(agentQuotas.aid, aid), ...withinLimits))
+      .returning();
+    if (row) return { ok: true, reservation: { aid, kind, day, month }, row };
+
+    const [current] = await db.select().from(agentQuotas).where(eq(agentQuotas.aid, aid));
+    if (!current) return { ok: false, notFound: true };
+    const exceeded = findExceeded(current, kind, now);
+    if (exceeded) return { ok: false, exceeded };
+  }
+  throw new Error(`Quota for agent '${aid}' kept changing; consume gave up after 3 attempts`);
+}
+
+/** Gives back one use taken by `reservation`, in the periods it was taken from. */
+export async function refundQuota({ db }: { db: Db }, reservation: Reservation): Promise<void> {
+  const { aid, kind, day, month } = reservation;
+  const set: Record<string, SQL> = {};
+  for (const counter of COUNTERS[kind]) {
+    const count = agentQuotas[counter.count];
+    const decremented = sql`GREATEST(${count} - 1, 0)`;
+    set[counter.count] = counter.periodColumn
+      ? sql`CASE WHEN ${agentQuotas[counter.periodColumn]} = ${periodValue(counter, day, month)} THEN ${decremented} ELSE ${count} END`
+      : decremented;
+  }
+  await db.update(agentQuotas).set(set).where(eq(agentQuotas.aid, aid));
+}
+
+/** The stored count for `counter` as of `now` (0 when its period has passed). */
+export function effectiveCountOf(row: AgentQuotaRow, counter: Counter, now: Date): number {
+  if (!counter.periodColumn) return row[counter.count];
+  return row[counter.periodColumn] === periodValue(counter, utcDay(now), utcMonth(now))
+    ? row[counter.count]
+    : 0;
+}
+
+/** Which limit of `kind` stops the next use, if any; the one that frees last wins. */
+export function findExceeded(
+  row: AgentQuotaRow,
+  kind: QuotaKind,
+  now: Date,
+): QuotaExceeded | undefined {
+  const hit = COUNTERS[kind]
+    .filter((counter) => {
+      const limit = row[counter.limit];
+      return limit !== null && effectiveCountOf(row, counter, now) >= limit;
+    })
+    .map((counter) => {
+      const limit = row[counter.limit] as number;
+      const resetsAt = limit === 0 ? null : resetTime(counter.period, now);
+      return { counter, limit, resetsAt };
+    })
+    // Never-freeing limits first, then the latest reset: waiting for an earlier one is useless.
+    .sort((a, b) => (b.resetsAt?.getTime() ?? Infinity) - (a.resetsAt?.getTime() ?? Infinity));
+  const binding = hit[0];
+  if (!binding) return undefined;
+  const { counter, limit, resetsAt } = binding;
+  return {
+    kind,
+    period: counter.period,
+    limitField: counter.limitField,
+    limit,
+    resetsAt,
+    retryAfterS: resetsAt ? secondsUntil(now, resetsAt) : null,
+    detail: describeExceeded(row.aid, kind, counter.period, limit, resetsAt),
+  };
+}
+
+function resetTime(period: Period, now: Date): Date | null {
+  if (period === "daily") return nextUtcDayStart(now);
+  if (period === "monthly") return nextUtcMonthStart(now);
+  return null;
+}
+
+function describeExceeded(
+  aid: string,
+  kind: QuotaKind,
+  period: Period,
+  limit: number,
+  resetsAt: Date | null,
+) {
+  const what = kind === "message" ? "message" : "autonomous run";
+  const plural = limit === 1 ? what : `${what}s`;
+  const label = { total: "Total", monthly: "Monthly", daily: "Daily" }[period];
+  const when = resetsAt
+    ? `it resets at ${resetsAt.toISOString().replace(".000Z", "Z")}`
+    : "it does not reset by itself; an admin can raise it";
+  return `${label} ${what} limit reached for agent '${aid}': ${limit.toLocaleString("en")} ${plural} allowed, ${when}.`;
+}
+
+/** The quota as the API shows it: effective counts, limits and the next reset times. */
+export function presentQuota(row: AgentQuotaRow, now: Date): Quota {
+  const count = (kind: QuotaKind, period: Period) => {
+    const counter = COUNTERS[kind].find((c) => c.period === period) as Counter;
+    return effectiveCountOf(row, counter, now);
+  };
+  return {
+    message_count_total: count("message", "total"),
+    message_limit_total: row.messageLimitTotal,
+    message_count_monthly: count("message", "monthly"),
+    message_limit_monthly: row.messageLimitMonthly,
+    message_count_daily: count("message", "daily"),
+    message_limit_daily: row.messageLimitDaily,
+    autonomous_count_total: count("autonomous", "total"),
+    autonomous_limit_total: row.autonomousLimitTotal,
+    autonomous_count_monthly: count("autonomous", "monthly"),
+    autonomous_limit_monthly: row.autonomousLimitMonthly,
+    last_message_at: row.lastMessageAt?.toISOString() ?? null,
+    last_autonomous_at: row.lastAutonomousAt?.toISOString() ?? null,
+    daily_resets_at: nextUtcDayStart(now).toISOString(),
+    monthly_resets_at: nextUtcMonthStart(now).toISOString(),
+  };
+}
+
+/** The quota row of a new agent: zero counts in the current periods, the given limits. */
+export function newQuotaRow(
+  aid: string,
+  limits: QuotaLimits,
+  now: Date,
+): typeof agentQuotas.$inferInsert {
+  return {
+    aid,
+    ...limits,
+    messageDay: utcDay(now),
+    messageMonth: utcMonth(now),
+    autonomousMonth: utcMonth(now),
+  };
+}
+
+/** Maps API limit fields (snake_case) to row columns. */
+export const LIMIT_COLUMNS: Record<QuotaLimitField, LimitKey> = {
+  message_limit_total: "messageLimitTotal",
+  message_limit_monthly: "messageLimitMonthly",
+  message_limit_daily: "messageLimitDaily",
+  autonomous_limit_total: "autonomousLimitTotal",
+  autonomous_limit_monthly: "autonomousLimitMonthly",
+};

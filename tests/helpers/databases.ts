@@ -1,0 +1,66 @@
+import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
+import postgres from "postgres";
+import { createDatabase, type Database } from "@/db/client";
+
+/**
+ * Test databases: PGlite in memory always; a fresh PostgreSQL database per test file when
+ * TEST_DATABASE_URL names a server (`.ci/run` sets it). Nothing is mocked.
+ */
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
+
+export type DatabaseKind = "pglite" | "postgres";
+
+export const DATABASE_KINDS: DatabaseKind[] = TEST_DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
+
+if (!TEST_DATABASE_URL) {
+  console.warn("TEST_DATABASE_URL is not set: tests that need PostgreSQL are skipped (PGlite only).");
+}
+
+export type TestDatabase = Database & {
+  /** The connection string of the throwaway PostgreSQL database (postgres only). */
+  url?: string;
+  /** Removes every row, for a clean slate between tests. */
+  truncate(): Promise<void>;
+  /** Closes and, for PostgreSQL, drops the throwaway database. */
+  destroy(): Promise<void>;
+};
+
+/** A new empty PostgreSQL database on the TEST_DATABASE_URL server; returns its URL. */
+export async function createThrowawayPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!TEST_DATABASE_URL) throw new Error("TEST_DATABASE_URL is not set");
+  const name = `agent_test_${randomBytes(6).toString("hex")}`;
+  const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const again = postgres(TEST_DATABASE_URL as string, { max: 1, onnotice: () => {} });
+      await again.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await again.end();
+    },
+  };
+}
+
+export async function createTestDatabase(kind: DatabaseKind, options: { maxConnections?: number } = {}): Promise<TestDatabase> {
+  const throwaway = kind === "postgres" ? await createThrowawayPostgres() : undefined;
+  const database = throwaway
+    ? createDatabase({ kind: "postgres", url: throwaway.url, maxConnections: options.maxConnections ?? 20 })
+    : createDatabase({ kind: "pglite" });
+  await database.migrate();
+  return {
+    ...database,
+    url: throwaway?.url,
+    truncate: async () => {
+      await database.db.execute(sql`TRUNCATE agents, agent_quotas CASCADE`);
+    },
+    destroy: async () => {
+      await database.close();
+      await throwaway?.drop();
+    },
+  };
+}
