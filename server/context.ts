@@ -33,8 +33,8 @@ export function createInnerContext(
   };
 }
 
-/** When this process started serving, for /health's uptime. */
-export const startedAt = new Date();
+/** When this process started, for /health's uptime. */
+export const startedAt = new Date(Date.now() - process.uptime() * 1000);
 
 /** The context of a request, built from its headers alone (REST and /api/trpc alike). */
 export async function createContext({ headers }: { headers: Headers }): Promise<InnerContext> {

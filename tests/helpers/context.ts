@@ -10,9 +10,18 @@ export const testConfig = (env: Record<string, string> = {}): Config =>
 /** A tRPC caller with no HTTP: admin unless told otherwise. */
 export function callerFor(
   db: Db,
-  { clock = systemClock, config = testConfig(), admin = true }: { clock?: Clock; config?: Config; admin?: boolean } = {},
+  {
+    clock = systemClock,
+    config = testConfig(),
+    admin = true,
+  }: { clock?: Clock; config?: Config; admin?: boolean } = {},
 ) {
   return createCaller(
-    createInnerContext({ db, clock, config, session: admin ? { role: "admin", via: "api_key" } : null }),
+    createInnerContext({
+      db,
+      clock,
+      config,
+      session: admin ? { role: "admin", via: "api_key" } : null,
+    }),
   );
 }

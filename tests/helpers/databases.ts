@@ -12,10 +12,14 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 
 export type DatabaseKind = "pglite" | "postgres";
 
-export const DATABASE_KINDS: DatabaseKind[] = TEST_DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
+export const DATABASE_KINDS: DatabaseKind[] = TEST_DATABASE_URL
+  ? ["pglite", "postgres"]
+  : ["pglite"];
 
 if (!TEST_DATABASE_URL) {
-  console.warn("TEST_DATABASE_URL is not set: tests that need PostgreSQL are skipped (PGlite only).");
+  console.warn(
+    "TEST_DATABASE_URL is not set: tests that need PostgreSQL are skipped (PGlite only).",
+  );
 }
 
 export type TestDatabase = Database & {
@@ -46,10 +50,17 @@ export async function createThrowawayPostgres(): Promise<{ url: string; drop(): 
   };
 }
 
-export async function createTestDatabase(kind: DatabaseKind, options: { maxConnections?: number } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  kind: DatabaseKind,
+  options: { maxConnections?: number } = {},
+): Promise<TestDatabase> {
   const throwaway = kind === "postgres" ? await createThrowawayPostgres() : undefined;
   const database = throwaway
-    ? createDatabase({ kind: "postgres", url: throwaway.url, maxConnections: options.maxConnections ?? 20 })
+    ? createDatabase({
+        kind: "postgres",
+        url: throwaway.url,
+        maxConnections: options.maxConnections ?? 20,
+      })
     : createDatabase({ kind: "pglite" });
   await database.migrate();
   return {

@@ -1,16 +1,35 @@
 import { describe, expect, it } from "vitest";
-import { agentInputSchema, aidSchema, listAgentsInputSchema, RESERVED_AIDS } from "@/server/agents/schema";
+import {
+  agentInputSchema,
+  aidSchema,
+  listAgentsInputSchema,
+  RESERVED_AIDS,
+} from "@/server/agents/schema";
 import { problemFromError, validationProblem } from "@/server/errors";
 
 const parseAid = (aid: unknown) => aidSchema.safeParse(aid).success;
 
 describe("agent IDs", () => {
   it("accepts a lowercase letter then lowercase letters, digits and hyphens, 2 to 67 long", () => {
-    for (const ok of ["ab", "a1", "support-bot", "x-1-2-3", `a${"b".repeat(66)}`]) expect(parseAid(ok), ok).toBe(true);
+    for (const ok of ["ab", "a1", "support-bot", "x-1-2-3", `a${"b".repeat(66)}`])
+      expect(parseAid(ok), ok).toBe(true);
   });
 
   it("refuses everything else", () => {
-    for (const bad of ["a", "", "1abc", "-abc", "Abc", "ab_c", "ab c", "ab.c", "héllo", `a${"b".repeat(67)}`, 12, null]) {
+    for (const bad of [
+      "a",
+      "",
+      "1abc",
+      "-abc",
+      "Abc",
+      "ab_c",
+      "ab c",
+      "ab.c",
+      "héllo",
+      `a${"b".repeat(67)}`,
+      12,
+      null,
+    ]) {
       expect(parseAid(bad), String(bad)).toBe(false);
     }
   });
@@ -54,19 +73,35 @@ describe("the agent input schema", () => {
     const problem = validationProblem(result.error);
     expect(problem.code).toBe("validation_failed");
     expect(problem.errors?.map((e) => e.field).sort()).toEqual(
-      ["autonomous_minutes", "colour", "quota.message_limit_daily", "quota.messages", "temperature"].sort(),
+      [
+        "autonomous_minutes",
+        "colour",
+        "quota.message_limit_daily",
+        "quota.messages",
+        "temperature",
+      ].sort(),
     );
     expect(problem.detail).toContain("temperature must be a number from 0 to 2");
   });
 
   it("bounds the interval to whole minutes from 1 to 525,600", () => {
-    const minutes = (m: unknown) => agentInputSchema.safeParse({ aid: "ok", autonomous_minutes: m }).success;
+    const minutes = (m: unknown) =>
+      agentInputSchema.safeParse({ aid: "ok", autonomous_minutes: m }).success;
     expect([1, 60, 525_600].map(minutes)).toEqual([true, true, true]);
-    expect([0, -5, 525_601, 2.5, "5", null].map(minutes)).toEqual([false, false, false, false, false, false]);
+    expect([0, -5, 525_601, 2.5, "5", null].map(minutes)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it("keeps null (clear) apart from absent (keep) for fields that may be empty", () => {
-    expect(agentInputSchema.parse({ aid: "ok", prompt: null, quota: { message_limit_total: null } })).toEqual({
+    expect(
+      agentInputSchema.parse({ aid: "ok", prompt: null, quota: { message_limit_total: null } }),
+    ).toEqual({
       aid: "ok",
       prompt: null,
       quota: { message_limit_total: null },
@@ -98,7 +133,13 @@ describe("unknown errors", () => {
   });
 
   it("a database that cannot be reached is a 503, not a 500", () => {
-    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
-    expect(problemFromError(refused)).toMatchObject({ status: 503, code: "database_unavailable", retry_after_s: 5 });
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), {
+      code: "ECONNREFUSED",
+    });
+    expect(problemFromError(refused)).toMatchObject({
+      status: 503,
+      code: "database_unavailable",
+      retry_after_s: 5,
+    });
   });
 });

@@ -21,7 +21,9 @@ describe("configuration", () => {
   });
 
   it("treats empty values as unset, as .env files write them", () => {
-    expect(parseConfig({ DATABASE_URL: "", PORT: "", QUOTA_DEFAULT_MESSAGE_LIMIT_DAILY: "" })).toMatchObject({
+    expect(
+      parseConfig({ DATABASE_URL: "", PORT: "", QUOTA_DEFAULT_MESSAGE_LIMIT_DAILY: "" }),
+    ).toMatchObject({
       databaseUrl: undefined,
       port: 3000,
       quotaDefaults: { messageLimitDaily: 1_000 },
@@ -29,13 +31,18 @@ describe("configuration", () => {
   });
 
   it("reads quota defaults as whole numbers or `unlimited`", () => {
-    const config = parseConfig({ QUOTA_DEFAULT_MESSAGE_LIMIT_DAILY: "unlimited", QUOTA_DEFAULT_MESSAGE_LIMIT_TOTAL: "0" });
+    const config = parseConfig({
+      QUOTA_DEFAULT_MESSAGE_LIMIT_DAILY: "unlimited",
+      QUOTA_DEFAULT_MESSAGE_LIMIT_TOTAL: "0",
+    });
     expect(config.quotaDefaults).toMatchObject({ messageLimitDaily: null, messageLimitTotal: 0 });
   });
 
   it("derives the public URL from the port, without a trailing slash", () => {
     expect(parseConfig({ PORT: "8080" }).publicUrl).toBe("http://localhost:8080");
-    expect(parseConfig({ PUBLIC_URL: "https://agents.example.com/" }).publicUrl).toBe("https://agents.example.com");
+    expect(parseConfig({ PUBLIC_URL: "https://agents.example.com/" }).publicUrl).toBe(
+      "https://agents.example.com",
+    );
   });
 
   it("refuses wrong values with a message that names each variable", () => {
@@ -51,7 +58,12 @@ describe("configuration", () => {
       attempt();
     } catch (error) {
       const message = (error as Error).message;
-      for (const name of ["PORT", "DATABASE_URL", "ADMIN_API_KEY", "QUOTA_DEFAULT_MESSAGE_LIMIT_DAILY"]) {
+      for (const name of [
+        "PORT",
+        "DATABASE_URL",
+        "ADMIN_API_KEY",
+        "QUOTA_DEFAULT_MESSAGE_LIMIT_DAILY",
+      ]) {
         expect(message).toContain(name);
       }
     }

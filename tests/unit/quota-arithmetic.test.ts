@@ -38,14 +38,22 @@ describe("effective quota counts", () => {
 
   it("shows the stored counts within their period", () => {
     const q = presentQuota(stored, new Date("2028-02-28T23:59:59Z"));
-    expect(q).toMatchObject({ message_count_daily: 7, message_count_monthly: 30, message_count_total: 40 });
+    expect(q).toMatchObject({
+      message_count_daily: 7,
+      message_count_monthly: 30,
+      message_count_total: 40,
+    });
     expect(q.daily_resets_at).toBe("2028-02-29T00:00:00.000Z");
     expect(q.monthly_resets_at).toBe("2028-03-01T00:00:00.000Z");
   });
 
   it("shows 0 for a day that has rolled over (the leap day), but keeps the month", () => {
     const q = presentQuota(stored, new Date("2028-02-29T00:00:00Z"));
-    expect(q).toMatchObject({ message_count_daily: 0, message_count_monthly: 30, message_count_total: 40 });
+    expect(q).toMatchObject({
+      message_count_daily: 0,
+      message_count_monthly: 30,
+      message_count_total: 40,
+    });
     expect(q.autonomous_count_monthly).toBe(4);
   });
 
@@ -65,13 +73,30 @@ describe("which limit is exceeded", () => {
   const now = new Date("2026-11-21T18:00:00Z");
 
   it("finds nothing while every limit has room, and nothing for null (unlimited) limits", () => {
-    expect(findExceeded(row("2026-11-21", { messageCountDaily: 1_000_000 }), "message", now)).toBeUndefined();
-    expect(findExceeded(row("2026-11-21", { messageLimitDaily: 5, messageCountDaily: 4 }), "message", now)).toBeUndefined();
+    expect(
+      findExceeded(row("2026-11-21", { messageCountDaily: 1_000_000 }), "message", now),
+    ).toBeUndefined();
+    expect(
+      findExceeded(
+        row("2026-11-21", { messageLimitDaily: 5, messageCountDaily: 4 }),
+        "message",
+        now,
+      ),
+    ).toBeUndefined();
   });
 
   it("names the daily limit and the seconds until 00:00 UTC", () => {
-    const hit = findExceeded(row("2026-11-21", { messageLimitDaily: 5, messageCountDaily: 5 }), "message", now);
-    expect(hit).toMatchObject({ period: "daily", limitField: "message_limit_daily", limit: 5, retryAfterS: 6 * 3600 });
+    const hit = findExceeded(
+      row("2026-11-21", { messageLimitDaily: 5, messageCountDaily: 5 }),
+      "message",
+      now,
+    );
+    expect(hit).toMatchObject({
+      period: "daily",
+      limitField: "message_limit_daily",
+      limit: 5,
+      retryAfterS: 6 * 3600,
+    });
     expect(hit?.detail).toBe(
       "Daily message limit reached for agent 'bot': 5 messages allowed, it resets at 2026-11-22T00:00:00Z.",
     );
@@ -84,16 +109,29 @@ describe("which limit is exceeded", () => {
 
   it("prefers the monthly limit when daily and monthly are both hit: it frees later", () => {
     const hit = findExceeded(
-      row("2026-11-21", { messageLimitDaily: 5, messageCountDaily: 5, messageLimitMonthly: 9, messageCountMonthly: 9 }),
+      row("2026-11-21", {
+        messageLimitDaily: 5,
+        messageCountDaily: 5,
+        messageLimitMonthly: 9,
+        messageCountMonthly: 9,
+      }),
       "message",
       now,
     );
-    expect(hit).toMatchObject({ period: "monthly", retryAfterS: secondsTo("2026-12-01T00:00:00Z") });
+    expect(hit).toMatchObject({
+      period: "monthly",
+      retryAfterS: secondsTo("2026-12-01T00:00:00Z"),
+    });
   });
 
   it("gives no retry time for an exhausted total: it never resets by itself", () => {
     const hit = findExceeded(
-      row("2026-11-21", { messageLimitTotal: 3, messageCountTotal: 3, messageLimitDaily: 1, messageCountDaily: 1 }),
+      row("2026-11-21", {
+        messageLimitTotal: 3,
+        messageCountTotal: 3,
+        messageLimitDaily: 1,
+        messageCountDaily: 1,
+      }),
       "message",
       now,
     );
@@ -107,7 +145,11 @@ describe("which limit is exceeded", () => {
   });
 
   it("checks the autonomous counters apart from the message ones", () => {
-    const r = row("2026-11-21", { messageLimitDaily: 0, autonomousLimitMonthly: 3, autonomousCountMonthly: 2 });
+    const r = row("2026-11-21", {
+      messageLimitDaily: 0,
+      autonomousLimitMonthly: 3,
+      autonomousCountMonthly: 2,
+    });
     expect(findExceeded(r, "autonomous", now)).toBeUndefined();
     expect(findExceeded({ ...r, autonomousCountMonthly: 3 }, "autonomous", now)).toMatchObject({
       kind: "autonomous",

@@ -1,0 +1,228 @@
+import { TRPCError } from "@trpc/server";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { agentQuotas, agents } from "@/db/schema";
+import { fixedClock } from "@/server/clock";
+import { problemFromError } from "@/server/errors";
+import { consumeQuota } from "@/server/quota/quota";
+import { callerFor, testConfig } from "../helpers/context";
+import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from "../helpers/databases";
+
+/** The problem a caller's failure turns into, as REST clients see it. */
+async function problemOf(promise: Promise<unknown>) {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(TRPCError);
+    return problemFromError(error);
+  }
+  throw new Error("expected the call to fail");
+}
+
+describe.each(DATABASE_KINDS)("agents on %s", (kind) => {
+  let database: TestDatabase;
+  const clock = fixedClock("2026-11-21T10:00:00Z");
+  const caller = () => callerFor(database.db, { clock });
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+  });
+  afterAll(() => database?.destroy());
+  beforeEach(async () => {
+    clock.set("2026-11-21T10:00:00Z");
+    await database.truncate();
+  });
+
+  it("creates an agent with defaults and the configured default quota limits", async () => {
+    const { created, agent } = await caller().agents.upsert({ aid: "support-bot" });
+    expect(created).toBe(true);
+    expect(agent).toMatchObject({
+      aid: "support-bot",
+      name: "support-bot",
+      model: null,
+      prompt: null,
+      temperature: null,
+      autonomous_enabled: false,
+      autonomous_minutes: 60,
+      autonomous_prompt: null,
+      created_at: "2026-11-21T10:00:00.000Z",
+      quota: {
+        message_count_total: 0,
+        message_limit_total: null,
+        message_limit_monthly: 10_000,
+        message_limit_daily: 1_000,
+        autonomous_limit_total: null,
+        autonomous_limit_monthly: 3_000,
+        daily_resets_at: "2026-11-22T00:00:00.000Z",
+        monthly_resets_at: "2026-12-01T00:00:00.000Z",
+      },
+    });
+  });
+
+  it("takes quota defaults from configuration at creation", async () => {
+    const config = testConfig({
+      QUOTA_DEFAULT_MESSAGE_LIMIT_DAILY: "7",
+      QUOTA_DEFAULT_AUTONOMOUS_LIMIT_MONTHLY: "unlimited",
+    });
+    const { agent } = await callerFor(database.db, { clock, config }).agents.upsert({
+      aid: "configured",
+    });
+    expect(agent.quota).toMatchObject({ message_limit_daily: 7, autonomous_limit_monthly: null });
+  });
+
+  it("updates only the fields given, clears with null, and keeps created_at", async () => {
+    await caller().agents.upsert({
+      aid: "helper",
+      name: "Helper",
+      model: "gpt-4o-mini",
+      prompt: "Be brief.",
+      temperature: 0.2,
+      quota: { message_limit_daily: 5, message_limit_total: 100 },
+    });
+    clock.advance(60_000);
+    const { created, agent } = await caller().agents.upsert({
+      id: "helper",
+      temperature: 1.1,
+      prompt: null,
+      quota: { message_limit_total: null },
+    });
+    expect(created).toBe(false);
+    expect(agent).toMatchObject({
+      name: "Helper",
+      model: "gpt-4o-mini",
+      prompt: null,
+      temperature: 1.1,
+      created_at: "2026-11-21T10:00:00.000Z",
+      updated_at: "2026-11-21T10:01:00.000Z",
+      quota: { message_limit_daily: 5, message_limit_total: null },
+    });
+  });
+
+  it("requires an autonomous prompt once autonomous mode is on, judged on the stored result", async () => {
+    const refused = await problemOf(
+      caller().agents.upsert({ aid: "auto", autonomous_enabled: true }),
+    );
+    expect(refused).toMatchObject({ status: 400, errors: [{ field: "autonomous_prompt" }] });
+    expect(await database.db.select().from(agents)).toHaveLength(0);
+
+    await caller().agents.upsert({ aid: "auto", autonomous_prompt: "Summarise the news." });
+    const { agent } = await caller().agents.upsert({
+      aid: "auto",
+      autonomous_enabled: true,
+      autonomous_minutes: 5,
+    });
+    expect(agent).toMatchObject({ autonomous_enabled: true, autonomous_minutes: 5 });
+
+    const clearing = await problemOf(
+      caller().agents.upsert({ aid: "auto", autonomous_prompt: null }),
+    );
+    expect(clearing.status).toBe(400);
+  });
+
+  it("refuses callers without admin credentials", async () => {
+    const anonymous = callerFor(database.db, { clock, admin: false });
+    expect(await problemOf(anonymous.agents.upsert({ aid: "sneaky" }))).toMatchObject({
+      status: 401,
+    });
+    expect(await problemOf(anonymous.agents.list({}))).toMatchObject({ status: 401 });
+  });
+
+  it("writes nothing when the write fails half-way", async () => {
+    // A real failure inside the transaction, after the agent row is written: the quota insert.
+    await database.db.execute(sql`
+      CREATE FUNCTION refuse_quota() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'disk full (simulated)'; END $$`);
+    await database.db.execute(
+      sql`CREATE TRIGGER refuse_quota BEFORE INSERT ON agent_quotas FOR EACH ROW EXECUTE FUNCTION refuse_quota()`,
+    );
+    try {
+      const failure = await problemOf(caller().agents.upsert({ aid: "half-written" }));
+      expect(failure).toMatchObject({ status: 500, code: "internal_error" });
+      expect(failure.detail).not.toContain("disk full");
+      expect(await database.db.select().from(agents)).toHaveLength(0);
+      expect(await database.db.select().from(agentQuotas)).toHaveLength(0);
+    } finally {
+      await database.db.execute(sql`DROP TRIGGER refuse_quota ON agent_quotas`);
+      await database.db.execute(sql`DROP FUNCTION refuse_quota()`);
+    }
+  });
+
+  it("pages through agents in aid order with an opaque cursor", async () => {
+    const aids = Array.from({ length: 25 }, (_, i) => `agent-${String(i).padStart(2, "0")}`);
+    for (const aid of [...aids].reverse()) await caller().agents.upsert({ aid });
+
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await caller().agents.list({ limit: 10, cursor });
+      seen.push(...page.agents.map((a) => a.aid));
+      cursor = page.next_cursor ?? undefined;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(aids);
+  });
+
+  it("searches by aid or name, case-insensitively, with wildcards taken literally", async () => {
+    await caller().agents.upsert({ aid: "alpha", name: "Weather Desk" });
+    await caller().agents.upsert({ aid: "beta", name: "100% Sales" });
+    await caller().agents.upsert({ aid: "weather-two", name: "Second" });
+    const found = async (q: string) => (await caller().agents.list({ q })).agents.map((a) => a.aid);
+    expect(await found("WEATHER")).toEqual(["alpha", "weather-two"]);
+    expect(await found("0%")).toEqual(["beta"]);
+    expect(await found("%")).toEqual(["beta"]);
+    expect(await found("_")).toEqual([]);
+  });
+
+  it("refuses a cursor it did not give out", async () => {
+    expect(await problemOf(caller().agents.list({ cursor: "not-a-cursor" }))).toMatchObject({
+      status: 400,
+      code: "invalid_cursor",
+    });
+  });
+
+  it("lists effective counts: a day or month that has rolled over shows 0", async () => {
+    await caller().agents.upsert({ aid: "counter", quota: { message_limit_daily: 10 } });
+    for (let i = 0; i < 3; i++)
+      await consumeQuota({ db: database.db, clock }, "counter", "message");
+    await consumeQuota({ db: database.db, clock }, "counter", "autonomous");
+
+    const quotaAt = async (iso: string) => {
+      clock.set(iso);
+      return (await caller().agents.list({})).agents[0]?.quota;
+    };
+    expect(await quotaAt("2026-11-21T23:59:59Z")).toMatchObject({
+      message_count_daily: 3,
+      message_count_monthly: 3,
+      message_count_total: 3,
+      autonomous_count_monthly: 1,
+      last_message_at: "2026-11-21T10:00:00.000Z",
+    });
+    expect(await quotaAt("2026-11-22T00:00:00Z")).toMatchObject({
+      message_count_daily: 0,
+      message_count_monthly: 3,
+    });
+    expect(await quotaAt("2026-12-01T00:00:00Z")).toMatchObject({
+      message_count_daily: 0,
+      message_count_monthly: 0,
+      message_count_total: 3,
+      autonomous_count_monthly: 0,
+      autonomous_count_total: 1,
+    });
+  });
+
+  it("reads one agent, and says not found for an unknown one", async () => {
+    await caller().agents.upsert({ aid: "known" });
+    expect((await caller().agents.get({ aid: "known" })).aid).toBe("known");
+    expect(await problemOf(caller().agents.get({ aid: "unknown" }))).toMatchObject({
+      status: 404,
+      code: "agent_not_found",
+      detail: "Agent 'unknown' not found.",
+    });
+  });
+
+  it("reports a healthy database", async () => {
+    expect(await caller().health.check()).toMatchObject({ status: "healthy", database: "ok" });
+  });
+});
