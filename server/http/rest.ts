@@ -19,6 +19,8 @@ export function problemResponse(p: Problem, headers: Record<string, string> = {}
   const extra: Record<string, string> = { ...headers };
   if (p.retry_after_s !== undefined) extra["retry-after"] = String(p.retry_after_s);
   if (p.status === 401) extra["www-authenticate"] = 'Bearer realm="agent-service"';
+  // The rest of an oversized body is never read: tell the client not to reuse this connection.
+  if (p.status === 413) extra.connection = "close";
   return new Response(JSON.stringify(p), {
     status: p.status,
     headers: { "content-type": "application/problem+json", ...NO_STORE, ...extra },

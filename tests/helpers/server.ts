@@ -1,0 +1,90 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+/** The built service (`next start`), run as a real process on a free loopback port. */
+export type RunningServer = {
+  url: string;
+  dataDir: string;
+  /** Everything the process printed so far. */
+  output(): string;
+  stop(): Promise<void>;
+};
+
+export const TEST_ADMIN_KEY = "test-admin-key-0123456789abcdef";
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address
+          ? resolve(address.port)
+          : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+export async function startServer(
+  env: Record<string, string | undefined> = {},
+): Promise<RunningServer> {
+  const port = await freePort();
+  const dataDir = await mkdtemp(path.join(tmpdir(), "agent-service-"));
+  const nextBin = path.resolve("node_modules", "next", "dist", "bin", "next");
+  let output = "";
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [nextBin, "start", "-p", String(port), "-H", "127.0.0.1"],
+    {
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        NODE_ENV: "production",
+        NEXT_TELEMETRY_DISABLED: "1",
+        DATA_DIR: dataDir,
+        ADMIN_API_KEY: TEST_ADMIN_KEY,
+        PORT: String(port),
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  child.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    output += chunk;
+  });
+
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null)
+      throw new Error(`The server exited (${child.exitCode}):\n${output}`);
+    try {
+      await fetch(`${url}/health`);
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error(`The server did not answer within 60 s:\n${output}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return { url, dataDir, output: () => output, stop };
+}
