@@ -6,6 +6,7 @@ const alias = { "@": path.resolve(import.meta.dirname) };
 export default defineConfig({
   resolve: { alias },
   test: {
+    reporters: ["default", "./tests/helpers/summary-reporter.ts"],
     projects: [
       {
         resolve: { alias },
