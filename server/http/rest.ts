@@ -117,7 +117,8 @@ function bodyTooLarge(): AppError {
   );
 }
 
-async function readLimitedText(request: Request): Promise<string> {
+/** The body as text, refused with 413 past MAX_BODY_BYTES (counted as it arrives). */
+export async function readLimitedText(request: Request): Promise<string> {
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -258,6 +258,35 @@ describe.each(DATABASE_KINDS)("REST API over HTTP on %s", (kind) => {
     });
   });
 
+  describe("/api/trpc (what the dashboard calls)", () => {
+    it("serves the same procedures, with the same admin check and problem details", async () => {
+      const listed = await fetch(
+        `${server.url}/api/trpc/agents.list?input=${encodeURIComponent('{"limit":1}')}`,
+        {
+          headers: admin,
+        },
+      );
+      expect(listed.status).toBe(200);
+      expect((await listed.json()).result.data.agents).toHaveLength(1);
+
+      const refused = await fetch(`${server.url}/api/trpc/agents.list`);
+      expect(refused.status).toBe(401);
+      expect((await refused.json()).error.data.problem).toMatchObject({
+        status: 401,
+        code: "unauthorized",
+      });
+    });
+
+    it("holds bodies to 64 KiB too", async () => {
+      const response = await fetch(`${server.url}/api/trpc/agents.upsert`, {
+        method: "POST",
+        headers: jsonHeaders,
+        body: JSON.stringify({ aid: "big", prompt: "x".repeat(70 * 1024) }),
+      });
+      await expectProblem(response, 413, "payload_too_large");
+    });
+  });
+
   describe("GET /openapi.json", () => {
     it("describes the REST paths in OpenAPI 3.1, with every $ref resolvable", async () => {
       const response = await fetch(`${server.url}/openapi.json`);
