@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createDatabase, type Database } from "@/db/client";
 
 /**
@@ -73,5 +74,28 @@ export async function createTestDatabase(
       await database.close();
       await throwaway?.drop();
     },
+  };
+}
+
+/**
+ * A database for one describe block: made before its tests, emptied before each (with the
+ * clock, if given, set back to `start`), dropped after. Returns a getter for it.
+ */
+export function useTestDatabase(
+  kind: DatabaseKind,
+  options: { clock?: { set(to: string): void }; start?: string; maxConnections?: number } = {},
+): () => TestDatabase {
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase(kind, { maxConnections: options.maxConnections });
+  });
+  afterAll(() => database?.destroy());
+  beforeEach(async () => {
+    if (options.clock && options.start) options.clock.set(options.start);
+    await database?.truncate();
+  });
+  return () => {
+    if (!database) throw new Error("the test database is not ready yet");
+    return database;
   };
 }

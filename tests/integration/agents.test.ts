@@ -1,12 +1,12 @@
 import { TRPCError } from "@trpc/server";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { agentQuotas, agents } from "@/db/schema";
 import { fixedClock } from "@/server/clock";
 import { problemFromError } from "@/server/errors";
 import { consumeQuota } from "@/server/quota/quota";
 import { callerFor, testConfig } from "../helpers/context";
-import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from "../helpers/databases";
+import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 
 /** The problem a caller's failure turns into, as REST clients see it. */
 async function problemOf(promise: Promise<unknown>) {
@@ -20,18 +20,9 @@ async function problemOf(promise: Promise<unknown>) {
 }
 
 describe.each(DATABASE_KINDS)("agents on %s", (kind) => {
-  let database: TestDatabase;
   const clock = fixedClock("2026-11-21T10:00:00Z");
-  const caller = () => callerFor(database.db, { clock });
-
-  beforeAll(async () => {
-    database = await createTestDatabase(kind);
-  });
-  afterAll(() => database?.destroy());
-  beforeEach(async () => {
-    clock.set("2026-11-21T10:00:00Z");
-    await database.truncate();
-  });
+  const testDatabase = useTestDatabase(kind, { clock, start: "2026-11-21T10:00:00Z" });
+  const caller = () => callerFor(testDatabase().db, { clock });
 
   it("creates an agent with defaults and the configured default quota limits", async () => {
     const { created, agent } = await caller().agents.upsert({ aid: "support-bot" });
@@ -64,7 +55,7 @@ describe.each(DATABASE_KINDS)("agents on %s", (kind) => {
       QUOTA_DEFAULT_MESSAGE_LIMIT_DAILY: "7",
       QUOTA_DEFAULT_AUTONOMOUS_LIMIT_MONTHLY: "unlimited",
     });
-    const { agent } = await callerFor(database.db, { clock, config }).agents.upsert({
+    const { agent } = await callerFor(testDatabase().db, { clock, config }).agents.upsert({
       aid: "configured",
     });
     expect(agent.quota).toMatchObject({ message_limit_daily: 7, autonomous_limit_monthly: null });
@@ -103,7 +94,7 @@ describe.each(DATABASE_KINDS)("agents on %s", (kind) => {
       caller().agents.upsert({ aid: "auto", autonomous_enabled: true }),
     );
     expect(refused).toMatchObject({ status: 400, errors: [{ field: "autonomous_prompt" }] });
-    expect(await database.db.select().from(agents)).toHaveLength(0);
+    expect(await testDatabase().db.select().from(agents)).toHaveLength(0);
 
     await caller().agents.upsert({ aid: "auto", autonomous_prompt: "Summarise the news." });
     const { agent } = await caller().agents.upsert({
@@ -120,7 +111,7 @@ describe.each(DATABASE_KINDS)("agents on %s", (kind) => {
   });
 
   it("refuses callers without admin credentials", async () => {
-    const anonymous = callerFor(database.db, { clock, admin: false });
+    const anonymous = callerFor(testDatabase().db, { clock, admin: false });
     expect(await problemOf(anonymous.agents.upsert({ aid: "sneaky" }))).toMatchObject({
       status: 401,
     });
@@ -129,21 +120,21 @@ describe.each(DATABASE_KINDS)("agents on %s", (kind) => {
 
   it("writes nothing when the write fails half-way", async () => {
     // A real failure inside the transaction, after the agent row is written: the quota insert.
-    await database.db.execute(sql`
+    await testDatabase().db.execute(sql`
       CREATE FUNCTION refuse_quota() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN RAISE EXCEPTION 'disk full (simulated)'; END $$`);
-    await database.db.execute(
+    await testDatabase().db.execute(
       sql`CREATE TRIGGER refuse_quota BEFORE INSERT ON agent_quotas FOR EACH ROW EXECUTE FUNCTION refuse_quota()`,
     );
     try {
       const failure = await problemOf(caller().agents.upsert({ aid: "half-written" }));
       expect(failure).toMatchObject({ status: 500, code: "internal_error" });
       expect(failure.detail).not.toContain("disk full");
-      expect(await database.db.select().from(agents)).toHaveLength(0);
-      expect(await database.db.select().from(agentQuotas)).toHaveLength(0);
+      expect(await testDatabase().db.select().from(agents)).toHaveLength(0);
+      expect(await testDatabase().db.select().from(agentQuotas)).toHaveLength(0);
     } finally {
-      await database.db.execute(sql`DROP TRIGGER refuse_quota ON agent_quotas`);
-      await database.db.execute(sql`DROP FUNCTION refuse_quota()`);
+      await testDatabase().db.execute(sql`DROP TRIGGER refuse_quota ON agent_quotas`);
+      await testDatabase().db.execute(sql`DROP FUNCTION refuse_quota()`);
     }
   });
 
@@ -185,8 +176,8 @@ describe.each(DATABASE_KINDS)("agents on %s", (kind) => {
   it("lists effective counts: a day or month that has rolled over shows 0", async () => {
     await caller().agents.upsert({ aid: "counter", quota: { message_limit_daily: 10 } });
     for (let i = 0; i < 3; i++)
-      await consumeQuota({ db: database.db, clock }, "counter", "message");
-    await consumeQuota({ db: database.db, clock }, "counter", "autonomous");
+      await consumeQuota({ db: testDatabase().db, clock }, "counter", "message");
+    await consumeQuota({ db: testDatabase().db, clock }, "counter", "autonomous");
 
     const quotaAt = async (iso: string) => {
       clock.set(iso);

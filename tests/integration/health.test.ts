@@ -1,9 +1,17 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDatabase } from "@/db/client";
+import { createDatabase, type Db } from "@/db/client";
 import { checkDatabase } from "@/server/health/health";
 import { callerFor } from "../helpers/context";
 import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/databases";
+
+/** While `busy` holds the database, the check times out; once it is done, the check passes. */
+async function expectTimeoutWhileBusy(db: Db, busy: Promise<unknown>) {
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(await checkDatabase(db, 200)).toBe("timeout");
+  await busy;
+  expect(await checkDatabase(db, 200)).toBe("ok");
+}
 
 describe("database health check", () => {
   it("says timeout when the embedded database is busy past the bound", async () => {
@@ -11,14 +19,13 @@ describe("database health check", () => {
     await database.migrate();
     try {
       // PGlite serves one connection: a long transaction makes the check wait.
-      const busy = database.db.transaction(async (tx) => {
-        await tx.execute(sql`SELECT 1`);
-        await new Promise((resolve) => setTimeout(resolve, 800));
-      });
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(await checkDatabase(database.db, 200)).toBe("timeout");
-      await busy;
-      expect(await checkDatabase(database.db, 200)).toBe("ok");
+      await expectTimeoutWhileBusy(
+        database.db,
+        database.db.transaction(async (tx) => {
+          await tx.execute(sql`SELECT 1`);
+          await new Promise((resolve) => setTimeout(resolve, 800));
+        }),
+      );
     } finally {
       await database.close();
     }
@@ -44,11 +51,10 @@ describe("database health check", () => {
       try {
         await database.db.execute(sql`SELECT 1`); // connected, so only the sleep is in the way
         // Drizzle queries run when awaited: `.then` starts this one now.
-        const busy = database.db.execute(sql`SELECT pg_sleep(0.8)`).then(() => undefined);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        expect(await checkDatabase(database.db, 200)).toBe("timeout");
-        await busy;
-        expect(await checkDatabase(database.db, 200)).toBe("ok");
+        await expectTimeoutWhileBusy(
+          database.db,
+          database.db.execute(sql`SELECT pg_sleep(0.8)`).then(() => undefined),
+        );
       } finally {
         await database.close();
       }

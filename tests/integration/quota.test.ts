@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fixedClock } from "@/server/clock";
 import { type ConsumeResult, consumeQuota, refundQuota } from "@/server/quota/quota";
 import { callerFor } from "../helpers/context";
-import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from "../helpers/databases";
+import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 
 const limits = (quota: Record<string, number | null>) => ({ quota });
 
@@ -12,23 +12,14 @@ function expectOk(result: ConsumeResult) {
 }
 
 describe.each(DATABASE_KINDS)("quota consume and refund on %s", (kind) => {
-  let database: TestDatabase;
   const clock = fixedClock("2026-11-21T18:00:00Z");
+  const testDatabase = useTestDatabase(kind, { clock, start: "2026-11-21T18:00:00Z" });
   const consume = (aid: string, what: "message" | "autonomous" = "message") =>
-    consumeQuota({ db: database.db, clock }, aid, what);
+    consumeQuota({ db: testDatabase().db, clock }, aid, what);
   const agent = (aid: string, quota: Record<string, number | null>) =>
-    callerFor(database.db, { clock }).agents.upsert({ aid, ...limits(quota) });
+    callerFor(testDatabase().db, { clock }).agents.upsert({ aid, ...limits(quota) });
   const quotaOf = async (aid: string) =>
-    (await callerFor(database.db, { clock }).agents.get({ aid })).quota;
-
-  beforeAll(async () => {
-    database = await createTestDatabase(kind);
-  });
-  afterAll(() => database?.destroy());
-  beforeEach(async () => {
-    clock.set("2026-11-21T18:00:00Z");
-    await database.truncate();
-  });
+    (await callerFor(testDatabase().db, { clock }).agents.get({ aid })).quota;
 
   it("stops at the daily limit and frees it at 00:00 UTC", async () => {
     await agent("daily", { message_limit_daily: 3 });
@@ -94,7 +85,7 @@ describe.each(DATABASE_KINDS)("quota consume and refund on %s", (kind) => {
     await agent("refund", { message_limit_daily: 1 });
     const reservation = expectOk(await consume("refund"));
     expect((await consume("refund")).ok).toBe(false);
-    await refundQuota({ db: database.db }, reservation);
+    await refundQuota({ db: testDatabase().db }, reservation);
     expect(await quotaOf("refund")).toMatchObject({
       message_count_daily: 0,
       message_count_total: 0,
@@ -107,7 +98,7 @@ describe.each(DATABASE_KINDS)("quota consume and refund on %s", (kind) => {
     const yesterday = expectOk(await consume("late"));
     clock.set("2026-11-22T00:00:01Z");
     expectOk(await consume("late"));
-    await refundQuota({ db: database.db }, yesterday);
+    await refundQuota({ db: testDatabase().db }, yesterday);
     // Today's use stays counted; yesterday's is gone from the total.
     expect(await quotaOf("late")).toMatchObject({ message_count_daily: 1, message_count_total: 1 });
   });
