@@ -1,6 +1,6 @@
 import { startedAt } from "@/server/context";
 import { isDatabaseUnavailable } from "@/server/errors";
-import { healthReport } from "@/server/health/health";
+import { ECHO_PROVIDER, healthReport } from "@/server/health/health";
 import { errorResponse, json, methodNotAllowed, restRoute } from "@/server/http/rest";
 import { getServices } from "@/server/services";
 
@@ -17,7 +17,10 @@ export async function GET(request: Request, route: { params: Promise<Record<stri
   } catch (error) {
     // The database never opened: still answer in the health format, so monitors can read it.
     if (!isDatabaseUnavailable(error)) return errorResponse(error);
-    return json(healthReport("unreachable", { startedAt, now: new Date(), provider: "echo" }), 503);
+    return json(
+      healthReport("unreachable", { startedAt, now: new Date(), provider: ECHO_PROVIDER }),
+      503,
+    );
   }
   return check(request, route);
 }

@@ -99,7 +99,7 @@ export async function upsertAgent(
         if (Object.keys(limits).length > 0) {
           await tx.update(agentQuotas).set(limits).where(eq(agentQuotas.aid, input.aid));
         }
-        return { created: false };
+        return { created: false, agent: await getAgent({ db: tx, clock }, input.aid) };
       }
 
       const config = mergeConfig({ ...DEFAULTS, name: input.aid }, input);
@@ -114,10 +114,9 @@ export async function upsertAgent(
       await tx
         .insert(agentQuotas)
         .values(newQuotaRow(input.aid, { ...quotaDefaults, ...givenLimits(input) }, now));
-      return { created: true };
+      return { created: true, agent: await getAgent({ db: tx, clock }, input.aid) };
     });
-    if (outcome)
-      return { created: outcome.created, agent: await getAgent({ db, clock }, input.aid) };
+    if (outcome) return outcome;
   }
   throw new Error(`Agent '${input.aid}' kept being created concurrently; gave up after 3 attempts`);
 }

@@ -1,4 +1,4 @@
-import { checkHealth, healthSchema } from "@/server/health/health";
+import { checkHealth, ECHO_PROVIDER, healthSchema } from "@/server/health/health";
 import { publicProcedure, router } from "@/server/trpc";
 
 export const healthRouter = router({
@@ -8,8 +8,7 @@ export const healthRouter = router({
       startedAt: ctx.startedAt,
       now: ctx.clock.now(),
       databaseKind: ctx.databaseKind,
-      // The built-in echo provider is the only one until OpenAI-compatible endpoints land.
-      provider: "echo",
+      provider: ECHO_PROVIDER,
     }),
   ),
 });
