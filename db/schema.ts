@@ -1,11 +1,15 @@
 import { sql } from "drizzle-orm";
 import {
+  bigint,
   boolean,
   check,
   date,
   doublePrecision,
+  foreignKey,
+  index,
   integer,
   pgTable,
+  primaryKey,
   text,
   timestamp,
 } from "drizzle-orm/pg-core";
@@ -78,5 +82,47 @@ export const agentQuotas = pgTable(
   ],
 );
 
+/** A conversation thread of an agent, with what listing threads needs kept up to date. */
+export const chatThreads = pgTable(
+  "chat_threads",
+  {
+    aid: text()
+      .notNull()
+      .references(() => agents.aid, { onDelete: "cascade" }),
+    chatId: text().notNull(),
+    messageCount: integer().notNull().default(0),
+    createdAt: timestamptz().notNull(),
+    lastMessageAt: timestamptz().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.aid, t.chatId] }),
+    index("chat_threads_recent").on(t.aid, t.lastMessageAt.desc(), t.chatId),
+  ],
+);
+
+/** Every delivered message, user and agent. Only exchanges whose reply was delivered are kept. */
+export const chatMessages = pgTable(
+  "chat_messages",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    aid: text().notNull(),
+    chatId: text().notNull(),
+    role: text({ enum: ["user", "assistant"] }).notNull(),
+    content: text().notNull(),
+    createdAt: timestamptz().notNull(),
+  },
+  (t) => [
+    // The history read is "the last N messages of this thread": one backward index range scan.
+    index("chat_messages_thread").on(t.aid, t.chatId, t.id),
+    foreignKey({
+      columns: [t.aid, t.chatId],
+      foreignColumns: [chatThreads.aid, chatThreads.chatId],
+    }).onDelete("cascade"),
+    check("chat_messages_role", sql`${t.role} IN ('user', 'assistant')`),
+  ],
+);
+
 export type AgentRow = typeof agents.$inferSelect;
 export type AgentQuotaRow = typeof agentQuotas.$inferSelect;
+export type ChatMessageRow = typeof chatMessages.$inferSelect;
+export type ChatThreadRow = typeof chatThreads.$inferSelect;

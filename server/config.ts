@@ -31,6 +31,16 @@ export const envSchema = z.object({
     z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL"),
   ),
   ADMIN_API_KEY: optional(z.string().min(16, "must be at least 16 characters long")),
+  LLM_BASE_URL: optional(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" })),
+  LLM_API_KEY: optional(z.string()),
+  LLM_MODEL: optional(z.string().min(1)).default("gpt-4o-mini"),
+  LLM_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(600_000)).default(60_000),
+  LLM_MAX_CONCURRENCY: optional(z.coerce.number().int().min(1).max(10_000)).default(32),
+  LLM_MAX_RETRIES: optional(z.coerce.number().int().min(0).max(10)).default(2),
+  LLM_MAX_OUTPUT_TOKENS: optional(z.coerce.number().int().min(1).max(1_000_000)).default(1024),
+  CHAT_MAX_REPLY_CHARS: optional(z.coerce.number().int().min(1).max(1_000_000)).default(16_000),
+  CHAT_HISTORY_MESSAGES: optional(z.coerce.number().int().min(0).max(1000)).default(20),
+  CHAT_HISTORY_MAX_CHARS: optional(z.coerce.number().int().min(0).max(10_000_000)).default(24_000),
   QUOTA_DEFAULT_MESSAGE_LIMIT_TOTAL: quotaLimit(null),
   QUOTA_DEFAULT_MESSAGE_LIMIT_MONTHLY: quotaLimit(10_000),
   QUOTA_DEFAULT_MESSAGE_LIMIT_DAILY: quotaLimit(1_000),
@@ -46,6 +56,28 @@ export type QuotaLimits = {
   autonomousLimitMonthly: number | null;
 };
 
+/** The model provider: an OpenAI-compatible endpoint, or the built-in echo when none is set. */
+export type LlmConfig = {
+  /** Unset = the built-in `echo` provider. */
+  baseUrl: string | undefined;
+  apiKey: string | undefined;
+  /** Used for agents whose `model` is null. */
+  defaultModel: string;
+  timeoutMs: number;
+  maxConcurrency: number;
+  maxRetries: number;
+  maxOutputTokens: number;
+};
+
+export type ChatConfig = {
+  /** Replies are cut at this many characters, whatever the model sends. */
+  maxReplyChars: number;
+  /** At most this many earlier messages of the thread go to the model... */
+  historyMessages: number;
+  /** ...and at most this many characters of them (the oldest are dropped first). */
+  historyMaxChars: number;
+};
+
 export type Config = {
   port: number;
   publicUrl: string;
@@ -53,6 +85,8 @@ export type Config = {
   databaseUrl: string | undefined;
   adminApiKey: string | undefined;
   quotaDefaults: QuotaLimits;
+  llm: LlmConfig;
+  chat: ChatConfig;
 };
 
 export class ConfigError extends Error {
@@ -73,6 +107,20 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
     adminApiKey: e.ADMIN_API_KEY,
+    llm: {
+      baseUrl: e.LLM_BASE_URL,
+      apiKey: e.LLM_API_KEY,
+      defaultModel: e.LLM_MODEL,
+      timeoutMs: e.LLM_TIMEOUT_MS,
+      maxConcurrency: e.LLM_MAX_CONCURRENCY,
+      maxRetries: e.LLM_MAX_RETRIES,
+      maxOutputTokens: e.LLM_MAX_OUTPUT_TOKENS,
+    },
+    chat: {
+      maxReplyChars: e.CHAT_MAX_REPLY_CHARS,
+      historyMessages: e.CHAT_HISTORY_MESSAGES,
+      historyMaxChars: e.CHAT_HISTORY_MAX_CHARS,
+    },
     quotaDefaults: {
       messageLimitTotal: e.QUOTA_DEFAULT_MESSAGE_LIMIT_TOTAL,
       messageLimitMonthly: e.QUOTA_DEFAULT_MESSAGE_LIMIT_MONTHLY,

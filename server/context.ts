@@ -1,5 +1,6 @@
 import type { Db } from "@/db/client";
 import { bearerToken, isAdminKey } from "@/server/auth/admin-key";
+import { type ChatRuntime, createChatRuntime } from "@/server/chat/runtime";
 import type { Clock } from "@/server/clock";
 import type { Config } from "@/server/config";
 import { getServices } from "@/server/services";
@@ -12,6 +13,8 @@ export type Credentials = "none" | "invalid" | "valid";
 /** Everything a procedure may use. Tests build it directly, with no HTTP. */
 export type InnerContext = {
   db: Db;
+  /** The model provider and the process's cap on model calls. */
+  chat: ChatRuntime;
   clock: Clock;
   config: Config;
   session: Session | null;
@@ -23,12 +26,13 @@ export type InnerContext = {
 
 export function createInnerContext(
   options: Pick<InnerContext, "db" | "clock" | "config"> &
-    Partial<Pick<InnerContext, "session" | "credentials" | "startedAt" | "databaseKind">>,
+    Partial<Pick<InnerContext, "session" | "credentials" | "startedAt" | "databaseKind" | "chat">>,
 ): InnerContext {
   return {
     session: null,
     credentials: options.session ? "valid" : "none",
     startedAt: new Date(),
+    chat: options.chat ?? createChatRuntime(options.config),
     ...options,
   };
 }
@@ -38,11 +42,12 @@ export const startedAt = new Date(Date.now() - process.uptime() * 1000);
 
 /** The context of a request, built from its headers alone (REST and /api/trpc alike). */
 export async function createContext({ headers }: { headers: Headers }): Promise<InnerContext> {
-  const { database, clock, config, adminKey } = await getServices();
+  const { database, clock, config, adminKey, chat } = await getServices();
   const token = bearerToken(headers);
   const admin = token !== undefined && isAdminKey(token, adminKey.key);
   return createInnerContext({
     db: database.db,
+    chat,
     clock,
     config,
     session: admin ? { role: "admin", via: "api_key" } : null,

@@ -1,10 +1,17 @@
 import { createDatabase, type Database } from "@/db/client";
 import { type AdminKey, resolveAdminKey } from "@/server/auth/admin-key";
+import { type ChatRuntime, createChatRuntime } from "@/server/chat/runtime";
 import { type Clock, systemClock } from "@/server/clock";
 import { type Config, parseConfig } from "@/server/config";
 
 /** What every request needs, made once per process. */
-export type Services = { config: Config; database: Database; adminKey: AdminKey; clock: Clock };
+export type Services = {
+  config: Config;
+  database: Database;
+  adminKey: AdminKey;
+  clock: Clock;
+  chat: ChatRuntime;
+};
 
 const globalForServices = globalThis as unknown as { agentServices?: Promise<Services> };
 
@@ -43,5 +50,5 @@ export async function startServices(env: Record<string, string | undefined>): Pr
     await database.close().catch(() => {});
     throw error;
   }
-  return { config, database, adminKey, clock: systemClock };
+  return { config, database, adminKey, clock: systemClock, chat: createChatRuntime(config) };
 }

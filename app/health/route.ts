@@ -1,8 +1,9 @@
 import { startedAt } from "@/server/context";
 import { isDatabaseUnavailable } from "@/server/errors";
-import { ECHO_PROVIDER, healthReport } from "@/server/health/health";
+import { healthReport } from "@/server/health/health";
 import { errorResponse, json, methodNotAllowed, restRoute } from "@/server/http/rest";
-import { getServices } from "@/server/services";
+import { providerName } from "@/server/providers/provider";
+import { getConfig, getServices } from "@/server/services";
 
 export const dynamic = "force-dynamic";
 
@@ -18,7 +19,11 @@ export async function GET(request: Request, route: { params: Promise<Record<stri
     // The database never opened: still answer in the health format, so monitors can read it.
     if (!isDatabaseUnavailable(error)) return errorResponse(error);
     return json(
-      healthReport("unreachable", { startedAt, now: new Date(), provider: ECHO_PROVIDER }),
+      healthReport("unreachable", {
+        startedAt,
+        now: new Date(),
+        provider: providerName(getConfig().llm),
+      }),
       503,
     );
   }

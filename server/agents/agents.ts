@@ -1,9 +1,11 @@
 import { and, asc, eq, gt, ilike, or } from "drizzle-orm";
+import { z } from "zod";
 import type { Db } from "@/db/client";
 import { type AgentQuotaRow, type AgentRow, agentQuotas, agents } from "@/db/schema";
 import type { Clock } from "@/server/clock";
 import type { QuotaLimits } from "@/server/config";
 import { AppError } from "@/server/errors";
+import { decodeCursor, encodeCursor } from "@/server/pagination/cursor";
 import { LIMIT_COLUMNS, newQuotaRow, presentQuota } from "@/server/quota/quota";
 import {
   type Agent,
@@ -139,7 +141,7 @@ export async function listAgents(
   { db, clock }: AgentsContext,
   input: ListAgentsQuery,
 ): Promise<{ agents: Agent[]; next_cursor: string | null }> {
-  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, agentCursor).a;
   const pattern = input.q ? `%${escapeLike(input.q)}%` : undefined;
 
   const rows = await db
@@ -162,7 +164,7 @@ export async function listAgents(
   const last = page.at(-1);
   return {
     agents: page.map((row) => presentAgent(row.agent, row.quota, now)),
-    next_cursor: rows.length > input.limit && last ? encodeCursor(last.agent.aid) : null,
+    next_cursor: rows.length > input.limit && last ? encodeCursor({ a: last.agent.aid }) : null,
   };
 }
 
@@ -182,28 +184,7 @@ export function presentAgent(agent: AgentRow, quota: AgentQuotaRow, now: Date): 
   };
 }
 
-// Cursors are opaque to clients: base64url of a small JSON object, so their form can change.
-export function encodeCursor(aid: string): string {
-  return Buffer.from(JSON.stringify({ a: aid })).toString("base64url");
-}
-
-export function decodeCursor(cursor: string): string {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (value && typeof value === "object" && typeof (value as { a?: unknown }).a === "string") {
-      return (value as { a: string }).a;
-    }
-  } catch {
-    // fall through to the error below
-  }
-  throw new AppError(
-    "invalid_cursor",
-    "The cursor is not one this service gave out; start again without it.",
-    {
-      errors: [{ field: "cursor", detail: "is not a cursor this service gave out" }],
-    },
-  );
-}
+const agentCursor = z.object({ a: z.string() });
 
 /** Escapes LIKE wildcards so a search for `50%` finds the text `50%`. */
 function escapeLike(text: string): string {

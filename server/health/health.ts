@@ -18,9 +18,6 @@ export type Health = z.infer<typeof healthSchema>;
 
 export const DATABASE_CHECK_TIMEOUT_MS = 1000;
 
-/** The built-in provider: the only one until OpenAI-compatible endpoints are configurable. */
-export const ECHO_PROVIDER = "echo";
-
 /** Asks the database a trivial question, bounded in time, and says how it went. */
 export async function checkDatabase(
   db: Db,

@@ -45,7 +45,10 @@ type RestHandler<P extends RouteParams> = (args: {
 export function restRoute<P extends RouteParams = RouteParams>(handler: RestHandler<P>) {
   return async (request: Request, route: { params: Promise<P> }): Promise<Response> => {
     try {
-      const caller = createCaller(await createContext({ headers: request.headers }));
+      // The request's signal reaches the procedures: a client that leaves cancels the model call.
+      const caller = createCaller(await createContext({ headers: request.headers }), {
+        signal: request.signal,
+      });
       return await handler({ request, caller, params: await route.params });
     } catch (error) {
       return errorResponse(error);

@@ -1,10 +1,12 @@
 import { agentsRouter } from "@/server/routers/agents";
+import { chatRouter } from "@/server/routers/chat";
 import { healthRouter } from "@/server/routers/health";
 import { createCallerFactory, router } from "@/server/trpc";
 
 export const appRouter = router({
   health: healthRouter,
   agents: agentsRouter,
+  chat: chatRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,4 +1,4 @@
-import { checkHealth, ECHO_PROVIDER, healthSchema } from "@/server/health/health";
+import { checkHealth, healthSchema } from "@/server/health/health";
 import { publicProcedure, router } from "@/server/trpc";
 
 export const healthRouter = router({
@@ -8,7 +8,7 @@ export const healthRouter = router({
       startedAt: ctx.startedAt,
       now: ctx.clock.now(),
       databaseKind: ctx.databaseKind,
-      provider: ECHO_PROVIDER,
+      provider: ctx.chat.provider.name,
     }),
   ),
 });

@@ -1,0 +1,306 @@
+import { APICallError, RetryError } from "ai";
+import { and, desc, eq, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { type AgentQuotaRow, type AgentRow, agents, chatMessages, chatThreads } from "@/db/schema";
+import { agentNotFound } from "@/server/agents/agents";
+import type { Quota } from "@/server/agents/schema";
+import type { Clock } from "@/server/clock";
+import type { ChatConfig, LlmConfig } from "@/server/config";
+import { AppError } from "@/server/errors";
+import type { ChatTurn, ModelProvider, ModelRequest } from "@/server/providers/provider";
+import { consumeQuota, presentQuota, type Reservation, refundQuota } from "@/server/quota/quota";
+import type { ModelSlots } from "./model-slots";
+import type { ChatEvent, ChatInput, ChatReply } from "./schema";
+
+/**
+ * The chat engine: one message to an agent, answered by its model.
+ *
+ * Order matters: the agent must exist (404), a model slot must be free (503), the message
+ * quota is reserved atomically (429), and only then is the model called. Whatever keeps the
+ * reply from being delivered (provider failure, timeout, client gone, a failed write) gives the
+ * quota back and stores nothing; a delivered reply is stored with its question, in one
+ * transaction.
+ */
+
+/** What the chat engine needs beyond the database: made once per process. */
+export type ChatRuntime = {
+  provider: ModelProvider;
+  slots: ModelSlots;
+  llm: LlmConfig;
+  chat: ChatConfig;
+};
+
+type ChatContext = { db: Db; clock: Clock; chat: ChatRuntime };
+
+type Exchange = {
+  agent: AgentRow;
+  input: ChatInput;
+  askedAt: Date;
+  quotaRow: AgentQuotaRow;
+  reservation: Reservation;
+  request: ModelRequest;
+  deadline: Deadline;
+  release(): void;
+};
+
+/** Asks and waits for the whole reply. */
+export async function sendMessage(
+  ctx: ChatContext,
+  input: ChatInput,
+  signal?: AbortSignal,
+): Promise<ChatReply> {
+  const exchange = await beginExchange(ctx, input, signal);
+  try {
+    const reply = capReply(
+      await ctx.chat.provider.generate(exchange.request),
+      ctx.chat.chat.maxReplyChars,
+    );
+    return await completeExchange(ctx, exchange, reply);
+  } catch (error) {
+    await refundQuota(ctx, exchange.reservation);
+    throw classifyFailure(error, exchange.deadline, ctx.chat.llm.timeoutMs);
+  } finally {
+    exchange.release();
+  }
+}
+
+/**
+ * Asks and yields the reply as the model produces it. The first event (`start`) comes once
+ * the agent, a model slot and the quota are secured, so a caller that waits for it can still
+ * answer 404, 429 or 503 with a plain status.
+ */
+export async function* streamMessage(
+  ctx: ChatContext,
+  input: ChatInput,
+  signal?: AbortSignal,
+): AsyncGenerator<ChatEvent, void, undefined> {
+  const exchange = await beginExchange(ctx, input, signal);
+  let delivered = false;
+  try {
+    yield { type: "start", aid: input.aid, chat_id: input.chat_id };
+    let reply = "";
+    for await (const delta of ctx.chat.provider.stream(exchange.request)) {
+      const room = ctx.chat.chat.maxReplyChars - reply.length;
+      const text = delta.slice(0, room);
+      if (text) {
+        reply += text;
+        yield { type: "delta", text };
+      }
+      if (reply.length >= ctx.chat.chat.maxReplyChars) break;
+    }
+    const done = await completeExchange(ctx, exchange, reply);
+    delivered = true;
+    yield { type: "done", ...done };
+  } catch (error) {
+    throw classifyFailure(error, exchange.deadline, ctx.chat.llm.timeoutMs);
+  } finally {
+    // Also reached when the consumer stops early (the client went away): not delivered.
+    if (!delivered) await refundQuota(ctx, exchange.reservation);
+    exchange.release();
+  }
+}
+
+async function beginExchange(
+  ctx: ChatContext,
+  input: ChatInput,
+  signal?: AbortSignal,
+): Promise<Exchange> {
+  const askedAt = ctx.clock.now();
+  const [agent] = await ctx.db.select().from(agents).where(eq(agents.aid, input.aid));
+  if (!agent) throw agentNotFound(input.aid);
+
+  const release = ctx.chat.slots.tryAcquire();
+  if (!release) {
+    throw new AppError(
+      "service_unavailable",
+      `All ${ctx.chat.slots.capacity} model slots of this server are busy; try again in a moment.`,
+      { retryAfterS: 1 },
+    );
+  }
+  try {
+    const consumed = await consumeQuota(ctx, input.aid, "message");
+    if (!consumed.ok) {
+      if (!consumed.exceeded) throw agentNotFound(input.aid);
+      const { detail, retryAfterS, limitField, limit } = consumed.exceeded;
+      throw new AppError("quota_exceeded", detail, {
+        ...(retryAfterS === null ? {} : { retryAfterS }),
+        limit: limitField,
+        limit_value: limit,
+      });
+    }
+    try {
+      const history = await loadHistory(ctx.db, input, ctx.chat.chat);
+      const deadline = startDeadline(ctx.chat.llm.timeoutMs, signal);
+      return {
+        agent,
+        input,
+        askedAt,
+        quotaRow: consumed.row,
+        reservation: consumed.reservation,
+        request: modelRequest(agent, history, input.q, ctx.chat.llm, deadline.signal),
+        deadline,
+        release,
+      };
+    } catch (error) {
+      await refundQuota(ctx, consumed.reservation);
+      throw error;
+    }
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+/** Stores the question and the reply in one transaction; returns what the client is sent. */
+async function completeExchange(
+  ctx: ChatContext,
+  exchange: Exchange,
+  reply: string,
+): Promise<ChatReply> {
+  const { input, askedAt } = exchange;
+  const answeredAt = ctx.clock.now();
+  await ctx.db.transaction(async (tx) => {
+    await tx
+      .insert(chatThreads)
+      .values({
+        aid: input.aid,
+        chatId: input.chat_id,
+        messageCount: 2,
+        createdAt: askedAt,
+        lastMessageAt: answeredAt,
+      })
+      .onConflictDoUpdate({
+        target: [chatThreads.aid, chatThreads.chatId],
+        set: { messageCount: sql`${chatThreads.messageCount} + 2`, lastMessageAt: answeredAt },
+      });
+    await tx.insert(chatMessages).values([
+      { aid: input.aid, chatId: input.chat_id, role: "user", content: input.q, createdAt: askedAt },
+      {
+        aid: input.aid,
+        chatId: input.chat_id,
+        role: "assistant",
+        content: reply,
+        createdAt: answeredAt,
+      },
+    ]);
+  });
+  const quota = presentQuota(exchange.quotaRow, answeredAt);
+  return {
+    aid: input.aid,
+    chat_id: input.chat_id,
+    reply,
+    quota,
+    remaining: remainingMessages(quota),
+  };
+}
+
+/**
+ * The thread's most recent messages, oldest first: at most `historyMessages`, and at most
+ * `historyMaxChars` characters of them (the oldest go first). Read by one backward index scan,
+ * so its cost does not grow with the thread.
+ */
+export async function loadHistory(
+  db: Db,
+  { aid, chat_id }: Pick<ChatInput, "aid" | "chat_id">,
+  { historyMessages, historyMaxChars }: Pick<ChatConfig, "historyMessages" | "historyMaxChars">,
+): Promise<ChatTurn[]> {
+  if (historyMessages === 0) return [];
+  const newestFirst = await db
+    .select({ role: chatMessages.role, content: chatMessages.content })
+    .from(chatMessages)
+    .where(and(eq(chatMessages.aid, aid), eq(chatMessages.chatId, chat_id)))
+    .orderBy(desc(chatMessages.id))
+    .limit(historyMessages);
+  const kept: ChatTurn[] = [];
+  let chars = 0;
+  for (const message of newestFirst) {
+    chars += message.content.length;
+    if (chars > historyMaxChars) break;
+    kept.push(message);
+  }
+  return kept.reverse();
+}
+
+/** The system prompt names the agent, then gives its own prompt. */
+export function systemPrompt(agent: Pick<AgentRow, "name" | "prompt">): string {
+  return agent.prompt ? `You are ${agent.name}.\n\n${agent.prompt}` : `You are ${agent.name}.`;
+}
+
+function modelRequest(
+  agent: AgentRow,
+  history: ChatTurn[],
+  question: string,
+  llm: LlmConfig,
+  signal: AbortSignal,
+): ModelRequest {
+  return {
+    model: agent.model ?? llm.defaultModel,
+    system: systemPrompt(agent),
+    messages: [...history, { role: "user", content: question }],
+    temperature: agent.temperature ?? undefined,
+    maxOutputTokens: llm.maxOutputTokens,
+    signal,
+  };
+}
+
+function capReply(reply: string, maxChars: number): string {
+  return reply.length > maxChars ? reply.slice(0, maxChars) : reply;
+}
+
+function remainingMessages(quota: Quota): ChatReply["remaining"] {
+  const left = (limit: number | null, count: number) =>
+    limit === null ? null : Math.max(0, limit - count);
+  return {
+    messages_total: left(quota.message_limit_total, quota.message_count_total),
+    messages_monthly: left(quota.message_limit_monthly, quota.message_count_monthly),
+    messages_daily: left(quota.message_limit_daily, quota.message_count_daily),
+  };
+}
+
+/** The model call's time bound, joined with the client's own signal. */
+type Deadline = { signal: AbortSignal; timedOut(): boolean; clientGone(): boolean };
+
+function startDeadline(timeoutMs: number, clientSignal: AbortSignal | undefined): Deadline {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return {
+    signal: clientSignal ? AbortSignal.any([clientSignal, timeout]) : timeout,
+    timedOut: () => timeout.aborted,
+    clientGone: () => clientSignal?.aborted ?? false,
+  };
+}
+
+/** Says what went wrong in the client's terms; never passes the provider's text through. */
+function classifyFailure(error: unknown, deadline: Deadline, timeoutMs: number): unknown {
+  if (error instanceof AppError) return error;
+  if (deadline.timedOut()) {
+    return new AppError(
+      "provider_timeout",
+      `The model provider did not answer within ${timeoutMs / 1000} s.`,
+    );
+  }
+  if (deadline.clientGone()) {
+    return new AppError(
+      "client_closed_request",
+      "The client closed the request before the reply was complete.",
+    );
+  }
+  const cause = RetryError.isInstance(error) ? error.lastError : error;
+  if (APICallError.isInstance(cause)) {
+    const attempts = RetryError.isInstance(error) ? ` after ${error.errors.length} attempts` : "";
+    const status = cause.statusCode ? `HTTP ${cause.statusCode}` : "no usable answer";
+    return new AppError("provider_error", `The model provider failed (${status}${attempts}).`);
+  }
+  if (isProviderFailure(error)) {
+    return new AppError(
+      "provider_error",
+      "The model provider could not be reached or sent an invalid reply.",
+    );
+  }
+  return error;
+}
+
+/** Errors of the AI SDK (network, malformed reply) as opposed to our own bugs or the database. */
+function isProviderFailure(error: unknown): boolean {
+  const name = (error as { name?: unknown })?.name;
+  return typeof name === "string" && name.startsWith("AI_");
+}

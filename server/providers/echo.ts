@@ -1,0 +1,27 @@
+import type { ModelProvider, ModelRequest } from "./provider";
+
+/**
+ * The built-in provider when no endpoint is configured: it answers at once and
+ * deterministically, so the whole service (quotas, threads, streaming) runs offline.
+ * The reply repeats the last user message and says how much history came with it.
+ */
+export function echoReply(request: Pick<ModelRequest, "messages">): string {
+  const last = request.messages.at(-1);
+  const earlier = request.messages.length - 1;
+  return `echo: ${last?.content ?? ""}${earlier > 0 ? ` (after ${earlier} earlier messages)` : ""}`;
+}
+
+export const echoProvider: ModelProvider = {
+  name: "echo",
+  async generate(request) {
+    request.signal.throwIfAborted();
+    return echoReply(request);
+  },
+  async *stream(request) {
+    // Word by word, so streaming clients see several chunks.
+    for (const chunk of echoReply(request).match(/\S+\s*/g) ?? []) {
+      request.signal.throwIfAborted();
+      yield chunk;
+    }
+  },
+};
