@@ -29,11 +29,11 @@ export function createInnerContext(
     Partial<Pick<InnerContext, "session" | "credentials" | "startedAt" | "databaseKind" | "chat">>,
 ): InnerContext {
   return {
-    session: null,
-    credentials: options.session ? "valid" : "none",
-    startedAt: new Date(),
-    chat: options.chat ?? createChatRuntime(options.config),
     ...options,
+    session: options.session ?? null,
+    credentials: options.credentials ?? (options.session ? "valid" : "none"),
+    startedAt: options.startedAt ?? new Date(),
+    chat: options.chat ?? createChatRuntime(options.config),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Db } from "@/db/client";
+import type { ChatRuntime } from "@/server/chat/chat";
 import { type Clock, systemClock } from "@/server/clock";
 import { type Config, parseConfig } from "@/server/config";
 import { createInnerContext } from "@/server/context";
@@ -14,14 +15,24 @@ export function callerFor(
     clock = systemClock,
     config = testConfig(),
     admin = true,
-  }: { clock?: Clock; config?: Config; admin?: boolean } = {},
+    chat,
+    signal,
+  }: {
+    clock?: Clock;
+    config?: Config;
+    admin?: boolean;
+    chat?: ChatRuntime;
+    signal?: AbortSignal;
+  } = {},
 ) {
   return createCaller(
     createInnerContext({
       db,
       clock,
       config,
+      chat,
       session: admin ? { role: "admin", via: "api_key" } : null,
     }),
+    { signal },
   );
 }
