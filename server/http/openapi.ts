@@ -6,6 +6,7 @@ import {
   listAgentsInputSchema,
   listAgentsOutputSchema,
 } from "@/server/agents/schema";
+import { chatInputSchema, chatReplySchema } from "@/server/chat/schema";
 import { healthSchema } from "@/server/health/health";
 import { MAX_BODY_BYTES } from "@/server/http/rest";
 
@@ -64,6 +65,9 @@ export function buildOpenApiDocument(publicUrl: string) {
     properties: Record<string, JsonSchema>;
   };
   const adminErrors = { "401": problemResponse("Missing or wrong admin API key.") };
+  const chatQuery = collectSchema(chatInputSchema, "input", components) as {
+    properties: Record<string, JsonSchema>;
+  };
 
   return {
     openapi: "3.1.0",
@@ -91,6 +95,39 @@ export function buildOpenApiDocument(publicUrl: string) {
               description: "Unhealthy: the failing part is named.",
               content: jsonBody(healthSchema, "output"),
             },
+          },
+        },
+      },
+      "/{aid}/chat": {
+        get: {
+          operationId: "chat",
+          summary: "Ask an agent; its reply as text, JSON or server-sent events (by Accept).",
+          description:
+            "The message quota is reserved before the model is called and given back when the reply is not delivered. With Accept: text/event-stream the events are `start` {aid, chat_id}, `delta` {text} (repeated), then `done` (the JSON reply) or `error` (a problem).",
+          parameters: [
+            { name: "aid", in: "path", required: true, schema: chatQuery.properties.aid },
+            { name: "q", in: "query", required: true, schema: chatQuery.properties.q },
+            { name: "chat_id", in: "query", required: false, schema: chatQuery.properties.chat_id },
+          ],
+          responses: {
+            "200": {
+              description: "The reply.",
+              content: {
+                "text/plain": { schema: { type: "string" } },
+                ...jsonBody(chatReplySchema, "output"),
+                "text/event-stream": { schema: { type: "string" } },
+              },
+            },
+            "400": problemResponse("Missing or invalid q or chat_id."),
+            "404": problemResponse("Unknown agent."),
+            "429": problemResponse(
+              "Message quota exceeded; Retry-After says when it frees (none for a total).",
+            ),
+            "502": problemResponse("The model provider failed."),
+            "503": problemResponse(
+              "Every model slot of this server is busy, or the database is unreachable.",
+            ),
+            "504": problemResponse("The model provider did not answer in time."),
           },
         },
       },

@@ -293,7 +293,9 @@ describe.each(DATABASE_KINDS)("REST API over HTTP on %s", (kind) => {
       expect(response.status).toBe(200);
       const doc = await response.json();
       expect(doc.openapi).toBe("3.1.0");
-      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/health", "/agents"]));
+      expect(Object.keys(doc.paths)).toEqual(
+        expect.arrayContaining(["/health", "/agents", "/{aid}/chat"]),
+      );
       expect(
         doc.paths["/agents"].post.requestBody.content["application/json"].schema.properties.aid
           .pattern,
