@@ -3,6 +3,7 @@ import type { ChatRuntime } from "@/server/chat/chat";
 import { type Clock, systemClock } from "@/server/clock";
 import { type Config, parseConfig } from "@/server/config";
 import { createInnerContext } from "@/server/context";
+import { type Problem, problemFromError } from "@/server/errors";
 import { createCaller } from "@/server/routers/app";
 
 export const testConfig = (env: Record<string, string> = {}): Config =>
@@ -35,4 +36,14 @@ export function callerFor(
     }),
     { signal },
   );
+}
+
+/** The problem details a failed call turns into, as REST clients would see them. */
+export async function problemOf(promise: Promise<unknown>): Promise<Problem> {
+  try {
+    await promise;
+  } catch (error) {
+    return problemFromError(error);
+  }
+  throw new Error("expected the call to fail");
 }

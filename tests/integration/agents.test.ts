@@ -1,23 +1,10 @@
-import { TRPCError } from "@trpc/server";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { agentQuotas, agents } from "@/db/schema";
 import { fixedClock } from "@/server/clock";
-import { problemFromError } from "@/server/errors";
 import { consumeQuota } from "@/server/quota/quota";
-import { callerFor, testConfig } from "../helpers/context";
+import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
-
-/** The problem a caller's failure turns into, as REST clients see it. */
-async function problemOf(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(TRPCError);
-    return problemFromError(error);
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe.each(DATABASE_KINDS)("agents on %s", (kind) => {
   const clock = fixedClock("2026-11-21T10:00:00Z");

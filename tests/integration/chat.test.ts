@@ -1,23 +1,12 @@
-import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { chatMessages } from "@/db/schema";
 import type { ChatRuntime } from "@/server/chat/chat";
 import { createChatRuntime } from "@/server/chat/runtime";
 import type { ChatEvent } from "@/server/chat/schema";
 import { fixedClock } from "@/server/clock";
-import { problemFromError } from "@/server/errors";
-import { callerFor, testConfig } from "../helpers/context";
+import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai";
-
-async function problemOf(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    return problemFromError(error instanceof TRPCError ? error : error);
-  }
-  throw new Error("expected the call to fail");
-}
 
 async function collect(events: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
   const all: ChatEvent[] = [];
