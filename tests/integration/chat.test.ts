@@ -264,6 +264,17 @@ describe.each(DATABASE_KINDS)("chat on %s", (kind) => {
       expect((await quotaOf("retry")).message_count_total).toBe(1);
     });
 
+    it("maps a provider that keeps answering 429 to 502 and gives the quota back", async () => {
+      const chat = openAiRuntime();
+      fake.behave({ kind: "error", status: 429 });
+      await agent("throttled");
+      expect(await problemOf(caller(chat).chat.send({ aid: "throttled", q: "hi" }))).toMatchObject({
+        status: 502,
+        detail: "The model provider failed (HTTP 429 after 2 attempts).",
+      });
+      expect((await quotaOf("throttled")).message_count_total).toBe(0);
+    });
+
     it("maps a provider that does not answer in time to 504 and gives the quota back", async () => {
       const chat = openAiRuntime({ LLM_TIMEOUT_MS: "300" });
       fake.behave({ kind: "hang" });
