@@ -12,6 +12,7 @@ import {
   primaryKey,
   text,
   timestamp,
+  uniqueIndex,
 } from "drizzle-orm/pg-core";
 
 const timestamptz = () => timestamp({ withTimezone: true, mode: "date" });
@@ -27,10 +28,14 @@ export const agents = pgTable(
     autonomousEnabled: boolean().notNull().default(false),
     autonomousMinutes: integer().notNull().default(60),
     autonomousPrompt: text(),
+    /** The schedule: when the next autonomous run is due; null while autonomous mode is off. */
+    autonomousNextRunAt: timestamptz(),
     createdAt: timestamptz().notNull(),
     updatedAt: timestamptz().notNull(),
   },
   (t) => [
+    // What the scheduler claims: due agents in due order.
+    index("agents_autonomous_due").on(t.autonomousNextRunAt).where(sql`${t.autonomousEnabled}`),
     check("agents_temperature_range", sql`${t.temperature} BETWEEN 0 AND 2`),
     check("agents_autonomous_minutes_range", sql`${t.autonomousMinutes} BETWEEN 1 AND 525600`),
     check(
@@ -122,7 +127,43 @@ export const chatMessages = pgTable(
   ],
 );
 
+export const RUN_OUTCOMES = ["running", "succeeded", "failed", "skipped"] as const;
+
+/**
+ * One autonomous run: a scheduled slot (or a "run now"), from claim to outcome. A scheduled
+ * slot can be recorded once only (the unique index), whatever the number of schedulers.
+ */
+export const autonomousRuns = pgTable(
+  "autonomous_runs",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    aid: text()
+      .notNull()
+      .references(() => agents.aid, { onDelete: "cascade" }),
+    trigger: text({ enum: ["schedule", "manual"] }).notNull(),
+    dueAt: timestamptz().notNull(),
+    startedAt: timestamptz().notNull(),
+    finishedAt: timestamptz(),
+    outcome: text({ enum: RUN_OUTCOMES }).notNull(),
+    reply: text(),
+    error: text(),
+    /** The UTC month whose autonomous quota this run holds, until it finishes or is given back. */
+    quotaMonth: date({ mode: "string" }),
+  },
+  (t) => [
+    uniqueIndex("autonomous_runs_slot").on(t.aid, t.dueAt).where(sql`${t.trigger} = 'schedule'`),
+    index("autonomous_runs_by_agent").on(t.aid, t.id),
+    index("autonomous_runs_in_flight").on(t.startedAt).where(sql`${t.outcome} = 'running'`),
+    check("autonomous_runs_trigger", sql`${t.trigger} IN ('schedule', 'manual')`),
+    check(
+      "autonomous_runs_outcome",
+      sql`${t.outcome} IN ('running', 'succeeded', 'failed', 'skipped')`,
+    ),
+  ],
+);
+
 export type AgentRow = typeof agents.$inferSelect;
+export type AutonomousRunRow = typeof autonomousRuns.$inferSelect;
 export type AgentQuotaRow = typeof agentQuotas.$inferSelect;
 export type ChatMessageRow = typeof chatMessages.$inferSelect;
 export type ChatThreadRow = typeof chatThreads.$inferSelect;

@@ -41,6 +41,11 @@ export const envSchema = z.object({
   CHAT_MAX_REPLY_CHARS: optional(z.coerce.number().int().min(1).max(1_000_000)).default(16_000),
   CHAT_HISTORY_MESSAGES: optional(z.coerce.number().int().min(0).max(1000)).default(20),
   CHAT_HISTORY_MAX_CHARS: optional(z.coerce.number().int().min(0).max(10_000_000)).default(24_000),
+  SCHEDULER: optional(z.enum(["on", "off"], { error: "must be `on` or `off`" })).default("on"),
+  SCHEDULER_TICK_MS: optional(z.coerce.number().int().min(10).max(3_600_000)).default(1000),
+  SCHEDULER_BATCH_SIZE: optional(z.coerce.number().int().min(1).max(10_000)).default(100),
+  SCHEDULER_CONCURRENCY: optional(z.coerce.number().int().min(1).max(10_000)).default(16),
+  SHUTDOWN_GRACE_MS: optional(z.coerce.number().int().min(0).max(600_000)).default(30_000),
   QUOTA_DEFAULT_MESSAGE_LIMIT_TOTAL: quotaLimit(null),
   QUOTA_DEFAULT_MESSAGE_LIMIT_MONTHLY: quotaLimit(10_000),
   QUOTA_DEFAULT_MESSAGE_LIMIT_DAILY: quotaLimit(1_000),
@@ -78,6 +83,18 @@ export type ChatConfig = {
   historyMaxChars: number;
 };
 
+export type SchedulerConfig = {
+  /** Off on web instances when `npm run worker` runs the schedule elsewhere. */
+  enabled: boolean;
+  tickMs: number;
+  /** Due agents claimed per transaction. */
+  batchSize: number;
+  /** Autonomous runs at once in this process (they also share the model slots). */
+  concurrency: number;
+  /** On SIGTERM: how long runs and model calls in flight may take to finish. */
+  shutdownGraceMs: number;
+};
+
 export type Config = {
   port: number;
   publicUrl: string;
@@ -87,6 +104,7 @@ export type Config = {
   quotaDefaults: QuotaLimits;
   llm: LlmConfig;
   chat: ChatConfig;
+  scheduler: SchedulerConfig;
 };
 
 export class ConfigError extends Error {
@@ -120,6 +138,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       maxReplyChars: e.CHAT_MAX_REPLY_CHARS,
       historyMessages: e.CHAT_HISTORY_MESSAGES,
       historyMaxChars: e.CHAT_HISTORY_MAX_CHARS,
+    },
+    scheduler: {
+      enabled: e.SCHEDULER === "on",
+      tickMs: e.SCHEDULER_TICK_MS,
+      batchSize: e.SCHEDULER_BATCH_SIZE,
+      concurrency: e.SCHEDULER_CONCURRENCY,
+      shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     },
     quotaDefaults: {
       messageLimitTotal: e.QUOTA_DEFAULT_MESSAGE_LIMIT_TOTAL,

@@ -7,6 +7,7 @@ import type { QuotaLimits } from "@/server/config";
 import { AppError } from "@/server/errors";
 import { decodeCursor, encodeCursor } from "@/server/pagination/cursor";
 import { LIMIT_COLUMNS, newQuotaRow, presentQuota } from "@/server/quota/quota";
+import { nextRunAfterChange } from "@/server/scheduler/schedule";
 import {
   type Agent,
   type AgentInput,
@@ -27,7 +28,7 @@ const DEFAULTS = {
   autonomousPrompt: null,
 } as const;
 
-type AgentConfig = Omit<AgentRow, "aid" | "createdAt" | "updatedAt">;
+type AgentConfig = Omit<AgentRow, "aid" | "createdAt" | "updatedAt" | "autonomousNextRunAt">;
 
 export function agentNotFound(aid: string): AppError {
   return new AppError("agent_not_found", `Agent '${aid}' not found.`);
@@ -93,9 +94,10 @@ export async function upsertAgent(
       if (existing) {
         const config = mergeConfig(existing, input);
         assertConsistent(config);
+        const autonomousNextRunAt = nextRunAfterChange(existing, config, now);
         await tx
           .update(agents)
-          .set({ ...config, updatedAt: now })
+          .set({ ...config, autonomousNextRunAt, updatedAt: now })
           .where(eq(agents.aid, input.aid));
         const limits = givenLimits(input);
         if (Object.keys(limits).length > 0) {
@@ -108,7 +110,13 @@ export async function upsertAgent(
       assertConsistent(config);
       const inserted = await tx
         .insert(agents)
-        .values({ aid: input.aid, ...config, createdAt: now, updatedAt: now })
+        .values({
+          aid: input.aid,
+          ...config,
+          autonomousNextRunAt: nextRunAfterChange(undefined, config, now),
+          createdAt: now,
+          updatedAt: now,
+        })
         .onConflictDoNothing()
         .returning({ aid: agents.aid });
       // Another request created it since our read: go round again and update it instead.
@@ -178,6 +186,7 @@ export function presentAgent(agent: AgentRow, quota: AgentQuotaRow, now: Date): 
     autonomous_enabled: agent.autonomousEnabled,
     autonomous_minutes: agent.autonomousMinutes,
     autonomous_prompt: agent.autonomousPrompt,
+    autonomous_next_run_at: agent.autonomousNextRunAt?.toISOString() ?? null,
     created_at: agent.createdAt.toISOString(),
     updated_at: agent.updatedAt.toISOString(),
     quota: presentQuota(quota, now),

@@ -206,6 +206,9 @@ export const agentSchema = z
     autonomous_enabled: z.boolean(),
     autonomous_minutes: z.int(),
     autonomous_prompt: z.string().nullable(),
+    autonomous_next_run_at: isoDateTime.nullable().meta({
+      description: "When the next autonomous run is due; null while autonomous mode is off.",
+    }),
     created_at: isoDateTime,
     updated_at: isoDateTime,
     quota: quotaSchema,

@@ -110,13 +110,7 @@ async function beginExchange(
   if (!agent) throw agentNotFound(input.aid);
 
   const release = ctx.chat.slots.tryAcquire();
-  if (!release) {
-    throw new AppError(
-      "service_unavailable",
-      `All ${ctx.chat.slots.capacity} model slots of this server are busy; try again in a moment.`,
-      { retryAfterS: 1 },
-    );
-  }
+  if (!release) throw noModelSlot(ctx.chat.slots);
   try {
     const consumed = await consumeQuota(ctx, input.aid, "message");
     if (!consumed.ok) {
@@ -151,7 +145,7 @@ async function beginExchange(
   }
 }
 
-/** Stores the question and the reply in one transaction; returns what the client is sent. */
+/** Stores the question and the reply; returns what the client is sent. */
 async function completeExchange(
   ctx: ChatContext,
   exchange: Exchange,
@@ -159,31 +153,16 @@ async function completeExchange(
 ): Promise<ChatReply> {
   const { input, askedAt } = exchange;
   const answeredAt = ctx.clock.now();
-  await ctx.db.transaction(async (tx) => {
-    await tx
-      .insert(chatThreads)
-      .values({
-        aid: input.aid,
-        chatId: input.chat_id,
-        messageCount: 2,
-        createdAt: askedAt,
-        lastMessageAt: answeredAt,
-      })
-      .onConflictDoUpdate({
-        target: [chatThreads.aid, chatThreads.chatId],
-        set: { messageCount: sql`${chatThreads.messageCount} + 2`, lastMessageAt: answeredAt },
-      });
-    await tx.insert(chatMessages).values([
-      { aid: input.aid, chatId: input.chat_id, role: "user", content: input.q, createdAt: askedAt },
-      {
-        aid: input.aid,
-        chatId: input.chat_id,
-        role: "assistant",
-        content: reply,
-        createdAt: answeredAt,
-      },
-    ]);
-  });
+  await ctx.db.transaction((tx) =>
+    storeExchange(tx, {
+      aid: input.aid,
+      chatId: input.chat_id,
+      question: input.q,
+      reply,
+      askedAt,
+      answeredAt,
+    }),
+  );
   const quota = presentQuota(exchange.quotaRow, answeredAt);
   return {
     aid: input.aid,
@@ -192,6 +171,40 @@ async function completeExchange(
     quota,
     remaining: remainingMessages(quota),
   };
+}
+
+/** The 503 for a call that gets no model slot: all busy, or the server shutting down. */
+export function noModelSlot(slots: ModelSlots): AppError {
+  const detail = slots.closing
+    ? "This server is shutting down; try again in a moment."
+    : `All ${slots.capacity} model slots of this server are busy; try again in a moment.`;
+  return new AppError("service_unavailable", detail, { retryAfterS: 1 });
+}
+
+/** Writes a question and its reply to their thread; run it inside the caller's transaction. */
+export async function storeExchange(
+  db: Db,
+  exchange: {
+    aid: string;
+    chatId: string;
+    question: string;
+    reply: string;
+    askedAt: Date;
+    answeredAt: Date;
+  },
+): Promise<void> {
+  const { aid, chatId, question, reply, askedAt, answeredAt } = exchange;
+  await db
+    .insert(chatThreads)
+    .values({ aid, chatId, messageCount: 2, createdAt: askedAt, lastMessageAt: answeredAt })
+    .onConflictDoUpdate({
+      target: [chatThreads.aid, chatThreads.chatId],
+      set: { messageCount: sql`${chatThreads.messageCount} + 2`, lastMessageAt: answeredAt },
+    });
+  await db.insert(chatMessages).values([
+    { aid, chatId, role: "user", content: question, createdAt: askedAt },
+    { aid, chatId, role: "assistant", content: reply, createdAt: answeredAt },
+  ]);
 }
 
 /**
@@ -226,7 +239,7 @@ export function systemPrompt(agent: Pick<AgentRow, "name" | "prompt">): string {
   return agent.prompt ? `You are ${agent.name}.\n\n${agent.prompt}` : `You are ${agent.name}.`;
 }
 
-function modelRequest(
+export function modelRequest(
   agent: AgentRow,
   history: ChatTurn[],
   question: string,
@@ -243,7 +256,7 @@ function modelRequest(
   };
 }
 
-function capReply(reply: string, maxChars: number): string {
+export function capReply(reply: string, maxChars: number): string {
   return reply.length > maxChars ? reply.slice(0, maxChars) : reply;
 }
 
@@ -258,9 +271,9 @@ function remainingMessages(quota: Quota): ChatReply["remaining"] {
 }
 
 /** The model call's time bound, joined with the client's own signal. */
-type Deadline = { signal: AbortSignal; timedOut(): boolean; clientGone(): boolean };
+export type Deadline = { signal: AbortSignal; timedOut(): boolean; clientGone(): boolean };
 
-function startDeadline(timeoutMs: number, clientSignal: AbortSignal | undefined): Deadline {
+export function startDeadline(timeoutMs: number, clientSignal: AbortSignal | undefined): Deadline {
   const timeout = AbortSignal.timeout(timeoutMs);
   return {
     signal: clientSignal ? AbortSignal.any([clientSignal, timeout]) : timeout,
@@ -270,7 +283,7 @@ function startDeadline(timeoutMs: number, clientSignal: AbortSignal | undefined)
 }
 
 /** Says what went wrong in the client's terms; never passes the provider's text through. */
-function classifyFailure(error: unknown, deadline: Deadline, timeoutMs: number): unknown {
+export function classifyFailure(error: unknown, deadline: Deadline, timeoutMs: number): unknown {
   if (error instanceof AppError) return error;
   if (deadline.timedOut()) {
     return new AppError(

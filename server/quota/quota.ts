@@ -148,6 +148,12 @@ export async function consumeQuota(
   throw new Error(`Quota for agent '${aid}' kept changing; consume gave up after 3 attempts`);
 }
 
+/** The reservation of an autonomous run, rebuilt from the month stored with the run. */
+export function autonomousReservation(aid: string, month: string): Reservation {
+  // Autonomous counters have no daily period: `day` is never read for them.
+  return { aid, kind: "autonomous", day: month, month };
+}
+
 /** Gives back one use taken by `reservation`, in the periods it was taken from. */
 export async function refundQuota({ db }: { db: Db }, reservation: Reservation): Promise<void> {
   const { aid, kind, day, month } = reservation;

@@ -1,4 +1,5 @@
 import { agentsRouter } from "@/server/routers/agents";
+import { autonomousRouter } from "@/server/routers/autonomous";
 import { chatRouter } from "@/server/routers/chat";
 import { healthRouter } from "@/server/routers/health";
 import { createCallerFactory, router } from "@/server/trpc";
@@ -7,6 +8,7 @@ export const appRouter = router({
   health: healthRouter,
   agents: agentsRouter,
   chat: chatRouter,
+  autonomous: autonomousRouter,
 });
 
 export type AppRouter = typeof appRouter;

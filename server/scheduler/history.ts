@@ -1,0 +1,88 @@
+import { and, count, desc, eq, lt } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "@/db/client";
+import { type AutonomousRunRow, agents, autonomousRuns, RUN_OUTCOMES } from "@/db/schema";
+import { agentNotFound } from "@/server/agents/agents";
+import { decodeCursor, encodeCursor } from "@/server/pagination/cursor";
+import type { listRunsInputSchema, listRunsOutputSchema, Run, runSummarySchema } from "./schema";
+
+/** Reading autonomous runs back (admin). */
+
+export function presentRun(run: AutonomousRunRow): Run {
+  return {
+    id: run.id,
+    aid: run.aid,
+    trigger: run.trigger,
+    due_at: run.dueAt.toISOString(),
+    started_at: run.startedAt.toISOString(),
+    finished_at: run.finishedAt?.toISOString() ?? null,
+    outcome: run.outcome,
+    reply: run.reply,
+    error: run.error,
+  };
+}
+
+const runCursor = z.object({ before: z.int().positive() });
+
+/** A page of an agent's runs, newest first. */
+export async function listRuns(
+  { db }: { db: Db },
+  input: z.output<typeof listRunsInputSchema>,
+): Promise<z.output<typeof listRunsOutputSchema>> {
+  const [agent] = await db
+    .select({ aid: agents.aid })
+    .from(agents)
+    .where(eq(agents.aid, input.aid));
+  if (!agent) throw agentNotFound(input.aid);
+  const before = input.cursor ? decodeCursor(input.cursor, runCursor).before : undefined;
+  const rows = await db
+    .select()
+    .from(autonomousRuns)
+    .where(
+      and(
+        eq(autonomousRuns.aid, input.aid),
+        before === undefined ? undefined : lt(autonomousRuns.id, before),
+      ),
+    )
+    .orderBy(desc(autonomousRuns.id))
+    .limit(input.limit + 1);
+  const page = rows.slice(0, input.limit);
+  const last = page.at(-1);
+  return {
+    runs: page.map(presentRun),
+    next_cursor: rows.length > input.limit && last ? encodeCursor({ before: last.id }) : null,
+  };
+}
+
+/** An agent's schedule at a glance: next due time, last run, outcome counts. */
+export async function summarizeRuns(
+  { db }: { db: Db },
+  aid: string,
+): Promise<z.output<typeof runSummarySchema>> {
+  const [agent] = await db.select().from(agents).where(eq(agents.aid, aid));
+  if (!agent) throw agentNotFound(aid);
+  const [last] = await db
+    .select()
+    .from(autonomousRuns)
+    .where(eq(autonomousRuns.aid, aid))
+    .orderBy(desc(autonomousRuns.id))
+    .limit(1);
+  const grouped = await db
+    .select({ outcome: autonomousRuns.outcome, n: count() })
+    .from(autonomousRuns)
+    .where(eq(autonomousRuns.aid, aid))
+    .groupBy(autonomousRuns.outcome);
+  const counts = Object.fromEntries(RUN_OUTCOMES.map((outcome) => [outcome, 0])) as Record<
+    (typeof RUN_OUTCOMES)[number],
+    number
+  >;
+  for (const { outcome, n } of grouped) counts[outcome] = n;
+  return {
+    aid,
+    autonomous_enabled: agent.autonomousEnabled,
+    autonomous_minutes: agent.autonomousMinutes,
+    next_run_at: agent.autonomousNextRunAt?.toISOString() ?? null,
+    last_run: last ? presentRun(last) : null,
+    counts,
+  };
+}

@@ -1,0 +1,80 @@
+import type { Db } from "@/db/client";
+import type { ChatRuntime } from "@/server/chat/chat";
+import type { Clock } from "@/server/clock";
+import type { SchedulerConfig } from "@/server/config";
+import { type ClaimedRun, claimDueRuns, executeRun, sweepInterruptedRuns } from "./runs";
+
+type SchedulerContext = { db: Db; clock: Clock; chat: ChatRuntime };
+
+/**
+ * The loop that runs autonomous agents: every tick it sweeps runs left by a dead instance,
+ * then claims due slots, as many as it has room for, and starts them. The schedule itself
+ * lives in the database, so any number of these, in web instances or `npm run worker`
+ * processes, share the work without running a slot twice.
+ */
+export class Scheduler {
+  private timer: NodeJS.Timeout | undefined;
+  private stopping = false;
+  private ticking: Promise<unknown> = Promise.resolve();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  /** A run older than this cannot be alive: slot wait and model call are both bounded. */
+  private readonly staleAfterMs: number;
+
+  constructor(
+    private readonly ctx: SchedulerContext,
+    private readonly options: Pick<SchedulerConfig, "tickMs" | "batchSize" | "concurrency">,
+  ) {
+    this.staleAfterMs = 2 * ctx.chat.llm.timeoutMs + 60_000;
+  }
+
+  start(): void {
+    const loop = async () => {
+      this.ticking = this.tick().catch((error: unknown) => {
+        console.error("Scheduler tick failed; trying again next tick:", error);
+      });
+      await this.ticking;
+      if (!this.stopping) this.timer = setTimeout(loop, this.options.tickMs);
+    };
+    void loop();
+  }
+
+  /** One pass. Returns how many runs it started; `idle()` waits for them. */
+  async tick(): Promise<number> {
+    await sweepInterruptedRuns(this.ctx, this.staleAfterMs);
+    let started = 0;
+    while (!this.stopping) {
+      const room = this.options.concurrency - this.inFlight.size;
+      if (room <= 0) break;
+      const limit = Math.min(this.options.batchSize, room);
+      const { runs, skipped } = await claimDueRuns(this.ctx, limit);
+      for (const run of runs) this.track(run);
+      started += runs.length;
+      if (runs.length + skipped < limit) break; // nothing more is due
+    }
+    return started;
+  }
+
+  /** Resolves when every run started so far has finished. */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  }
+
+  /** Stops claiming and waits up to `graceMs` for the runs in flight; true if they all finished. */
+  async stop(graceMs: number): Promise<boolean> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    await this.ticking;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), graceMs);
+    });
+    const finished = await Promise.race([this.idle().then(() => true as const), timedOut]);
+    clearTimeout(timer);
+    return finished;
+  }
+
+  private track(run: ClaimedRun): void {
+    const execution = executeRun(this.ctx, run).finally(() => this.inFlight.delete(execution));
+    this.inFlight.add(execution);
+  }
+}

@@ -1,0 +1,201 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { autonomousRuns } from "@/db/schema";
+import type { ChatRuntime } from "@/server/chat/chat";
+import { createChatRuntime } from "@/server/chat/runtime";
+import { fixedClock } from "@/server/clock";
+import { claimDueRuns } from "@/server/scheduler/runs";
+import { Scheduler } from "@/server/scheduler/scheduler";
+import { callerFor, problemOf, testConfig } from "../helpers/context";
+import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
+import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai";
+
+const START = "2026-11-21T10:00:00Z";
+const MINUTE = 60_000;
+
+describe.each(DATABASE_KINDS)("autonomous runs on %s", (kind) => {
+  const clock = fixedClock(START);
+  const testDatabase = useTestDatabase(kind, { clock, start: START });
+  let fake: FakeOpenAi;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAi();
+  });
+  afterAll(() => fake?.close());
+  beforeEach(() => {
+    fake.requests.length = 0;
+    fake.behave({ kind: "reply", text: "Done." });
+  });
+
+  const echo = () => createChatRuntime(testConfig());
+  const openAi = (env: Record<string, string> = {}) =>
+    createChatRuntime(testConfig({ LLM_BASE_URL: fake.baseUrl, LLM_MAX_RETRIES: "0", ...env }));
+  const schedulerWith = (chat: ChatRuntime = echo()) =>
+    new Scheduler(
+      { db: testDatabase().db, clock, chat },
+      { tickMs: 1000, batchSize: 10, concurrency: 8 },
+    );
+  const admin = (chat?: ChatRuntime) => callerFor(testDatabase().db, { clock, chat });
+  const autonomousAgent = (aid: string, fields: Record<string, unknown> = {}) =>
+    admin().agents.upsert({
+      aid,
+      autonomous_enabled: true,
+      autonomous_minutes: 5,
+      autonomous_prompt: "Check the queue.",
+      ...fields,
+    } as { aid: string });
+  const runsOf = async (aid: string) =>
+    (await admin().autonomous.runs({ aid, limit: 500 })).runs.slice().reverse();
+
+  /** Ticks once a simulated minute for `minutes` minutes, letting each tick's runs finish. */
+  async function simulate(scheduler: Scheduler, minutes: number) {
+    for (let minute = 0; minute < minutes; minute++) {
+      await scheduler.tick();
+      await scheduler.idle();
+      clock.advance(MINUTE);
+    }
+  }
+
+  it("runs an agent every 5 minutes exactly 12 times in an hour, first at its first tick", async () => {
+    await autonomousAgent("every-five");
+    await simulate(schedulerWith(), 60);
+    const runs = await runsOf("every-five");
+    expect(runs).toHaveLength(12);
+    expect(runs.map((r) => r.due_at)).toEqual(
+      Array.from({ length: 12 }, (_, i) =>
+        new Date(Date.parse(START) + i * 5 * MINUTE).toISOString(),
+      ),
+    );
+    expect(new Set(runs.map((r) => r.outcome))).toEqual(new Set(["succeeded"]));
+    expect(runs.every((r) => r.reply?.startsWith("echo: Check the queue."))).toBe(true);
+  });
+
+  it("talks in its own thread, with the earlier runs as history", async () => {
+    await autonomousAgent("threaded");
+    await simulate(schedulerWith(), 11);
+    const runs = await runsOf("threaded");
+    expect(runs.map((r) => r.reply)).toEqual([
+      "echo: Check the queue.",
+      "echo: Check the queue. (after 2 earlier messages)",
+      "echo: Check the queue. (after 4 earlier messages)",
+    ]);
+    const { threads } = await admin().chat.threads({ aid: "threaded" });
+    expect(threads).toEqual([expect.objectContaining({ chat_id: "autonomous", message_count: 6 })]);
+  });
+
+  it("stops when disabled and moves the next run when the interval changes, with no restart", async () => {
+    const scheduler = schedulerWith();
+    await autonomousAgent("changing", { autonomous_minutes: 60 });
+    await simulate(scheduler, 10); // ran at 10:00; next due 11:00
+    expect(await runsOf("changing")).toHaveLength(1);
+
+    const { agent } = await admin().agents.upsert({ aid: "changing", autonomous_minutes: 5 });
+    expect(agent.autonomous_next_run_at).toBe("2026-11-21T10:05:00.000Z"); // already due
+    await simulate(scheduler, 10); // 10:10 (catch-up), 10:15
+    expect((await runsOf("changing")).map((r) => r.due_at.slice(11, 16))).toEqual([
+      "10:00",
+      "10:05",
+      "10:15",
+    ]);
+
+    const off = await admin().agents.upsert({ aid: "changing", autonomous_enabled: false });
+    expect(off.agent.autonomous_next_run_at).toBeNull();
+    await simulate(scheduler, 30);
+    expect(await runsOf("changing")).toHaveLength(3);
+  });
+
+  it("uses a changed prompt at the next run", async () => {
+    const scheduler = schedulerWith();
+    await autonomousAgent("reprompted");
+    await simulate(scheduler, 1);
+    await admin().agents.upsert({ aid: "reprompted", autonomous_prompt: "Write the report." });
+    await simulate(scheduler, 5);
+    const runs = await runsOf("reprompted");
+    expect(runs.at(-1)?.reply).toMatch(/^echo: Write the report\./);
+  });
+
+  it("skips runs past the monthly autonomous quota, and GET /agents shows the counts", async () => {
+    await autonomousAgent("thrifty", { quota: { autonomous_limit_monthly: 3 } });
+    await simulate(schedulerWith(), 30);
+    const runs = await runsOf("thrifty");
+    expect(runs.map((r) => r.outcome)).toEqual([
+      "succeeded",
+      "succeeded",
+      "succeeded",
+      "skipped",
+      "skipped",
+      "skipped",
+    ]);
+    expect(runs[3]?.error).toMatch(/^Monthly autonomous run limit reached for agent 'thrifty'/);
+    const listed = (await admin().agents.list({ q: "thrifty" })).agents[0];
+    expect(listed?.quota).toMatchObject({ autonomous_count_monthly: 3, autonomous_count_total: 3 });
+  });
+
+  it("records a model failure as failed, gives the quota back, and runs the next slot", async () => {
+    const chat = openAi();
+    await autonomousAgent("flaky");
+    fake.behave({ kind: "error", status: 500 }, { kind: "reply", text: "Recovered." });
+    await simulate(schedulerWith(chat), 6);
+    const runs = await runsOf("flaky");
+    expect(runs.map((r) => r.outcome)).toEqual(["failed", "succeeded"]);
+    expect(runs[0]?.error).toBe("The model provider failed (HTTP 500).");
+    expect(runs[1]?.reply).toBe("Recovered.");
+    expect((await admin().agents.get({ aid: "flaky" })).quota.autonomous_count_total).toBe(1);
+  });
+
+  it("marks a run left behind by a dead instance as failed and gives its quota back", async () => {
+    await autonomousAgent("orphan");
+    // An instance claims the slot (quota reserved, run recorded) and dies before running it.
+    const { runs } = await claimDueRuns({ db: testDatabase().db, clock }, 10);
+    expect(runs).toHaveLength(1);
+    expect((await admin().agents.get({ aid: "orphan" })).quota.autonomous_count_total).toBe(1);
+
+    clock.advance(2 * 60_000 + 60_000 + 1000); // past the stale bound of a 60 s model timeout
+    await schedulerWith(createChatRuntime(testConfig({ LLM_TIMEOUT_MS: "60000" }))).tick();
+    const [orphan] = await testDatabase()
+      .db.select()
+      .from(autonomousRuns)
+      .where(eq(autonomousRuns.id, runs[0]?.runId as number));
+    expect(orphan).toMatchObject({
+      outcome: "failed",
+      error: expect.stringMatching(/^Interrupted/),
+    });
+    // Its next slot (10:05) is not due yet at 10:03, so the sweep is all that happened.
+    expect((await runsOf("orphan")).map((r) => r.outcome)).toEqual(["failed"]);
+    expect((await admin().agents.get({ aid: "orphan" })).quota.autonomous_count_total).toBe(0);
+  });
+
+  it("runs an agent now on demand, and summarises its runs", async () => {
+    await admin().agents.upsert({ aid: "manual", autonomous_prompt: "Say hi." });
+    const run = await admin().autonomous.runNow({ aid: "manual" });
+    expect(run).toMatchObject({ trigger: "manual", outcome: "succeeded", reply: "echo: Say hi." });
+
+    const summary = await admin().autonomous.summary({ aid: "manual" });
+    expect(summary).toMatchObject({
+      autonomous_enabled: false,
+      next_run_at: null,
+      last_run: { id: run.id },
+      counts: { succeeded: 1, failed: 0, skipped: 0, running: 0 },
+    });
+
+    await admin().agents.upsert({ aid: "silent" });
+    expect(await problemOf(admin().autonomous.runNow({ aid: "silent" }))).toMatchObject({
+      status: 409,
+    });
+    expect(await problemOf(admin().autonomous.runNow({ aid: "ghost" }))).toMatchObject({
+      status: 404,
+    });
+    expect(
+      await problemOf(
+        callerFor(testDatabase().db, { admin: false }).autonomous.runNow({ aid: "manual" }),
+      ),
+    ).toMatchObject({ status: 401 });
+  });
+
+  it("lists the next due time in GET /agents", async () => {
+    await autonomousAgent("listed");
+    await simulate(schedulerWith(), 1);
+    const listed = (await admin().agents.list({ q: "listed" })).agents[0];
+    expect(listed?.autonomous_next_run_at).toBe("2026-11-21T10:05:00.000Z");
+  });
+});
