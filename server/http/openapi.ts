@@ -9,6 +9,7 @@ import {
 import { chatInputSchema, chatReplySchema } from "@/server/chat/schema";
 import { healthSchema } from "@/server/health/health";
 import { MAX_BODY_BYTES } from "@/server/http/rest";
+import { listRunsInputSchema, listRunsOutputSchema } from "@/server/scheduler/schema";
 
 /**
  * The OpenAPI 3.1 document, generated from the same zod schemas the procedures validate with.
@@ -65,6 +66,9 @@ export function buildOpenApiDocument(publicUrl: string) {
     properties: Record<string, JsonSchema>;
   };
   const adminErrors = { "401": problemResponse("Missing or wrong admin API key.") };
+  const runsQuery = collectSchema(listRunsInputSchema, "input", components) as {
+    properties: Record<string, JsonSchema>;
+  };
   const chatQuery = collectSchema(chatInputSchema, "input", components) as {
     properties: Record<string, JsonSchema>;
   };
@@ -128,6 +132,28 @@ export function buildOpenApiDocument(publicUrl: string) {
               "Every model slot of this server is busy, or the database is unreachable.",
             ),
             "504": problemResponse("The model provider did not answer in time."),
+          },
+        },
+      },
+      "/agents/{aid}/runs": {
+        get: {
+          operationId: "listRuns",
+          summary:
+            "An agent's autonomous runs, newest first: due time, start, end, outcome, reply or error.",
+          security: [{ adminKey: [] }],
+          parameters: [
+            { name: "aid", in: "path", required: true, schema: runsQuery.properties.aid },
+            { name: "limit", in: "query", required: false, schema: runsQuery.properties.limit },
+            { name: "cursor", in: "query", required: false, schema: runsQuery.properties.cursor },
+          ],
+          responses: {
+            "200": {
+              description: "One page of runs.",
+              content: jsonBody(listRunsOutputSchema, "output"),
+            },
+            "400": problemResponse("Invalid query parameter."),
+            ...adminErrors,
+            "404": problemResponse("Unknown agent."),
           },
         },
       },

@@ -38,13 +38,21 @@ export class Scheduler {
     void loop();
   }
 
-  /** One pass. Returns how many runs it started; `idle()` waits for them. */
+  /**
+   * One pass: claims until nothing more is due, never running more than `concurrency` at once
+   * (when full, it waits for a run to finish). A claim that comes back short means the rest is
+   * not due, or is locked by another scheduler's claim that is taking it. Returns how many runs
+   * it started; `idle()` waits for them.
+   */
   async tick(): Promise<number> {
     await sweepInterruptedRuns(this.ctx, this.staleAfterMs);
     let started = 0;
     while (!this.stopping) {
       const room = this.options.concurrency - this.inFlight.size;
-      if (room <= 0) break;
+      if (room <= 0) {
+        await Promise.race(this.inFlight);
+        continue;
+      }
       const limit = Math.min(this.options.batchSize, room);
       const { runs, skipped } = await claimDueRuns(this.ctx, limit);
       for (const run of runs) this.track(run);

@@ -17,7 +17,7 @@ export type ChatCompletionRequest = {
 
 export type Behaviour =
   /** Answers with this text; streamed in `chunks` pieces when the client asks to stream. */
-  | { kind: "reply"; text: string; chunks?: number; chunkDelayMs?: number }
+  | { kind: "reply"; text: string; chunks?: number; chunkDelayMs?: number; delayMs?: number }
   /** Answers with an HTTP error (and a short Retry-After, so client retries are quick). */
   | { kind: "error"; status: number }
   /** Never answers; the socket stays open until the client gives up. */
@@ -95,6 +95,7 @@ async function answer(behaviour: Behaviour, request: ChatCompletionRequest, res:
       sendChunk(res, request.model, { role: "assistant", content: behaviour.text.slice(0, 5) });
       return;
     case "reply":
+      if (behaviour.delayMs) await new Promise((r) => setTimeout(r, behaviour.delayMs));
       if (!request.stream) {
         res.writeHead(200, { "content-type": "application/json" }).end(
           JSON.stringify({

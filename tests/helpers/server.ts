@@ -8,6 +8,8 @@ import path from "node:path";
 export type RunningServer = {
   url: string;
   dataDir: string;
+  /** Sends a signal; resolves with the exit code once the process has exited. */
+  signal(signal: NodeJS.Signals): Promise<number | null>;
   /** Everything the process printed so far. */
   output(): string;
   stop(): Promise<void>;
@@ -46,6 +48,9 @@ export async function startServer(
         HOME: process.env.HOME,
         NODE_ENV: "production",
         NEXT_TELEMETRY_DISABLED: "1",
+        // As `npm start` does: the service, not Next.js, handles SIGTERM (graceful shutdown).
+        NEXT_MANUAL_SIG_HANDLE: "true",
+        SHUTDOWN_GRACE_MS: "5000",
         DATA_DIR: dataDir,
         ADMIN_API_KEY: TEST_ADMIN_KEY,
         PORT: String(port),
@@ -62,12 +67,15 @@ export async function startServer(
   });
 
   const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => resolve(code)),
+  );
+  const signal = async (name: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(name);
+    return exited;
+  };
   const stop = async () => {
-    if (child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await exited;
-    }
+    await signal("SIGTERM");
     await rm(dataDir, { recursive: true, force: true });
   };
 
@@ -86,5 +94,5 @@ export async function startServer(
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
-  return { url, dataDir, output: () => output, stop };
+  return { url, dataDir, output: () => output, signal, stop };
 }

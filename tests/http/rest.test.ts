@@ -294,7 +294,7 @@ describe.each(DATABASE_KINDS)("REST API over HTTP on %s", (kind) => {
       const doc = await response.json();
       expect(doc.openapi).toBe("3.1.0");
       expect(Object.keys(doc.paths)).toEqual(
-        expect.arrayContaining(["/health", "/agents", "/{aid}/chat"]),
+        expect.arrayContaining(["/health", "/agents", "/{aid}/chat", "/agents/{aid}/runs"]),
       );
       expect(
         doc.paths["/agents"].post.requestBody.content["application/json"].schema.properties.aid
