@@ -34,6 +34,12 @@ export function agentNotFound(aid: string): AppError {
   return new AppError("agent_not_found", `Agent '${aid}' not found.`);
 }
 
+/** Throws 404 unless the agent exists. */
+export async function assertAgentExists(db: Db, aid: string): Promise<void> {
+  const [found] = await db.select({ aid: agents.aid }).from(agents).where(eq(agents.aid, aid));
+  if (!found) throw agentNotFound(aid);
+}
+
 /** Applies the fields `input` gives (undefined = keep) over `current`. */
 function mergeConfig(current: AgentConfig, input: AgentInput): AgentConfig {
   const pick = <T>(given: T | undefined, kept: T) => (given === undefined ? kept : given);

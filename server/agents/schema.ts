@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageParams } from "@/server/pagination/schema";
 
 /**
  * The agent schemas, defined once: the tRPC procedures, the REST handlers, the OpenAPI
@@ -43,6 +44,15 @@ export const RESERVED_AIDS: ReadonlySet<string> = new Set([
 ]);
 
 const AID_RULE = `an agent ID is ${AID_MIN_LENGTH} to ${AID_MAX_LENGTH} characters: a lowercase letter, then lowercase letters, digits or hyphens`;
+
+/**
+ * An aid to look up: any string may be asked for, since one that is malformed or reserved is
+ * simply not found (404), not a 400.
+ */
+export const lookupAidSchema = z
+  .string()
+  .min(1)
+  .max(AID_MAX_LENGTH * 4);
 
 export const aidSchema = z
   .string({ error: `must be a string; ${AID_RULE}` })
@@ -220,13 +230,7 @@ export type Agent = z.infer<typeof agentSchema>;
 export const upsertAgentOutputSchema = z.object({ created: z.boolean(), agent: agentSchema });
 
 export const listAgentsInputSchema = z.strictObject({
-  limit: z.coerce
-    .number({ error: "must be a whole number from 1 to 1000" })
-    .int("must be a whole number from 1 to 1000")
-    .min(1, "must be a whole number from 1 to 1000")
-    .max(1000, "must be a whole number from 1 to 1000")
-    .default(100),
-  cursor: z.string().max(512, "is not a cursor this service gave out").optional(),
+  ...pageParams(1000, 100),
   q: z.string().trim().max(200, "must be at most 200 characters").optional(),
 });
 

@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, gt, lt, or } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
-import { agents, chatMessages, chatThreads } from "@/db/schema";
-import { agentNotFound } from "@/server/agents/agents";
+import { chatMessages, chatThreads } from "@/db/schema";
+import { assertAgentExists } from "@/server/agents/agents";
 import { decodeCursor, encodeCursor } from "@/server/pagination/cursor";
 import type {
   listMessagesInputSchema,
@@ -14,11 +14,6 @@ import type {
 /** Reading conversations back (admin): an agent's threads, and a thread's messages. */
 
 type Ctx = { db: Db };
-
-async function assertAgentExists(db: Db, aid: string): Promise<void> {
-  const [found] = await db.select({ aid: agents.aid }).from(agents).where(eq(agents.aid, aid));
-  if (!found) throw agentNotFound(aid);
-}
 
 const messageCursor = z.object({ before: z.int().positive() });
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { AID_MAX_LENGTH, quotaSchema } from "@/server/agents/schema";
+import { lookupAidSchema, quotaSchema } from "@/server/agents/schema";
+import { pageParams } from "@/server/pagination/schema";
 
 /** Chat schemas, defined once for the procedures, the REST handler, OpenAPI and the dashboard. */
 
@@ -15,14 +16,8 @@ export const chatIdSchema = z
   .regex(CHAT_ID_PATTERN, CHAT_ID_RULE)
   .meta({ description: `Conversation thread; ${CHAT_ID_RULE}.`, examples: ["default"] });
 
-/** Any aid may be asked for: one that is malformed or reserved is simply not found. */
-const anyAid = z
-  .string()
-  .min(1)
-  .max(AID_MAX_LENGTH * 4);
-
 export const chatInputSchema = z.strictObject({
-  aid: anyAid,
+  aid: lookupAidSchema,
   q: z
     .string({
       error: `is required: the message, 1 to ${Q_MAX_LENGTH.toLocaleString("en")} characters`,
@@ -70,11 +65,9 @@ export const chatMessageSchema = z.object({
 });
 
 export const listMessagesInputSchema = z.strictObject({
-  aid: anyAid,
+  aid: lookupAidSchema,
   chat_id: chatIdSchema.default(DEFAULT_CHAT_ID),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  /** The `next_cursor` of the previous page: messages older than it. */
-  cursor: z.string().max(100).optional(),
+  ...pageParams(500, 50),
 });
 
 export const listMessagesOutputSchema = z.object({
@@ -91,9 +84,8 @@ export const chatThreadSchema = z.object({
 });
 
 export const listThreadsInputSchema = z.strictObject({
-  aid: anyAid,
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  cursor: z.string().max(400).optional(),
+  aid: lookupAidSchema,
+  ...pageParams(500, 50),
 });
 
 export const listThreadsOutputSchema = z.object({

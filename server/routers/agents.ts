@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { getAgent, listAgents, upsertAgent } from "@/server/agents/agents";
 import {
-  AID_MAX_LENGTH,
   agentInputSchema,
   agentSchema,
   listAgentsInputSchema,
   listAgentsOutputSchema,
+  lookupAidSchema,
   upsertAgentOutputSchema,
 } from "@/server/agents/schema";
 import { adminProcedure, router } from "@/server/trpc";
@@ -24,8 +24,7 @@ export const agentsRouter = router({
     .query(({ ctx, input }) => listAgents(ctx, input)),
 
   get: adminProcedure
-    // Any string may be looked up: a reserved or malformed aid is simply not found.
-    .input(z.strictObject({ aid: z.string().min(1).max(AID_MAX_LENGTH) }))
+    .input(z.strictObject({ aid: lookupAidSchema }))
     .output(agentSchema)
     .query(({ ctx, input }) => getAgent(ctx, input.aid)),
 });

@@ -2,7 +2,7 @@ import { and, count, desc, eq, lt } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { type AutonomousRunRow, agents, autonomousRuns, RUN_OUTCOMES } from "@/db/schema";
-import { agentNotFound } from "@/server/agents/agents";
+import { agentNotFound, assertAgentExists } from "@/server/agents/agents";
 import { decodeCursor, encodeCursor } from "@/server/pagination/cursor";
 import type { listRunsInputSchema, listRunsOutputSchema, Run, runSummarySchema } from "./schema";
 
@@ -29,11 +29,7 @@ export async function listRuns(
   { db }: { db: Db },
   input: z.output<typeof listRunsInputSchema>,
 ): Promise<z.output<typeof listRunsOutputSchema>> {
-  const [agent] = await db
-    .select({ aid: agents.aid })
-    .from(agents)
-    .where(eq(agents.aid, input.aid));
-  if (!agent) throw agentNotFound(input.aid);
+  await assertAgentExists(db, input.aid);
   const before = input.cursor ? decodeCursor(input.cursor, runCursor).before : undefined;
   const rows = await db
     .select()

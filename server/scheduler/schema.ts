@@ -1,11 +1,8 @@
 import { z } from "zod";
-import { AID_MAX_LENGTH } from "@/server/agents/schema";
+import { lookupAidSchema } from "@/server/agents/schema";
+import { pageParams } from "@/server/pagination/schema";
 
 const isoDateTime = z.iso.datetime({ offset: true });
-const anyAid = z
-  .string()
-  .min(1)
-  .max(AID_MAX_LENGTH * 4);
 
 export const runSchema = z
   .object({
@@ -23,12 +20,11 @@ export const runSchema = z
 
 export type Run = z.infer<typeof runSchema>;
 
-export const aidInputSchema = z.strictObject({ aid: anyAid });
+export const aidInputSchema = z.strictObject({ aid: lookupAidSchema });
 
 export const listRunsInputSchema = z.strictObject({
-  aid: anyAid,
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  cursor: z.string().max(100).optional(),
+  aid: lookupAidSchema,
+  ...pageParams(500, 50),
 });
 
 export const listRunsOutputSchema = z.object({

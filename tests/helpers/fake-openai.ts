@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 
 /**
  * A fake OpenAI-compatible server on loopback that speaks the real /v1/chat/completions
@@ -150,4 +151,24 @@ function split(text: string, pieces: number): string[] {
   const parts: string[] = [];
   for (let i = 0; i < text.length; i += size) parts.push(text.slice(i, i + size));
   return parts;
+}
+
+/**
+ * A fake endpoint for one describe block: started before its tests, reset before each (requests
+ * forgotten, `reply` as the answer), closed after. Returns a getter for it.
+ */
+export function useFakeOpenAi(reply = "Hello from the fake model."): () => FakeOpenAi {
+  let fake: FakeOpenAi | undefined;
+  beforeAll(async () => {
+    fake = await startFakeOpenAi();
+  });
+  afterAll(() => fake?.close());
+  beforeEach(() => {
+    fake?.requests.splice(0);
+    fake?.behave({ kind: "reply", text: reply });
+  });
+  return () => {
+    if (!fake) throw new Error("the fake endpoint is not started yet");
+    return fake;
+  };
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { chatMessages } from "@/db/schema";
 import type { ChatRuntime } from "@/server/chat/chat";
 import { createChatRuntime } from "@/server/chat/runtime";
@@ -6,7 +6,7 @@ import type { ChatEvent } from "@/server/chat/schema";
 import { fixedClock } from "@/server/clock";
 import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
-import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai";
+import { useFakeOpenAi } from "../helpers/fake-openai";
 
 async function collect(events: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
   const all: ChatEvent[] = [];
@@ -17,22 +17,13 @@ async function collect(events: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
 describe.each(DATABASE_KINDS)("chat on %s", (kind) => {
   const clock = fixedClock("2026-11-21T20:00:00Z");
   const testDatabase = useTestDatabase(kind, { clock, start: "2026-11-21T20:00:00Z" });
-  let fake: FakeOpenAi;
-
-  beforeAll(async () => {
-    fake = await startFakeOpenAi();
-  });
-  afterAll(() => fake?.close());
-  beforeEach(() => {
-    fake.requests.length = 0;
-    fake.behave({ kind: "reply", text: "Hello from the fake model." });
-  });
+  const fakeEndpoint = useFakeOpenAi("Hello from the fake model.");
 
   /** A runtime on the fake endpoint, with settings a test may override. */
   const openAiRuntime = (env: Record<string, string> = {}): ChatRuntime =>
     createChatRuntime(
       testConfig({
-        LLM_BASE_URL: fake.baseUrl,
+        LLM_BASE_URL: fakeEndpoint().baseUrl,
         LLM_API_KEY: "sk-test",
         LLM_MAX_RETRIES: "1",
         ...env,
@@ -201,7 +192,7 @@ describe.each(DATABASE_KINDS)("chat on %s", (kind) => {
       const reply = await caller(chat).chat.send({ aid: "smart", q: "q3" });
       expect(reply.reply).toBe("Hello from the fake model.");
 
-      const last = fake.requests.at(-1);
+      const last = fakeEndpoint().requests.at(-1);
       expect(last).toMatchObject({ model: "gpt-test", temperature: 0.3 });
       expect(last?.stream).not.toBe(true);
       expect(last?.messages).toEqual([
@@ -214,20 +205,20 @@ describe.each(DATABASE_KINDS)("chat on %s", (kind) => {
       ]);
 
       await caller(chat).chat.send({ aid: "plain", q: "hi" });
-      expect(fake.requests.at(-1)).toMatchObject({ model: "default-model" });
-      expect(fake.requests.at(-1)?.temperature).toBeUndefined();
+      expect(fakeEndpoint().requests.at(-1)).toMatchObject({ model: "default-model" });
+      expect(fakeEndpoint().requests.at(-1)?.temperature).toBeUndefined();
     });
 
     it("bounds the history by characters too, dropping the oldest", async () => {
       const chat = openAiRuntime({ CHAT_HISTORY_MAX_CHARS: "60" });
-      fake.behave({ kind: "reply", text: "x".repeat(25) });
+      fakeEndpoint().behave({ kind: "reply", text: "x".repeat(25) });
       await agent("chars");
       for (let i = 0; i < 3; i++)
         await caller(chat).chat.send({ aid: "chars", q: `question ${i}` });
       // History newest first: 25 + 10 + 25 = 60 characters fit; the fourth would not.
       expect(
-        fake.requests
-          .at(-1)
+        fakeEndpoint()
+          .requests.at(-1)
           ?.messages.slice(1)
           .map((m) => m.content),
       ).toEqual(["x".repeat(25), "question 1", "x".repeat(25), "question 2"]);
@@ -235,38 +226,41 @@ describe.each(DATABASE_KINDS)("chat on %s", (kind) => {
 
     it("streams the provider's chunks through", async () => {
       const chat = openAiRuntime();
-      fake.behave({ kind: "reply", text: "Streaming works fine.", chunks: 5 });
+      fakeEndpoint().behave({ kind: "reply", text: "Streaming works fine.", chunks: 5 });
       await agent("flow");
       const events = await collect(await caller(chat).chat.stream({ aid: "flow", q: "go" }));
-      expect(fake.requests.at(-1)?.stream).toBe(true);
+      expect(fakeEndpoint().requests.at(-1)?.stream).toBe(true);
       expect(events.filter((e) => e.type === "delta").length).toBeGreaterThanOrEqual(5);
       expect(events.at(-1)).toMatchObject({ type: "done", reply: "Streaming works fine." });
     });
 
     it("maps a provider 500 to 502, gives the quota back and stores nothing", async () => {
       const chat = openAiRuntime();
-      fake.behave({ kind: "error", status: 500 });
+      fakeEndpoint().behave({ kind: "error", status: 500 });
       await agent("broken");
       const failure = await problemOf(caller(chat).chat.send({ aid: "broken", q: "hi" }));
       expect(failure).toMatchObject({ status: 502, code: "provider_error" });
       expect(failure.detail).toBe("The model provider failed (HTTP 500 after 2 attempts).");
-      expect(fake.requests).toHaveLength(2); // one retry
+      expect(fakeEndpoint().requests).toHaveLength(2); // one retry
       expect((await quotaOf("broken")).message_count_total).toBe(0);
       expect(await testDatabase().db.select().from(chatMessages)).toHaveLength(0);
     });
 
     it("retries a 429 from the provider and then succeeds", async () => {
       const chat = openAiRuntime();
-      fake.behave({ kind: "error", status: 429 }, { kind: "reply", text: "after a retry" });
+      fakeEndpoint().behave(
+        { kind: "error", status: 429 },
+        { kind: "reply", text: "after a retry" },
+      );
       await agent("retry");
       expect((await caller(chat).chat.send({ aid: "retry", q: "hi" })).reply).toBe("after a retry");
-      expect(fake.requests).toHaveLength(2);
+      expect(fakeEndpoint().requests).toHaveLength(2);
       expect((await quotaOf("retry")).message_count_total).toBe(1);
     });
 
     it("maps a provider that keeps answering 429 to 502 and gives the quota back", async () => {
       const chat = openAiRuntime();
-      fake.behave({ kind: "error", status: 429 });
+      fakeEndpoint().behave({ kind: "error", status: 429 });
       await agent("throttled");
       expect(await problemOf(caller(chat).chat.send({ aid: "throttled", q: "hi" }))).toMatchObject({
         status: 502,
@@ -277,7 +271,7 @@ describe.each(DATABASE_KINDS)("chat on %s", (kind) => {
 
     it("maps a provider that does not answer in time to 504 and gives the quota back", async () => {
       const chat = openAiRuntime({ LLM_TIMEOUT_MS: "300" });
-      fake.behave({ kind: "hang" });
+      fakeEndpoint().behave({ kind: "hang" });
       await agent("slow");
       expect(await problemOf(caller(chat).chat.send({ aid: "slow", q: "hi" }))).toMatchObject({
         status: 504,
@@ -289,7 +283,7 @@ describe.each(DATABASE_KINDS)("chat on %s", (kind) => {
 
     it("gives the quota back when a stream stalls past the timeout", async () => {
       const chat = openAiRuntime({ LLM_TIMEOUT_MS: "300" });
-      fake.behave({ kind: "stall", text: "partial answer" });
+      fakeEndpoint().behave({ kind: "stall", text: "partial answer" });
       await agent("stall");
       const events: ChatEvent[] = [];
       const failure = await problemOf(
@@ -306,7 +300,7 @@ describe.each(DATABASE_KINDS)("chat on %s", (kind) => {
 
     it("refuses with 503 once every model slot is busy, without touching the quota", async () => {
       const chat = openAiRuntime({ LLM_MAX_CONCURRENCY: "2", LLM_TIMEOUT_MS: "1000" });
-      fake.behave({ kind: "hang" });
+      fakeEndpoint().behave({ kind: "hang" });
       await agent("busy");
       const inFlight = [1, 2].map(() =>
         problemOf(caller(chat).chat.send({ aid: "busy", q: "hold" })),
@@ -325,7 +319,7 @@ describe.each(DATABASE_KINDS)("chat on %s", (kind) => {
 
     it("stops the model call and gives the quota back when the client goes away", async () => {
       const chat = openAiRuntime();
-      fake.behave({ kind: "hang" });
+      fakeEndpoint().behave({ kind: "hang" });
       await agent("leaver");
       const controller = new AbortController();
       const call = problemOf(

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { autonomousRuns } from "@/db/schema";
 import type { ChatRuntime } from "@/server/chat/chat";
 import { createChatRuntime } from "@/server/chat/runtime";
@@ -8,7 +8,7 @@ import { claimDueRuns } from "@/server/scheduler/runs";
 import { Scheduler } from "@/server/scheduler/scheduler";
 import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
-import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai";
+import { useFakeOpenAi } from "../helpers/fake-openai";
 
 const START = "2026-11-21T10:00:00Z";
 const MINUTE = 60_000;
@@ -16,20 +16,13 @@ const MINUTE = 60_000;
 describe.each(DATABASE_KINDS)("autonomous runs on %s", (kind) => {
   const clock = fixedClock(START);
   const testDatabase = useTestDatabase(kind, { clock, start: START });
-  let fake: FakeOpenAi;
-
-  beforeAll(async () => {
-    fake = await startFakeOpenAi();
-  });
-  afterAll(() => fake?.close());
-  beforeEach(() => {
-    fake.requests.length = 0;
-    fake.behave({ kind: "reply", text: "Done." });
-  });
+  const fakeEndpoint = useFakeOpenAi("Done.");
 
   const echo = () => createChatRuntime(testConfig());
   const openAi = (env: Record<string, string> = {}) =>
-    createChatRuntime(testConfig({ LLM_BASE_URL: fake.baseUrl, LLM_MAX_RETRIES: "0", ...env }));
+    createChatRuntime(
+      testConfig({ LLM_BASE_URL: fakeEndpoint().baseUrl, LLM_MAX_RETRIES: "0", ...env }),
+    );
   const schedulerWith = (chat: ChatRuntime = echo()) =>
     new Scheduler(
       { db: testDatabase().db, clock, chat },
@@ -134,7 +127,7 @@ describe.each(DATABASE_KINDS)("autonomous runs on %s", (kind) => {
   it("records a model failure as failed, gives the quota back, and runs the next slot", async () => {
     const chat = openAi();
     await autonomousAgent("flaky");
-    fake.behave({ kind: "error", status: 500 }, { kind: "reply", text: "Recovered." });
+    fakeEndpoint().behave({ kind: "error", status: 500 }, { kind: "reply", text: "Recovered." });
     await simulate(schedulerWith(chat), 6);
     const runs = await runsOf("flaky");
     expect(runs.map((r) => r.outcome)).toEqual(["failed", "succeeded"]);
