@@ -8,8 +8,10 @@ import {
   foreignKey,
   index,
   integer,
+  jsonb,
   pgTable,
   primaryKey,
+  serial,
   text,
   timestamp,
   uniqueIndex,
@@ -162,8 +164,84 @@ export const autonomousRuns = pgTable(
   ],
 );
 
+/** Sign-In with Ethereum nonces: issued by GET /v1/nonce for one address, spent once. */
+export const siweNonces = pgTable(
+  "siwe_nonces",
+  {
+    nonce: text().primaryKey(),
+    /** Lower-case: the address the nonce was issued to. */
+    address: text().notNull(),
+    issuedAt: timestamptz().notNull(),
+    expiresAt: timestamptz().notNull(),
+    usedAt: timestamptz(),
+  },
+  (t) => [index("siwe_nonces_expiry").on(t.expiresAt)],
+);
+
+export const DEPLOYMENT_STATUSES = [
+  "init",
+  "pick_up",
+  "deploying",
+  "deployed",
+  "generated_proof",
+  "failed",
+  "cancelled",
+] as const;
+
+export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
+
+/** A worker deployment, as the interface gives it, plus the worker it is assigned to. */
+export const deployments = pgTable(
+  "deployments",
+  {
+    id: serial().primaryKey(),
+    requestId: text().notNull().unique(),
+    /** The owner, EIP-55 checksummed. */
+    userAddress: text().notNull(),
+    workerName: text(),
+    workerUuid: text(),
+    proposalHash: text(),
+    proposalId: integer(),
+    deploymentDetails: jsonb().$type<Record<string, unknown>>().notNull().default({}),
+    proposal: jsonb().$type<Record<string, unknown>>().notNull(),
+    status: text({ enum: DEPLOYMENT_STATUSES }).notNull().default("init"),
+    /** The worker that claimed it with `pick_up`, EIP-55 checksummed; null until then. */
+    workerAddress: text(),
+    createdAt: timestamptz().notNull(),
+    updatedAt: timestamptz().notNull(),
+  },
+  (t) => [
+    index("deployments_by_owner").on(t.userAddress, t.id),
+    index("deployments_by_status").on(t.status, t.id),
+    check(
+      "deployments_status",
+      sql`${t.status} IN ('init', 'pick_up', 'deploying', 'deployed', 'generated_proof', 'failed', 'cancelled')`,
+    ),
+  ],
+);
+
+/** Every status change (and same-status detail update): who signed it, when, with which nonce. */
+export const deploymentStatusHistory = pgTable(
+  "deployment_status_history",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    deploymentId: integer()
+      .notNull()
+      .references(() => deployments.id, { onDelete: "cascade" }),
+    fromStatus: text({ enum: DEPLOYMENT_STATUSES }),
+    toStatus: text({ enum: DEPLOYMENT_STATUSES }).notNull(),
+    signerAddress: text().notNull(),
+    nonce: text().notNull(),
+    deploymentDetails: jsonb().$type<Record<string, unknown>>(),
+    createdAt: timestamptz().notNull(),
+  },
+  (t) => [index("deployment_history_by_deployment").on(t.deploymentId, t.id)],
+);
+
 export type AgentRow = typeof agents.$inferSelect;
 export type AutonomousRunRow = typeof autonomousRuns.$inferSelect;
+export type DeploymentRow = typeof deployments.$inferSelect;
+export type DeploymentHistoryRow = typeof deploymentStatusHistory.$inferSelect;
 export type AgentQuotaRow = typeof agentQuotas.$inferSelect;
 export type ChatMessageRow = typeof chatMessages.$inferSelect;
 export type ChatThreadRow = typeof chatThreads.$inferSelect;

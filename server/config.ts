@@ -41,6 +41,20 @@ export const envSchema = z.object({
   CHAT_MAX_REPLY_CHARS: optional(z.coerce.number().int().min(1).max(1_000_000)).default(16_000),
   CHAT_HISTORY_MESSAGES: optional(z.coerce.number().int().min(0).max(1000)).default(20),
   CHAT_HISTORY_MAX_CHARS: optional(z.coerce.number().int().min(0).max(10_000_000)).default(24_000),
+  ADMIN_ADDRESSES: optional(z.string()).default(""),
+  SIWE_CHAIN_IDS: optional(z.string()).default(
+    "1,10,56,97,137,8453,42161,80002,80084,84532,11155111",
+  ),
+  SIWE_MAX_AGE_S: optional(z.coerce.number().int().min(1).max(86_400)).default(600),
+  SIWE_CLOCK_SKEW_S: optional(z.coerce.number().int().min(0).max(3600)).default(60),
+  RPC_URL: optional(
+    z.url({ protocol: /^(https?|wss?)$/, error: "must be an http(s) or ws(s) URL" }),
+  ),
+  PRIVY_APP_ID: optional(z.string().min(1)),
+  PRIVY_VERIFICATION_KEY: optional(z.string().min(1)),
+  PRIVY_REQUIRED: optional(
+    z.enum(["true", "false"], { error: "must be `true` or `false`" }),
+  ).default("false"),
   SCHEDULER: optional(z.enum(["on", "off"], { error: "must be `on` or `off`" })).default("on"),
   SCHEDULER_TICK_MS: optional(z.coerce.number().int().min(10).max(3_600_000)).default(1000),
   SCHEDULER_BATCH_SIZE: optional(z.coerce.number().int().min(1).max(10_000)).default(100),
@@ -95,6 +109,28 @@ export type SchedulerConfig = {
   shutdownGraceMs: number;
 };
 
+export type SiweConfig = {
+  /** host[:port] of PUBLIC_URL: the only domain a message may name. */
+  domain: string;
+  /** http or https, from PUBLIC_URL: a message that names a scheme must name this one. */
+  scheme: string;
+  /** A message's URI must be this base URL or below it. */
+  baseUrl: string;
+  chainIds: ReadonlySet<number>;
+  maxAgeS: number;
+  clockSkewS: number;
+  rpcUrl: string | undefined;
+  /** Lower-case wallet addresses with admin rights (dashboard, any deployment). */
+  adminAddresses: ReadonlySet<string>;
+};
+
+export type PrivyConfig = {
+  appId: string;
+  /** SPKI PEM of Privy's ES256 verification key. */
+  verificationKey: string;
+  required: boolean;
+};
+
 export type Config = {
   port: number;
   publicUrl: string;
@@ -105,6 +141,9 @@ export type Config = {
   llm: LlmConfig;
   chat: ChatConfig;
   scheduler: SchedulerConfig;
+  siwe: SiweConfig;
+  /** Set when both PRIVY_APP_ID and PRIVY_VERIFICATION_KEY are. */
+  privy: PrivyConfig | undefined;
 };
 
 export class ConfigError extends Error {
@@ -119,9 +158,28 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  const publicUrl = new URL(e.PUBLIC_URL ?? `http://localhost:${e.PORT}`);
+  const issues = [
+    ...listProblems(
+      "ADMIN_ADDRESSES",
+      e.ADMIN_ADDRESSES,
+      (a) => /^0x[0-9a-fA-F]{40}$/.test(a),
+      "is not a 0x address",
+    ),
+    ...listProblems(
+      "SIWE_CHAIN_IDS",
+      e.SIWE_CHAIN_IDS,
+      (c) => /^[1-9]\d*$/.test(c),
+      "is not a chain id",
+    ),
+  ];
+  if (e.PRIVY_REQUIRED === "true" && !(e.PRIVY_APP_ID && e.PRIVY_VERIFICATION_KEY)) {
+    issues.push("  PRIVY_REQUIRED: needs PRIVY_APP_ID and PRIVY_VERIFICATION_KEY");
+  }
+  if (issues.length > 0) throw new ConfigError(`Invalid configuration:\n${issues.join("\n")}`);
   return {
     port: e.PORT,
-    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    publicUrl: publicUrl.toString().replace(/\/+$/, ""),
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
     adminApiKey: e.ADMIN_API_KEY,
@@ -139,6 +197,25 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       historyMessages: e.CHAT_HISTORY_MESSAGES,
       historyMaxChars: e.CHAT_HISTORY_MAX_CHARS,
     },
+    siwe: {
+      domain: publicUrl.host,
+      scheme: publicUrl.protocol.replace(":", ""),
+      baseUrl: publicUrl.toString().replace(/\/+$/, ""),
+      chainIds: new Set(splitList(e.SIWE_CHAIN_IDS).map(Number)),
+      maxAgeS: e.SIWE_MAX_AGE_S,
+      clockSkewS: e.SIWE_CLOCK_SKEW_S,
+      rpcUrl: e.RPC_URL,
+      adminAddresses: new Set(splitList(e.ADMIN_ADDRESSES).map((a) => a.toLowerCase())),
+    },
+    privy:
+      e.PRIVY_APP_ID && e.PRIVY_VERIFICATION_KEY
+        ? {
+            appId: e.PRIVY_APP_ID,
+            // A PEM in one environment line may carry its line breaks as literal \n.
+            verificationKey: e.PRIVY_VERIFICATION_KEY.replaceAll("\\n", "\n"),
+            required: e.PRIVY_REQUIRED === "true",
+          }
+        : undefined,
     scheduler: {
       enabled: e.SCHEDULER === "on",
       tickMs: e.SCHEDULER_TICK_MS,
@@ -154,4 +231,22 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       autonomousLimitMonthly: e.QUOTA_DEFAULT_AUTONOMOUS_LIMIT_MONTHLY,
     },
   };
+}
+
+function splitList(value: string): string[] {
+  return value
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+function listProblems(
+  name: string,
+  value: string,
+  valid: (item: string) => boolean,
+  problem: string,
+): string[] {
+  return splitList(value)
+    .filter((item) => !valid(item))
+    .map((item) => `  ${name}: '${item}' ${problem}`);
 }

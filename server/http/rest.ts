@@ -18,7 +18,8 @@ export function json(body: unknown, status = 200, headers: HeadersInit = {}): Re
 export function problemResponse(p: Problem, headers: Record<string, string> = {}): Response {
   const extra: Record<string, string> = { ...headers };
   if (p.retry_after_s !== undefined) extra["retry-after"] = String(p.retry_after_s);
-  if (p.status === 401) extra["www-authenticate"] = 'Bearer realm="agent-service"';
+  // Bearer is the scheme of the admin key; signature and token failures are not about it.
+  if (p.code === "unauthorized") extra["www-authenticate"] = 'Bearer realm="agent-service"';
   // The rest of an oversized body is never read: tell the client not to reuse this connection.
   if (p.status === 413) extra.connection = "close";
   return new Response(JSON.stringify(p), {

@@ -1,6 +1,7 @@
 import { agentsRouter } from "@/server/routers/agents";
 import { autonomousRouter } from "@/server/routers/autonomous";
 import { chatRouter } from "@/server/routers/chat";
+import { deploymentsRouter } from "@/server/routers/deployments";
 import { healthRouter } from "@/server/routers/health";
 import { createCallerFactory, router } from "@/server/trpc";
 
@@ -9,6 +10,7 @@ export const appRouter = router({
   agents: agentsRouter,
   chat: chatRouter,
   autonomous: autonomousRouter,
+  deployments: deploymentsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -68,7 +68,9 @@ export async function createTestDatabase(
     ...database,
     url: throwaway?.url,
     truncate: async () => {
-      await database.db.execute(sql`TRUNCATE agents, agent_quotas CASCADE`);
+      await database.db.execute(
+        sql`TRUNCATE agents, agent_quotas, deployments, siwe_nonces CASCADE`,
+      );
     },
     destroy: async () => {
       await database.close();

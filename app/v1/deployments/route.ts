@@ -1,0 +1,22 @@
+import type { z } from "zod";
+import type { createDeploymentInputSchema } from "@/server/deployments/schema";
+import { json, methodNotAllowed, queryParams, readJsonBody, restRoute } from "@/server/http/rest";
+
+export const dynamic = "force-dynamic";
+
+export const GET = restRoute(async ({ request, caller }) =>
+  json(
+    await caller.deployments.list(
+      queryParams(request, ["limit", "cursor", "user_address", "status", "proposal_id"]),
+    ),
+  ),
+);
+
+export const POST = restRoute(async ({ request, caller }) => {
+  const body = (await readJsonBody(request)) as z.input<typeof createDeploymentInputSchema>;
+  return json(await caller.deployments.create(body), 201);
+});
+
+export const PUT = methodNotAllowed(["GET", "POST"]);
+export const PATCH = PUT;
+export const DELETE = PUT;

@@ -1,0 +1,17 @@
+import { json, methodNotAllowed, queryParams, restRoute } from "@/server/http/rest";
+
+export const dynamic = "force-dynamic";
+
+/** A single-use nonce for a Sign-In with Ethereum message; it expires after 10 minutes. */
+export const GET = restRoute(async ({ request, caller }) =>
+  json(
+    await caller.deployments.nonce(
+      queryParams(request, ["user_address"]) as { user_address: string },
+    ),
+  ),
+);
+
+export const POST = methodNotAllowed(["GET"]);
+export const PUT = POST;
+export const PATCH = POST;
+export const DELETE = POST;

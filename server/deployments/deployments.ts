@@ -1,0 +1,285 @@
+import { randomUUID } from "node:crypto";
+import { and, asc, desc, eq, lt } from "drizzle-orm";
+import { getAddress } from "viem";
+import { z } from "zod";
+import type { Db } from "@/db/client";
+import {
+  type DeploymentHistoryRow,
+  type DeploymentRow,
+  deploymentStatusHistory,
+  deployments,
+} from "@/db/schema";
+import type { Clock } from "@/server/clock";
+import type { Config } from "@/server/config";
+import { AppError } from "@/server/errors";
+import { decodeCursor, encodeCursor } from "@/server/pagination/cursor";
+import { spendNonce } from "@/server/siwe/nonces";
+import { checkPrivyToken } from "@/server/siwe/privy";
+import { verifySiweMessage } from "@/server/siwe/verify";
+import {
+  type createDeploymentInputSchema,
+  type Deployment,
+  type deploymentWithHistorySchema,
+  type listDeploymentsInputSchema,
+  type listDeploymentsOutputSchema,
+  type StatusStatement,
+  statusStatementSchema,
+  type statusUpdateInputSchema,
+} from "./schema";
+import { allowedNext, canTransition } from "./transitions";
+
+type Ctx = { db: Db; clock: Clock };
+
+export function presentDeployment(row: DeploymentRow): Deployment {
+  return {
+    id: row.id,
+    request_id: row.requestId,
+    user_address: row.userAddress,
+    worker_name: row.workerName,
+    worker_uuid: row.workerUuid,
+    proposal_hash: row.proposalHash,
+    proposal_id: row.proposalId,
+    deployment_details: row.deploymentDetails,
+    proposal: row.proposal,
+    Status: row.status,
+    worker_address: row.workerAddress,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+function presentHistory(row: DeploymentHistoryRow) {
+  return {
+    id: row.id,
+    from_status: row.fromStatus,
+    to_status: row.toStatus,
+    signer_address: row.signerAddress,
+    nonce: row.nonce,
+    deployment_details: row.deploymentDetails,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/** Creates a deployment in `init` (admin). A request_id that exists already is a 409. */
+export async function createDeployment(
+  { db, clock }: Ctx,
+  input: z.output<typeof createDeploymentInputSchema>,
+): Promise<Deployment> {
+  const now = clock.now();
+  const [row] = await db
+    .insert(deployments)
+    .values({
+      requestId: input.request_id ?? randomUUID(),
+      userAddress: getAddress(input.user_address),
+      workerName: input.worker_name ?? null,
+      workerUuid: input.worker_uuid ?? null,
+      proposalHash: input.proposal_hash ?? null,
+      proposalId: input.proposal_id ?? null,
+      deploymentDetails: input.deployment_details ?? {},
+      proposal: input.proposal,
+      status: "init",
+      createdAt: now,
+      updatedAt: now,
+    })
+    .onConflictDoNothing({ target: deployments.requestId })
+    .returning();
+  if (!row)
+    throw new AppError(
+      "conflict",
+      `A deployment with request_id '${input.request_id}' exists already.`,
+    );
+  return presentDeployment(row);
+}
+
+const deploymentCursor = z.object({ before: z.int().positive() });
+
+/** A page of deployments, newest first, filtered by owner, status and proposal. */
+export async function listDeployments(
+  { db }: Ctx,
+  input: z.output<typeof listDeploymentsInputSchema>,
+): Promise<z.output<typeof listDeploymentsOutputSchema>> {
+  const before = input.cursor ? decodeCursor(input.cursor, deploymentCursor).before : undefined;
+  const rows = await db
+    .select()
+    .from(deployments)
+    .where(
+      and(
+        input.user_address
+          ? eq(deployments.userAddress, getAddress(input.user_address))
+          : undefined,
+        input.status ? eq(deployments.status, input.status) : undefined,
+        input.proposal_id === undefined ? undefined : eq(deployments.proposalId, input.proposal_id),
+        before === undefined ? undefined : lt(deployments.id, before),
+      ),
+    )
+    .orderBy(desc(deployments.id))
+    .limit(input.limit + 1);
+  const page = rows.slice(0, input.limit);
+  const last = page.at(-1);
+  return {
+    deployments: page.map(presentDeployment),
+    next_cursor: rows.length > input.limit && last ? encodeCursor({ before: last.id }) : null,
+  };
+}
+
+/** One deployment with its status history, oldest change first. */
+export async function getDeployment(
+  { db }: Ctx,
+  id: number,
+): Promise<z.output<typeof deploymentWithHistorySchema>> {
+  const [row] = await db.select().from(deployments).where(eq(deployments.id, id));
+  if (!row) throw new AppError("deployment_not_found", `Deployment ${id} not found.`);
+  const history = await db
+    .select()
+    .from(deploymentStatusHistory)
+    .where(eq(deploymentStatusHistory.deploymentId, id))
+    .orderBy(asc(deploymentStatusHistory.id));
+  return { ...presentDeployment(row), history: history.map(presentHistory) };
+}
+
+/**
+ * A worker's signed status change. The signature, message and token are checked first; then,
+ * in one transaction, the nonce is spent and the deployment locked, checked and changed, so a
+ * replay or two workers racing for `pick_up` have exactly one winner. A refused change still
+ * spends the nonce of its authenticated message: a signed message works once, whatever happens.
+ */
+export async function updateStatus(
+  { db, clock, config }: Ctx & { config: Pick<Config, "siwe" | "privy"> },
+  input: z.output<typeof statusUpdateInputSchema>,
+): Promise<Deployment> {
+  const now = clock.now();
+  const message = await verifySiweMessage(
+    config.siwe,
+    { message: input.siwe_msg, signature: input.signature, address: input.user_address },
+    now,
+  );
+  const statement = parseStatement(message.statement);
+  await checkPrivyToken(config.privy, input.privy_token);
+
+  const outcome = await db.transaction(async (tx) => {
+    await spendNonce(tx, message.nonce, message.address, now);
+    const [current] = await tx
+      .select()
+      .from(deployments)
+      .where(eq(deployments.requestId, statement.request_id))
+      .for("update");
+    if (!current) {
+      return {
+        refused: new AppError(
+          "deployment_not_found",
+          `No deployment has request_id '${statement.request_id}'.`,
+        ),
+      };
+    }
+    const refused = refusal(current, statement, message.address, config.siwe.adminAddresses);
+    if (refused) return { refused };
+
+    const claims =
+      !current.workerAddress && statement.status === "pick_up" && !isAdmin(message.address, config);
+    const [updated] = await tx
+      .update(deployments)
+      .set({
+        status: statement.status,
+        deploymentDetails: { ...current.deploymentDetails, ...statement.deployment_details },
+        ...(statement.worker_name ? { workerName: statement.worker_name } : {}),
+        ...(statement.worker_uuid ? { workerUuid: statement.worker_uuid } : {}),
+        ...(claims ? { workerAddress: message.address } : {}),
+        updatedAt: now,
+      })
+      .where(eq(deployments.id, current.id))
+      .returning();
+    await tx.insert(deploymentStatusHistory).values({
+      deploymentId: current.id,
+      fromStatus: current.status,
+      toStatus: statement.status,
+      signerAddress: message.address,
+      nonce: message.nonce,
+      deploymentDetails: statement.deployment_details ?? null,
+      createdAt: now,
+    });
+    return { updated: updated as DeploymentRow };
+  });
+  if ("refused" in outcome) throw outcome.refused;
+  return presentDeployment(outcome.updated);
+}
+
+function isAdmin(address: string, config: Pick<Config, "siwe">): boolean {
+  return config.siwe.adminAddresses.has(address.toLowerCase());
+}
+
+/** The statement is a JSON object (the form worker SDKs sign); anything else is a 400. */
+function parseStatement(statement: string | undefined): StatusStatement {
+  if (!statement) {
+    throw new AppError(
+      "invalid_statement",
+      "The message has no statement; it must be a JSON object with request_id and status.",
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(statement);
+  } catch {
+    throw new AppError(
+      "invalid_statement",
+      "The message's statement is not JSON; it must be a JSON object with request_id and status.",
+    );
+  }
+  return statementOrError(value);
+}
+
+function statementOrError(value: unknown): StatusStatement {
+  const parsed = statusStatementSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map(
+    (issue) => `${issue.path.join(".") || "statement"} ${issue.message}`,
+  );
+  throw new AppError(
+    "invalid_statement",
+    `The message's statement is not a valid status update: ${problems.join("; ")}.`,
+    {
+      errors: parsed.error.issues.map((issue) => ({
+        field: `statement.${issue.path.join(".")}`.replace(/\.$/, ""),
+        detail: issue.message,
+      })),
+    },
+  );
+}
+
+/** Why `signer` may not make this change, if it may not. */
+function refusal(
+  current: DeploymentRow,
+  statement: StatusStatement,
+  signer: string,
+  adminAddresses: ReadonlySet<string>,
+): AppError | undefined {
+  const admin = adminAddresses.has(signer.toLowerCase());
+  const assignedTo = current.workerAddress;
+  if (!admin && assignedTo && assignedTo !== signer) {
+    if (statement.status === "pick_up") {
+      return new AppError(
+        "already_claimed",
+        `Deployment '${current.requestId}' has already been picked up by another worker.`,
+      );
+    }
+    return new AppError(
+      "forbidden",
+      `Deployment '${current.requestId}' is assigned to another worker.`,
+    );
+  }
+  if (!admin && !assignedTo && statement.status !== "pick_up") {
+    return new AppError(
+      "forbidden",
+      `Deployment '${current.requestId}' is not assigned to you: a worker claims it by signing pick_up first.`,
+    );
+  }
+  if (!canTransition(current.status, statement.status)) {
+    const next = allowedNext(current.status);
+    return new AppError(
+      "transition_not_allowed",
+      `A deployment in ${current.status} cannot move to ${statement.status}; ${
+        next.length > 0 ? `it can move to ${next.join(", ")}` : `${current.status} is final`
+      }.`,
+    );
+  }
+  return undefined;
+}

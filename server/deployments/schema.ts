@@ -1,0 +1,152 @@
+import { isAddress } from "viem";
+import { z } from "zod";
+import { DEPLOYMENT_STATUSES } from "@/db/schema";
+import { pageParams } from "@/server/pagination/schema";
+
+/** Deployment schemas, defined once for the procedures, REST, OpenAPI and the dashboard. */
+
+export const addressSchema = z
+  .string({ error: "must be a 0x-prefixed Ethereum address" })
+  .refine(
+    (value) => isAddress(value, { strict: false }),
+    "must be a 0x-prefixed Ethereum address of 40 hex digits",
+  )
+  .meta({ examples: ["0x5B38Da6a701c568545dCfcB03FcB875f56beddC4"] });
+
+export const statusSchema = z.enum(DEPLOYMENT_STATUSES, {
+  error: `must be one of ${DEPLOYMENT_STATUSES.join(", ")}`,
+});
+
+const detailsSchema = z.record(z.string(), z.unknown(), { error: "must be a JSON object" });
+
+const whole = (what: string) => z.int({ error: `must be a whole number (${what})` });
+const amount = (what: string) => z.number({ error: `must be a number (${what})` });
+
+export const proposalSchema = z
+  .strictObject({
+    init_cost: whole("initial cost").min(0, "must be 0 or more"),
+    maintenance_cost: whole("maintenance cost").min(0, "must be 0 or more"),
+    pay_period: whole("pay period").min(0, "must be 0 or more"),
+    accept_currency: z.string({ error: "must be a currency code" }).min(1).max(32),
+    cost: amount("cost").min(0, "must be 0 or more"),
+    fit: amount("fit"),
+    throughput: amount("throughput").min(0, "must be 0 or more"),
+    sla: amount("SLA").min(0, "must be 0 or more"),
+    error_rate: amount("a fraction")
+      .min(0, "must be a fraction from 0 to 1")
+      .max(1, "must be a fraction from 0 to 1"),
+    rank: whole("rank"),
+    extra_attribute: detailsSchema.default({}),
+  })
+  .meta({ id: "Proposal" });
+
+export const createDeploymentInputSchema = z.strictObject({
+  request_id: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: "Unique; generated when left out." }),
+  user_address: addressSchema.meta({ description: "The owner." }),
+  worker_name: z.string().min(1).max(200).optional(),
+  worker_uuid: z.string().min(1).max(200).optional(),
+  proposal_hash: z.string().min(1).max(200).optional(),
+  proposal_id: z.int().min(0).max(2_147_483_647).optional(),
+  deployment_details: detailsSchema.optional(),
+  proposal: proposalSchema,
+});
+
+const isoDateTime = z.iso.datetime({ offset: true });
+
+/** The deployment record exactly as the interface gives it (note `Status`), plus assignment and times. */
+export const deploymentSchema = z
+  .object({
+    id: z.int(),
+    request_id: z.string(),
+    user_address: z.string(),
+    worker_name: z.string().nullable(),
+    worker_uuid: z.string().nullable(),
+    proposal_hash: z.string().nullable(),
+    proposal_id: z.int().nullable(),
+    deployment_details: z.record(z.string(), z.unknown()),
+    proposal: z.record(z.string(), z.unknown()),
+    Status: statusSchema,
+    worker_address: z
+      .string()
+      .nullable()
+      .meta({ description: "The worker that claimed it; null until pick_up." }),
+    created_at: isoDateTime,
+    updated_at: isoDateTime,
+  })
+  .meta({ id: "Deployment" });
+
+export type Deployment = z.infer<typeof deploymentSchema>;
+
+export const historyEntrySchema = z.object({
+  id: z.int(),
+  from_status: statusSchema.nullable(),
+  to_status: statusSchema,
+  signer_address: z.string(),
+  nonce: z.string(),
+  deployment_details: z.record(z.string(), z.unknown()).nullable(),
+  created_at: isoDateTime,
+});
+
+export const deploymentWithHistorySchema = deploymentSchema
+  .extend({ history: z.array(historyEntrySchema) })
+  .meta({ id: "DeploymentWithHistory" });
+
+export const listDeploymentsInputSchema = z.strictObject({
+  ...pageParams(500, 50),
+  user_address: addressSchema.optional(),
+  status: statusSchema.optional(),
+  proposal_id: z.coerce
+    .number({ error: "must be a whole number" })
+    .int("must be a whole number")
+    .optional(),
+});
+
+export const listDeploymentsOutputSchema = z.object({
+  deployments: z.array(deploymentSchema),
+  next_cursor: z.string().nullable(),
+});
+
+export const deploymentIdInputSchema = z.strictObject({
+  id: z.coerce
+    .number({ error: "must be a deployment id" })
+    .int("must be a deployment id")
+    .positive("must be a deployment id"),
+});
+
+/** Body of POST /v1/deployments/worker/status: the change itself is inside the signed message. */
+export const statusUpdateInputSchema = z
+  .strictObject({
+    user_address: addressSchema,
+    signature: z
+      .string({ error: "must be a 0x-prefixed hex signature" })
+      .regex(/^0x[0-9a-fA-F]+$/, "must be a 0x-prefixed hex signature")
+      .max(100_000),
+    siwe_msg: z.string({ error: "must be the signed EIP-4361 message" }).min(1).max(20_000),
+    privy_token: z.string().max(10_000).nullish().meta({
+      description:
+        "A Privy access token; checked when Privy is configured, required only if so configured.",
+    }),
+  })
+  .meta({ id: "StatusUpdate" });
+
+/** The statement of the signed message: a JSON object naming the deployment and the new status. */
+export const statusStatementSchema = z.object({
+  request_id: z.string({ error: "must be the deployment's request_id" }).min(1).max(200),
+  status: statusSchema,
+  deployment_details: detailsSchema.optional(),
+  worker_name: z.string().min(1).max(200).optional(),
+  worker_uuid: z.string().min(1).max(200).optional(),
+});
+
+export type StatusStatement = z.infer<typeof statusStatementSchema>;
+
+export const nonceInputSchema = z.strictObject({ user_address: addressSchema });
+
+export const nonceOutputSchema = z
+  .object({ nonce: z.string(), user_address: z.string(), expires_at: isoDateTime })
+  .meta({ id: "Nonce" });

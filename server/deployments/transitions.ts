@@ -1,0 +1,27 @@
+import type { DeploymentStatus } from "@/db/schema";
+
+/**
+ * The deployment status machine:
+ * init → pick_up → deploying → deployed → generated_proof; any status that is not final
+ * → failed; init or pick_up → cancelled; deployed or generated_proof → pick_up (redeploy).
+ * `failed` and `cancelled` are final. The same status again is allowed (it updates details).
+ */
+const NEXT: Record<DeploymentStatus, readonly DeploymentStatus[]> = {
+  init: ["pick_up", "failed", "cancelled"],
+  pick_up: ["deploying", "failed", "cancelled"],
+  deploying: ["deployed", "failed"],
+  deployed: ["generated_proof", "pick_up", "failed"],
+  generated_proof: ["pick_up", "failed"],
+  failed: [],
+  cancelled: [],
+};
+
+export const FINAL_STATUSES: readonly DeploymentStatus[] = ["failed", "cancelled"];
+
+export function canTransition(from: DeploymentStatus, to: DeploymentStatus): boolean {
+  return from === to ? !FINAL_STATUSES.includes(from) : NEXT[from].includes(to);
+}
+
+export function allowedNext(from: DeploymentStatus): readonly DeploymentStatus[] {
+  return NEXT[from];
+}

@@ -1,0 +1,558 @@
+import { exportSPKI, generateKeyPair, SignJWT } from "jose";
+import type { LocalAccount } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createThrowawayPostgres, DATABASE_KINDS } from "../helpers/databases";
+import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
+import {
+  buildMessage,
+  type MessageFields,
+  newAccount,
+  type Statement,
+  signedBody,
+} from "../helpers/siwe";
+
+const adminHeaders = {
+  authorization: `Bearer ${TEST_ADMIN_KEY}`,
+  "content-type": "application/json",
+};
+const PRIVY_APP_ID = "test-privy-app";
+
+const proposal = {
+  init_cost: 100,
+  maintenance_cost: 10,
+  pay_period: 30,
+  accept_currency: "USDC",
+  cost: 12.5,
+  fit: 0.93,
+  throughput: 250.5,
+  sla: 99.9,
+  error_rate: 0.01,
+  rank: 1,
+  extra_attribute: { region: "eu-west" },
+};
+
+describe.each(DATABASE_KINDS)("worker deployments over HTTP on %s", (kind) => {
+  let server: RunningServer;
+  let dropDatabase: (() => Promise<void>) | undefined;
+  let privyKey: CryptoKey;
+  const adminWallet = newAccount();
+
+  beforeAll(async () => {
+    const keys = await generateKeyPair("ES256");
+    privyKey = keys.privateKey;
+    const throwaway = kind === "postgres" ? await createThrowawayPostgres() : undefined;
+    dropDatabase = throwaway?.drop;
+    server = await startServer({
+      ...(throwaway ? { DATABASE_URL: throwaway.url } : {}),
+      ADMIN_ADDRESSES: adminWallet.address,
+      PRIVY_APP_ID,
+      PRIVY_VERIFICATION_KEY: await exportSPKI(keys.publicKey),
+    });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await dropDatabase?.();
+  });
+
+  const domain = () => new URL(server.url.replace("127.0.0.1", "localhost")).host;
+  const baseFields = (nonce: string): MessageFields => ({
+    domain: domain(),
+    uri: `http://${domain()}/v1/deployments/worker/status`,
+    chainId: 8453,
+    nonce,
+    issuedAt: new Date(),
+  });
+
+  const nonceFor = async (account: LocalAccount): Promise<string> => {
+    const response = await fetch(`${server.url}/v1/nonce?user_address=${account.address}`);
+    expect(response.status).toBe(200);
+    return (await response.json()).nonce;
+  };
+
+  const createDeployment = async (extra: Record<string, unknown> = {}) => {
+    const response = await fetch(`${server.url}/v1/deployments`, {
+      method: "POST",
+      headers: adminHeaders,
+      body: JSON.stringify({
+        user_address: newAccount().address,
+        proposal,
+        proposal_id: 7,
+        ...extra,
+      }),
+    });
+    expect(response.status).toBe(201);
+    return response.json();
+  };
+
+  const postStatus = (body: unknown) =>
+    fetch(`${server.url}/v1/deployments/worker/status`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
+
+  /** Gets a nonce, builds and signs the message (with `tweak` applied), and posts it. */
+  async function update(
+    account: LocalAccount,
+    statement: Statement,
+    options: {
+      via?: "viem" | "siwe";
+      fields?: Partial<MessageFields>;
+      tamper?: (body: Awaited<ReturnType<typeof signedBody>>) => unknown;
+      privy_token?: string;
+    } = {},
+  ) {
+    const nonce = await nonceFor(account);
+    const message = buildMessage(options.via ?? "viem", account, statement, {
+      ...baseFields(nonce),
+      ...options.fields,
+    });
+    const body = await signedBody(account, message, { privy_token: options.privy_token });
+    return postStatus(options.tamper ? options.tamper(body) : body);
+  }
+
+  async function expectRefusal(response: Response, status: number, code: string, detail?: RegExp) {
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    const body = await response.json();
+    expect({ status: response.status, code: body.code }).toEqual({ status, code });
+    if (detail) expect(body.detail).toMatch(detail);
+    return body;
+  }
+
+  describe("GET /v1/nonce", () => {
+    it("issues a nonce for an address, and refuses a bad address with 400", async () => {
+      const account = newAccount();
+      const response = await fetch(`${server.url}/v1/nonce?user_address=${account.address}`);
+      expect(await response.json()).toMatchObject({
+        nonce: expect.stringMatching(/^[a-zA-Z0-9]{8,}$/),
+        user_address: account.address,
+      });
+      await expectRefusal(
+        await fetch(`${server.url}/v1/nonce?user_address=0x123`),
+        400,
+        "validation_failed",
+      );
+      await expectRefusal(await fetch(`${server.url}/v1/nonce`), 400, "validation_failed");
+    });
+  });
+
+  describe("POST /v1/deployments (admin)", () => {
+    it("creates a deployment in init, refuses bad input, duplicates and missing credentials", async () => {
+      const created = await createDeployment({ request_id: "req-create-1" });
+      expect(created).toMatchObject({
+        request_id: "req-create-1",
+        Status: "init",
+        worker_address: null,
+        proposal,
+      });
+
+      const duplicate = await fetch(`${server.url}/v1/deployments`, {
+        method: "POST",
+        headers: adminHeaders,
+        body: JSON.stringify({
+          request_id: "req-create-1",
+          user_address: newAccount().address,
+          proposal,
+        }),
+      });
+      await expectRefusal(duplicate, 409, "conflict");
+
+      const invalid = await fetch(`${server.url}/v1/deployments`, {
+        method: "POST",
+        headers: adminHeaders,
+        body: JSON.stringify({ user_address: "nobody", proposal: { ...proposal, error_rate: 2 } }),
+      });
+      const body = await expectRefusal(invalid, 400, "validation_failed");
+      expect(body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+        "proposal.error_rate",
+        "user_address",
+      ]);
+
+      const anonymous = await fetch(`${server.url}/v1/deployments`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ user_address: newAccount().address, proposal }),
+      });
+      await expectRefusal(anonymous, 401, "unauthorized");
+    });
+  });
+
+  describe("POST /v1/deployments/worker/status", () => {
+    it("takes a deployment through its whole life cycle, answering the interface's record", async () => {
+      const worker = newAccount();
+      const deployment = await createDeployment({ worker_name: "pending" });
+      const steps: [string, "viem" | "siwe", Record<string, unknown>][] = [
+        ["pick_up", "siwe", { worker_name: "gpu-worker-1", worker_uuid: "8f14e45f-ceea-467f" }],
+        ["deploying", "viem", { deployment_details: { image: "agent:1.2" } }],
+        ["deployed", "siwe", { deployment_details: { endpoint: "https://node.example/agent" } }],
+        ["generated_proof", "viem", { deployment_details: { proof: "0xabc" } }],
+      ];
+      let last: Record<string, unknown> = {};
+      for (const [status, via, extra] of steps) {
+        const response = await update(
+          worker,
+          { request_id: deployment.request_id, status, ...extra },
+          { via },
+        );
+        expect(response.status, status).toBe(200);
+        last = await response.json();
+        expect(last.Status).toBe(status);
+      }
+
+      expect(Object.keys(last).sort()).toEqual(
+        [
+          "id",
+          "request_id",
+          "user_address",
+          "worker_name",
+          "worker_uuid",
+          "proposal_hash",
+          "proposal_id",
+          "deployment_details",
+          "proposal",
+          "Status",
+          "worker_address",
+          "created_at",
+          "updated_at",
+        ].sort(),
+      );
+      expect(last).toMatchObject({
+        id: deployment.id,
+        request_id: deployment.request_id,
+        user_address: deployment.user_address,
+        worker_name: "gpu-worker-1",
+        worker_uuid: "8f14e45f-ceea-467f",
+        proposal_hash: null,
+        proposal_id: 7,
+        deployment_details: {
+          image: "agent:1.2",
+          endpoint: "https://node.example/agent",
+          proof: "0xabc",
+        },
+        proposal,
+        Status: "generated_proof",
+        worker_address: worker.address,
+      });
+      expect(Number.isInteger(last.id)).toBe(true);
+
+      const detail = await fetch(`${server.url}/v1/deployments/${deployment.id}`, {
+        headers: adminHeaders,
+      }).then((r) => r.json());
+      expect(
+        detail.history.map((h: { from_status: string; to_status: string }) => [
+          h.from_status,
+          h.to_status,
+        ]),
+      ).toEqual([
+        ["init", "pick_up"],
+        ["pick_up", "deploying"],
+        ["deploying", "deployed"],
+        ["deployed", "generated_proof"],
+      ]);
+      expect(
+        new Set(detail.history.map((h: { signer_address: string }) => h.signer_address)),
+      ).toEqual(new Set([worker.address]));
+      expect(new Set(detail.history.map((h: { nonce: string }) => h.nonce)).size).toBe(4);
+
+      // Redeploy, then the same status again updates the details.
+      expect(
+        (await update(worker, { request_id: deployment.request_id, status: "pick_up" })).status,
+      ).toBe(200);
+      const again = await update(worker, {
+        request_id: deployment.request_id,
+        status: "pick_up",
+        deployment_details: { attempt: 2 },
+      });
+      expect(await again.json()).toMatchObject({
+        Status: "pick_up",
+        deployment_details: { attempt: 2 },
+      });
+    });
+
+    it("lets exactly one of 20 racing workers pick a deployment up", async () => {
+      const deployment = await createDeployment();
+      const workers = Array.from({ length: 20 }, () => newAccount());
+      const bodies = await Promise.all(
+        workers.map(async (worker) => {
+          const message = buildMessage(
+            "viem",
+            worker,
+            { request_id: deployment.request_id, status: "pick_up" },
+            baseFields(await nonceFor(worker)),
+          );
+          return signedBody(worker, message);
+        }),
+      );
+      const responses = await Promise.all(bodies.map((body) => postStatus(body)));
+      const statuses = responses.map((r) => r.status);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+      expect(statuses.filter((s) => s === 409)).toHaveLength(19);
+      const loser = responses[statuses.indexOf(409)] as Response;
+      await expectRefusal(
+        loser,
+        409,
+        "already_claimed",
+        /already been picked up by another worker/,
+      );
+
+      const winner = workers[statuses.indexOf(200)] as LocalAccount;
+      const detail = await fetch(`${server.url}/v1/deployments/${deployment.id}`, {
+        headers: adminHeaders,
+      }).then((r) => r.json());
+      expect(detail.worker_address).toBe(winner.address);
+      expect(
+        detail.history.filter((h: { to_status: string }) => h.to_status === "pick_up"),
+      ).toHaveLength(1);
+    });
+
+    describe("refuses, each with its own status and sentence", () => {
+      let requestId: string;
+      const worker = newAccount();
+      beforeAll(async () => {
+        requestId = (await createDeployment()).request_id;
+        expect((await update(worker, { request_id: requestId, status: "pick_up" })).status).toBe(
+          200,
+        );
+      });
+      const next = (status = "deploying") => ({ request_id: requestId, status });
+
+      it("a replayed message (its nonce is spent)", async () => {
+        const message = buildMessage(
+          "viem",
+          worker,
+          next("pick_up"),
+          baseFields(await nonceFor(worker)),
+        );
+        const body = await signedBody(worker, message);
+        expect((await postStatus(body)).status).toBe(200);
+        await expectRefusal(await postStatus(body), 401, "invalid_nonce", /already been used/);
+      });
+
+      it("a nonce this service never issued, or issued to another address", async () => {
+        const message = buildMessage("viem", worker, next(), baseFields("madeUpNonce12345"));
+        await expectRefusal(
+          await postStatus(await signedBody(worker, message)),
+          401,
+          "invalid_nonce",
+          /not issued/,
+        );
+        const othersNonce = await nonceFor(newAccount());
+        const stolen = buildMessage("viem", worker, next(), baseFields(othersNonce));
+        await expectRefusal(
+          await postStatus(await signedBody(worker, stolen)),
+          401,
+          "invalid_nonce",
+          /another address/,
+        );
+      });
+
+      it("a wrong domain, a URI outside the service, a chain not accepted", async () => {
+        await expectRefusal(
+          await update(worker, next(), { fields: { domain: "evil.example" } }),
+          401,
+          "siwe_rejected",
+          /is for 'evil.example'/,
+        );
+        await expectRefusal(
+          await update(worker, next(), { fields: { uri: `http://${domain()}.evil.example/x` } }),
+          401,
+          "siwe_rejected",
+          /not under this service's URL/,
+        );
+        await expectRefusal(
+          await update(worker, next(), { fields: { chainId: 999 } }),
+          401,
+          "siwe_rejected",
+          /Chain 999/,
+        );
+      });
+
+      it("an expired message, one not valid yet, one issued too long ago or in the future", async () => {
+        const now = Date.now();
+        await expectRefusal(
+          await update(worker, next(), { fields: { expirationTime: new Date(now - 1000) } }),
+          401,
+          "siwe_rejected",
+          /expired/,
+        );
+        await expectRefusal(
+          await update(worker, next(), { fields: { notBefore: new Date(now + 3_600_000) } }),
+          401,
+          "siwe_rejected",
+          /not valid yet/,
+        );
+        await expectRefusal(
+          await update(worker, next(), { fields: { issuedAt: new Date(now - 3_600_000) } }),
+          401,
+          "siwe_rejected",
+          /more than 600 seconds ago/,
+        );
+        await expectRefusal(
+          await update(worker, next(), { fields: { issuedAt: new Date(now + 3_600_000) } }),
+          401,
+          "siwe_rejected",
+          /in the future/,
+        );
+      });
+
+      it("a message for another address than user_address", async () => {
+        const other = newAccount();
+        await expectRefusal(
+          await update(worker, next(), {
+            tamper: (body) => ({ ...body, user_address: other.address }),
+          }),
+          401,
+          "siwe_rejected",
+          /different address/,
+        );
+      });
+
+      it("a tampered signature or a tampered statement", async () => {
+        await expectRefusal(
+          await update(worker, next(), {
+            tamper: (body) => ({
+              ...body,
+              signature: `${body.signature.slice(0, -4)}${body.signature.slice(-4) === "1b1b" ? "1c1c" : "1b1b"}`,
+            }),
+          }),
+          401,
+          "invalid_signature",
+        );
+        await expectRefusal(
+          await update(worker, next(), {
+            tamper: (body) => ({
+              ...body,
+              siwe_msg: body.siwe_msg.replace('"deploying"', '"failed"'),
+            }),
+          }),
+          401,
+          "invalid_signature",
+        );
+      });
+
+      it("another worker on a claimed deployment: 403, or 409 when it tries to pick it up", async () => {
+        const intruder = newAccount();
+        await expectRefusal(
+          await update(intruder, next()),
+          403,
+          "forbidden",
+          /assigned to another worker/,
+        );
+        await expectRefusal(await update(intruder, next("pick_up")), 409, "already_claimed");
+      });
+
+      it("a transition the status machine does not allow", async () => {
+        await expectRefusal(
+          await update(worker, next("generated_proof")),
+          409,
+          "transition_not_allowed",
+          /cannot move to generated_proof/,
+        );
+      });
+
+      it("an unknown request_id", async () => {
+        await expectRefusal(
+          await update(worker, { request_id: "no-such-request", status: "pick_up" }),
+          404,
+          "deployment_not_found",
+        );
+      });
+
+      it("malformed JSON, a missing field, a statement that is not a status update", async () => {
+        await expectRefusal(await postStatus('{"user_address": '), 400, "malformed_json");
+        const message = buildMessage("viem", worker, next(), baseFields(await nonceFor(worker)));
+        const { siwe_msg: _, ...withoutMessage } = await signedBody(worker, message);
+        const missing = await expectRefusal(
+          await postStatus(withoutMessage),
+          400,
+          "validation_failed",
+        );
+        expect(missing.errors).toEqual([{ field: "siwe_msg", detail: expect.any(String) }]);
+        await expectRefusal(
+          await postStatus({ ...withoutMessage, siwe_msg: "hello" }),
+          400,
+          "invalid_siwe_message",
+        );
+        await expectRefusal(
+          await update(worker, { request_id: requestId, status: "exploded" }),
+          400,
+          "invalid_statement",
+          /status must be one of/,
+        );
+      });
+
+      it("an invalid, expired or wrong-audience Privy token (checked since Privy is configured)", async () => {
+        const token = (claims: { audience?: string; expiresIn?: string | number }) =>
+          new SignJWT({ sid: "session" })
+            .setProtectedHeader({ alg: "ES256" })
+            .setIssuer("privy.io")
+            .setAudience(claims.audience ?? PRIVY_APP_ID)
+            .setSubject("did:privy:worker")
+            .setIssuedAt()
+            .setExpirationTime(claims.expiresIn ?? "1h")
+            .sign(privyKey);
+        await expectRefusal(
+          await update(worker, next(), { privy_token: "not.a.jwt" }),
+          401,
+          "invalid_token",
+          /not valid/,
+        );
+        await expectRefusal(
+          await update(worker, next(), {
+            privy_token: await token({ expiresIn: Math.floor(Date.now() / 1000) - 60 }),
+          }),
+          401,
+          "invalid_token",
+          /expired/,
+        );
+        await expectRefusal(
+          await update(worker, next(), { privy_token: await token({ audience: "another-app" }) }),
+          401,
+          "invalid_token",
+          /not for this app/,
+        );
+        const accepted = await update(worker, next(), { privy_token: await token({}) });
+        expect(accepted.status).toBe(200);
+      });
+    });
+
+    it("lets an admin wallet change any deployment", async () => {
+      const deployment = await createDeployment();
+      const response = await update(adminWallet, {
+        request_id: deployment.request_id,
+        status: "cancelled",
+      });
+      expect(await response.json()).toMatchObject({ Status: "cancelled", worker_address: null });
+    });
+  });
+
+  describe("GET /v1/deployments (admin)", () => {
+    it("filters by owner, status and proposal, newest first", async () => {
+      const owner = newAccount();
+      const first = await createDeployment({ user_address: owner.address, proposal_id: 4242 });
+      const second = await createDeployment({
+        user_address: owner.address.toLowerCase(),
+        proposal_id: 4242,
+      });
+      const list = async (query: string) =>
+        (
+          await fetch(`${server.url}/v1/deployments?${query}`, { headers: adminHeaders }).then(
+            (r) => r.json(),
+          )
+        ).deployments.map((d: { id: number }) => d.id);
+      expect(await list(`user_address=${owner.address}`)).toEqual([second.id, first.id]);
+      expect(await list("proposal_id=4242&status=init&limit=1")).toEqual([second.id]);
+      await expectRefusal(
+        await fetch(`${server.url}/v1/deployments?status=lost`, { headers: adminHeaders }),
+        400,
+        "validation_failed",
+      );
+      await expectRefusal(await fetch(`${server.url}/v1/deployments`), 401, "unauthorized");
+      await expectRefusal(
+        await fetch(`${server.url}/v1/deployments/999999`, { headers: adminHeaders }),
+        404,
+        "deployment_not_found",
+      );
+    });
+  });
+});
