@@ -7,6 +7,15 @@ import {
   listAgentsOutputSchema,
 } from "@/server/agents/schema";
 import { chatInputSchema, chatReplySchema } from "@/server/chat/schema";
+import {
+  createDeploymentInputSchema,
+  deploymentSchema,
+  deploymentWithHistorySchema,
+  listDeploymentsInputSchema,
+  listDeploymentsOutputSchema,
+  nonceOutputSchema,
+  statusUpdateInputSchema,
+} from "@/server/deployments/schema";
 import { healthSchema } from "@/server/health/health";
 import { MAX_BODY_BYTES } from "@/server/http/rest";
 import { listRunsInputSchema, listRunsOutputSchema } from "@/server/scheduler/schema";
@@ -69,6 +78,16 @@ export function buildOpenApiDocument(publicUrl: string) {
   const runsQuery = collectSchema(listRunsInputSchema, "input", components) as {
     properties: Record<string, JsonSchema>;
   };
+  const deploymentsQuery = collectSchema(listDeploymentsInputSchema, "input", components) as {
+    properties: Record<string, JsonSchema>;
+  };
+  const queryParameters = (properties: Record<string, JsonSchema>) =>
+    Object.entries(properties).map(([name, schema]) => ({
+      name,
+      in: "query",
+      required: false,
+      schema,
+    }));
   const chatQuery = collectSchema(chatInputSchema, "input", components) as {
     properties: Record<string, JsonSchema>;
   };
@@ -154,6 +173,96 @@ export function buildOpenApiDocument(publicUrl: string) {
             "400": problemResponse("Invalid query parameter."),
             ...adminErrors,
             "404": problemResponse("Unknown agent."),
+          },
+        },
+      },
+      "/v1/nonce": {
+        get: {
+          operationId: "getNonce",
+          summary:
+            "A single-use nonce for a Sign-In with Ethereum message; it expires after 10 minutes.",
+          parameters: [
+            {
+              name: "user_address",
+              in: "query",
+              required: true,
+              schema: { type: "string", pattern: "^0x[0-9a-fA-F]{40}$" },
+            },
+          ],
+          responses: {
+            "200": { description: "The nonce.", content: jsonBody(nonceOutputSchema, "output") },
+            "400": problemResponse("Missing or invalid address."),
+          },
+        },
+      },
+      "/v1/deployments": {
+        get: {
+          operationId: "listDeployments",
+          summary: "Deployments, newest first, filtered by owner, status and proposal.",
+          security: [{ adminKey: [] }],
+          parameters: queryParameters(deploymentsQuery.properties),
+          responses: {
+            "200": {
+              description: "One page.",
+              content: jsonBody(listDeploymentsOutputSchema, "output"),
+            },
+            "400": problemResponse("Invalid query parameter."),
+            ...adminErrors,
+          },
+        },
+        post: {
+          operationId: "createDeployment",
+          summary: "Creates a deployment in init for an owner and a proposal.",
+          security: [{ adminKey: [] }],
+          requestBody: { required: true, content: jsonBody(createDeploymentInputSchema, "input") },
+          responses: {
+            "201": { description: "Created.", content: jsonBody(deploymentSchema, "output") },
+            "400": problemResponse("Invalid fields or malformed JSON."),
+            ...adminErrors,
+            "409": problemResponse("The request_id exists already."),
+          },
+        },
+      },
+      "/v1/deployments/{id}": {
+        get: {
+          operationId: "getDeployment",
+          summary: "One deployment with its status history.",
+          security: [{ adminKey: [] }],
+          parameters: [
+            { name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } },
+          ],
+          responses: {
+            "200": {
+              description: "The deployment.",
+              content: jsonBody(deploymentWithHistorySchema, "output"),
+            },
+            ...adminErrors,
+            "404": problemResponse("No such deployment."),
+          },
+        },
+      },
+      "/v1/deployments/worker/status": {
+        post: {
+          operationId: "updateDeploymentStatus",
+          summary:
+            "A worker changes a deployment's status with a signed Sign-In with Ethereum message.",
+          description:
+            "siwe_msg is an EIP-4361 message whose statement is a JSON object {request_id, status, deployment_details?, worker_name?, worker_uuid?}, with a nonce from GET /v1/nonce. Statuses: init → pick_up → deploying → deployed → generated_proof; any non-final → failed; init/pick_up → cancelled; deployed/generated_proof → pick_up.",
+          requestBody: { required: true, content: jsonBody(statusUpdateInputSchema, "input") },
+          responses: {
+            "200": {
+              description: "The deployment record.",
+              content: jsonBody(deploymentSchema, "output"),
+            },
+            "400": problemResponse("Malformed body, message or statement."),
+            "401": problemResponse(
+              "Signature, nonce, domain, URI, chain, time or token check failed.",
+            ),
+            "403": problemResponse("The signer may not change this deployment."),
+            "404": problemResponse("No deployment has that request_id."),
+            "409": problemResponse(
+              "Transition not allowed, or already picked up by another worker.",
+            ),
           },
         },
       },

@@ -1,5 +1,8 @@
+import { spawnSync } from "node:child_process";
+import path from "node:path";
 import { exportSPKI, generateKeyPair, SignJWT } from "jose";
 import type { LocalAccount } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createThrowawayPostgres, DATABASE_KINDS } from "../helpers/databases";
 import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
@@ -513,6 +516,38 @@ describe.each(DATABASE_KINDS)("worker deployments over HTTP on %s", (kind) => {
         );
         const accepted = await update(worker, next(), { privy_token: await token({}) });
         expect(accepted.status).toBe(200);
+      });
+    });
+
+    it("works with the README's worked example script", async () => {
+      const deployment = await createDeployment();
+      const key = generatePrivateKey();
+      const run = spawnSync(
+        process.execPath,
+        [
+          path.resolve("node_modules/tsx/dist/cli.mjs"),
+          "scripts/sign-status-update.ts",
+          deployment.request_id,
+          "pick_up",
+          '{"gpu":"A100"}',
+        ],
+        {
+          env: {
+            PATH: process.env.PATH,
+            NODE_ENV: "production",
+            WORKER_PRIVATE_KEY: key,
+            SERVICE_URL: server.url.replace("127.0.0.1", "localhost"),
+          },
+          encoding: "utf8",
+        },
+      );
+      expect(run.stderr).toBe("");
+      expect(run.status).toBe(0);
+      expect(run.stdout).toMatch(/^200 /);
+      expect(JSON.parse(run.stdout.slice(4))).toMatchObject({
+        Status: "pick_up",
+        worker_address: privateKeyToAccount(key).address,
+        deployment_details: { gpu: "A100" },
       });
     });
 

@@ -294,7 +294,14 @@ describe.each(DATABASE_KINDS)("REST API over HTTP on %s", (kind) => {
       const doc = await response.json();
       expect(doc.openapi).toBe("3.1.0");
       expect(Object.keys(doc.paths)).toEqual(
-        expect.arrayContaining(["/health", "/agents", "/{aid}/chat", "/agents/{aid}/runs"]),
+        expect.arrayContaining([
+          "/health",
+          "/agents",
+          "/{aid}/chat",
+          "/agents/{aid}/runs",
+          "/v1/deployments/worker/status",
+          "/v1/nonce",
+        ]),
       );
       expect(
         doc.paths["/agents"].post.requestBody.content["application/json"].schema.properties.aid
