@@ -1,14 +1,25 @@
 import type { Db } from "@/db/client";
 import { bearerToken, isAdminKey } from "@/server/auth/admin-key";
+import { readSession, type Session, sessionKey } from "@/server/auth/session";
 import { type ChatRuntime, createChatRuntime } from "@/server/chat/runtime";
 import type { Clock } from "@/server/clock";
 import type { Config } from "@/server/config";
 import { getServices } from "@/server/services";
 
-export type Session = { role: "admin"; via: "api_key" };
+export type { Session };
 
 /** Why there is no session, so that a 401 can say what to fix. */
 export type Credentials = "none" | "invalid" | "valid";
+
+/** What sign-in needs: the key that signs session cookies, and a check of the admin key. */
+export type AuthKeys = { sessionKey: Uint8Array; adminKeyMatches(presented: string): boolean };
+
+export function authKeys(adminKey: string): AuthKeys {
+  return {
+    sessionKey: sessionKey(adminKey),
+    adminKeyMatches: (presented) => isAdminKey(presented, adminKey),
+  };
+}
 
 /** Everything a procedure may use. Tests build it directly, with no HTTP. */
 export type InnerContext = {
@@ -19,14 +30,18 @@ export type InnerContext = {
   config: Config;
   session: Session | null;
   credentials: Credentials;
+  auth: AuthKeys;
   /** When the service started, for uptime. */
   startedAt: Date;
   databaseKind?: "pglite" | "postgres";
+  /** Response headers, where procedures set cookies; present on the /api/trpc path only. */
+  resHeaders?: Headers;
 };
 
+type Optional = "session" | "credentials" | "startedAt" | "databaseKind" | "chat" | "resHeaders";
+
 export function createInnerContext(
-  options: Pick<InnerContext, "db" | "clock" | "config"> &
-    Partial<Pick<InnerContext, "session" | "credentials" | "startedAt" | "databaseKind" | "chat">>,
+  options: Omit<InnerContext, Optional> & Partial<Pick<InnerContext, Optional>>,
 ): InnerContext {
   return {
     ...options,
@@ -40,20 +55,41 @@ export function createInnerContext(
 /** When this process started, for /health's uptime. */
 export const startedAt = new Date(Date.now() - process.uptime() * 1000);
 
-/** The context of a request, built from its headers alone (REST and /api/trpc alike). */
-export async function createContext({ headers }: { headers: Headers }): Promise<InnerContext> {
+/**
+ * The context of a request, built from its headers alone (REST and /api/trpc alike): the admin
+ * key as a bearer token, or else the dashboard's session cookie.
+ */
+export async function createContext({
+  headers,
+  resHeaders,
+}: {
+  headers: Headers;
+  resHeaders?: Headers;
+}): Promise<InnerContext> {
   const { database, clock, config, adminKey, chat } = await getServices();
+  const auth = authKeys(adminKey.key);
   const token = bearerToken(headers);
-  const admin = token !== undefined && isAdminKey(token, adminKey.key);
+  const admin = token !== undefined && auth.adminKeyMatches(token);
+  const session: Session | null = admin
+    ? { role: "admin", via: "api_key" }
+    : token === undefined
+      ? await readSession(headers, {
+          key: auth.sessionKey,
+          adminAddresses: config.siwe.adminAddresses,
+          now: clock.now(),
+        })
+      : null;
   return createInnerContext({
     db: database.db,
     chat,
     clock,
     config,
-    session: admin ? { role: "admin", via: "api_key" } : null,
-    credentials: token === undefined ? "none" : admin ? "valid" : "invalid",
+    session,
+    credentials: token === undefined ? (session ? "valid" : "none") : admin ? "valid" : "invalid",
+    auth,
     startedAt,
     databaseKind: database.kind,
+    resHeaders,
   });
 }
 

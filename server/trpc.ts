@@ -32,8 +32,24 @@ export const createCallerFactory = t.createCallerFactory;
 
 export const publicProcedure = t.procedure.use(mapDomainErrors);
 
-/** Admin only: 401 without valid admin credentials. */
+/** Anyone signed in (a wallet or an admin): 401 otherwise. */
+export const walletProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.session) {
+    throw toTRPCError(
+      new AppError(
+        "unauthorized",
+        "Sign in first: with a wallet (Sign-In with Ethereum) or the admin API key.",
+      ),
+    );
+  }
+  return next({ ctx: { ...ctx, session: ctx.session } });
+});
+
+/** Admin only: 401 without valid admin credentials, 403 for a wallet that is not an admin. */
 export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (ctx.session && ctx.session.role !== "admin") {
+    throw toTRPCError(new AppError("forbidden", "This needs an admin; your wallet is not one."));
+  }
   if (ctx.session?.role !== "admin") {
     throw toTRPCError(
       ctx.credentials === "invalid"

@@ -97,16 +97,20 @@ const deploymentCursor = z.object({ before: z.int().positive() });
 export async function listDeployments(
   { db }: Ctx,
   input: z.output<typeof listDeploymentsInputSchema>,
+  /** When set, only this owner's deployments may be listed. */
+  owner?: string,
 ): Promise<z.output<typeof listDeploymentsOutputSchema>> {
+  if (owner && input.user_address && getAddress(input.user_address) !== getAddress(owner)) {
+    throw new AppError("forbidden", "A wallet may list its own deployments only.");
+  }
+  const userAddress = owner ?? input.user_address;
   const before = input.cursor ? decodeCursor(input.cursor, deploymentCursor).before : undefined;
   const rows = await db
     .select()
     .from(deployments)
     .where(
       and(
-        input.user_address
-          ? eq(deployments.userAddress, getAddress(input.user_address))
-          : undefined,
+        userAddress ? eq(deployments.userAddress, getAddress(userAddress)) : undefined,
         input.status ? eq(deployments.status, input.status) : undefined,
         input.proposal_id === undefined ? undefined : eq(deployments.proposalId, input.proposal_id),
         before === undefined ? undefined : lt(deployments.id, before),
@@ -126,9 +130,12 @@ export async function listDeployments(
 export async function getDeployment(
   { db }: Ctx,
   id: number,
+  /** When set, another owner's deployment is not found (its existence is not told). */
+  owner?: string,
 ): Promise<z.output<typeof deploymentWithHistorySchema>> {
   const [row] = await db.select().from(deployments).where(eq(deployments.id, id));
-  if (!row) throw new AppError("deployment_not_found", `Deployment ${id} not found.`);
+  if (!row || (owner && row.userAddress !== getAddress(owner)))
+    throw new AppError("deployment_not_found", `Deployment ${id} not found.`);
   const history = await db
     .select()
     .from(deploymentStatusHistory)

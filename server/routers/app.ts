@@ -1,4 +1,5 @@
 import { agentsRouter } from "@/server/routers/agents";
+import { authRouter } from "@/server/routers/auth";
 import { autonomousRouter } from "@/server/routers/autonomous";
 import { chatRouter } from "@/server/routers/chat";
 import { deploymentsRouter } from "@/server/routers/deployments";
@@ -7,6 +8,7 @@ import { createCallerFactory, router } from "@/server/trpc";
 
 export const appRouter = router({
   health: healthRouter,
+  auth: authRouter,
   agents: agentsRouter,
   chat: chatRouter,
   autonomous: autonomousRouter,

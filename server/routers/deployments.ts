@@ -1,3 +1,4 @@
+import type { Session } from "@/server/auth/session";
 import {
   createDeployment,
   getDeployment,
@@ -11,12 +12,14 @@ import {
   deploymentWithHistorySchema,
   listDeploymentsInputSchema,
   listDeploymentsOutputSchema,
-  nonceInputSchema,
-  nonceOutputSchema,
   statusUpdateInputSchema,
 } from "@/server/deployments/schema";
-import { issueNonce } from "@/server/siwe/nonces";
-import { adminProcedure, publicProcedure, router } from "@/server/trpc";
+import { adminProcedure, publicProcedure, router, walletProcedure } from "@/server/trpc";
+
+/** The owner a wallet session is limited to; undefined for admins (no limit). */
+function ownerScope(session: Session): string | undefined {
+  return session.role === "admin" ? undefined : session.address;
+}
 
 export const deploymentsRouter = router({
   create: adminProcedure
@@ -24,27 +27,20 @@ export const deploymentsRouter = router({
     .output(deploymentSchema)
     .mutation(({ ctx, input }) => createDeployment(ctx, input)),
 
-  list: adminProcedure
+  /** Admins see all deployments; a signed-in wallet sees its own. */
+  list: walletProcedure
     .input(listDeploymentsInputSchema)
     .output(listDeploymentsOutputSchema)
-    .query(({ ctx, input }) => listDeployments(ctx, input)),
+    .query(({ ctx, input }) => listDeployments(ctx, input, ownerScope(ctx.session))),
 
-  get: adminProcedure
+  get: walletProcedure
     .input(deploymentIdInputSchema)
     .output(deploymentWithHistorySchema)
-    .query(({ ctx, input }) => getDeployment(ctx, input.id)),
+    .query(({ ctx, input }) => getDeployment(ctx, input.id, ownerScope(ctx.session))),
 
   /** Public: the signed message is the credential. */
   updateStatus: publicProcedure
     .input(statusUpdateInputSchema)
     .output(deploymentSchema)
     .mutation(({ ctx, input }) => updateStatus(ctx, input)),
-
-  nonce: publicProcedure
-    .input(nonceInputSchema)
-    .output(nonceOutputSchema)
-    .mutation(async ({ ctx, input }) => {
-      const { nonce, expiresAt } = await issueNonce(ctx, input.user_address);
-      return { nonce, user_address: input.user_address, expires_at: expiresAt.toISOString() };
-    }),
 });

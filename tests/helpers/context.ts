@@ -2,9 +2,12 @@ import type { Db } from "@/db/client";
 import type { ChatRuntime } from "@/server/chat/chat";
 import { type Clock, systemClock } from "@/server/clock";
 import { type Config, parseConfig } from "@/server/config";
-import { createInnerContext } from "@/server/context";
+import { authKeys, createInnerContext } from "@/server/context";
 import { type Problem, problemFromError } from "@/server/errors";
 import { createCaller } from "@/server/routers/app";
+
+/** The admin key tRPC callers in tests are made with (the HTTP tests' servers use it too). */
+export const TEST_ADMIN_KEY = "test-admin-key-0123456789abcdef";
 
 export const testConfig = (env: Record<string, string> = {}): Config =>
   parseConfig({ DATA_DIR: "/nonexistent-test-data-dir", ...env });
@@ -32,6 +35,7 @@ export function callerFor(
       clock,
       config,
       chat,
+      auth: authKeys(TEST_ADMIN_KEY),
       session: admin ? { role: "admin", via: "api_key" } : null,
     }),
     { signal },

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { TEST_ADMIN_KEY } from "./context";
 
 /** The built service (`next start`), run as a real process on a free loopback port. */
 export type RunningServer = {
@@ -15,7 +16,7 @@ export type RunningServer = {
   stop(): Promise<void>;
 };
 
-export const TEST_ADMIN_KEY = "test-admin-key-0123456789abcdef";
+export { TEST_ADMIN_KEY } from "./context";
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -590,4 +590,100 @@ describe.each(DATABASE_KINDS)("worker deployments over HTTP on %s", (kind) => {
       );
     });
   });
+
+  describe("wallet sign-in (the dashboard's session)", () => {
+    const signIn = async (account: LocalAccount, tamper?: (message: string) => string) => {
+      const nonce = await nonceFor(account);
+      const message = buildMessage(
+        "viem",
+        account,
+        { request_id: "-", status: "sign-in" },
+        baseFields(nonce),
+      );
+      const signature = await account.signMessage({ message });
+      return fetch(`${server.url}/api/trpc/auth.signIn`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ message: tamper ? tamper(message) : message, signature }),
+      });
+    };
+    const sessionCookieOf = (response: Response) =>
+      (response.headers.get("set-cookie") ?? "").split(";")[0] as string;
+
+    it("sets an httpOnly, SameSite session cookie for a signed message, once per nonce", async () => {
+      const wallet = newAccount();
+      const response = await signIn(wallet);
+      expect(response.status).toBe(200);
+      expect((await response.json()).result.data).toEqual({
+        role: "wallet",
+        via: "wallet",
+        address: wallet.address,
+      });
+      const setCookie = response.headers.get("set-cookie") ?? "";
+      expect(setCookie).toMatch(
+        /^agent_session=[\w-]+\.[\w-]+\.[\w-]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=43200$/,
+      );
+
+      const forged = await signIn(wallet, (message) => message.replace("sign-in", "sign-on"));
+      expect(forged.status).toBe(401);
+      expect(forged.headers.get("set-cookie")).toBeNull();
+    });
+
+    it("shows a wallet its own deployments only, and no admin pages", async () => {
+      const wallet = newAccount();
+      const own = await createDeployment({ user_address: wallet.address });
+      const other = await createDeployment();
+      const cookie = sessionCookieOf(await signIn(wallet));
+      const get = (path: string) => fetch(`${server.url}${path}`, { headers: { cookie } });
+
+      const listed = await (await get("/v1/deployments")).json();
+      expect(listed.deployments.map((d: { id: number }) => d.id)).toEqual([own.id]);
+      expect((await get(`/v1/deployments/${own.id}`)).status).toBe(200);
+      await expectRefusal(await get(`/v1/deployments/${other.id}`), 404, "deployment_not_found");
+      await expectRefusal(
+        await get(`/v1/deployments?user_address=${other.user_address}`),
+        403,
+        "forbidden",
+      );
+      await expectRefusal(await get("/agents"), 403, "forbidden");
+      await expectRefusal(
+        await fetch(`${server.url}/v1/deployments`, {
+          headers: { cookie: "agent_session=forged.token.here" },
+        }),
+        401,
+        "unauthorized",
+      );
+    });
+
+    it("makes an ADMIN_ADDRESSES wallet, or the admin key, an admin", async () => {
+      const walletCookie = sessionCookieOf(await signIn(adminWallet));
+      expect(
+        (await fetch(`${server.url}/agents`, { headers: { cookie: walletCookie } })).status,
+      ).toBe(200);
+
+      const withKey = await fetch(`${server.url}/api/trpc/auth.signInWithKey`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ key: TEST_ADMIN_KEY }),
+      });
+      expect((await withKey.json()).result.data).toEqual({ role: "admin", via: "api_key" });
+      expect(
+        (await fetch(`${server.url}/agents`, { headers: { cookie: sessionCookieOf(withKey) } }))
+          .status,
+      ).toBe(200);
+
+      const wrongKey = await fetch(`${server.url}/api/trpc/auth.signInWithKey`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ key: "guess" }),
+      });
+      expect(wrongKey.status).toBe(401);
+
+      const signOut = await fetch(`${server.url}/api/trpc/auth.signOut`, {
+        method: "POST",
+        headers: { cookie: walletCookie, "content-type": "application/json" },
+      });
+      expect(signOut.headers.get("set-cookie")).toMatch(/^agent_session=; .*Max-Age=0/);
+    });
+  });
 });

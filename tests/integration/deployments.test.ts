@@ -40,7 +40,7 @@ describe.each(DATABASE_KINDS)("signed status updates on %s", (kind) => {
       user_address: newAccount().address,
       proposal,
     });
-    const { nonce } = await caller().deployments.nonce({ user_address: worker.address });
+    const { nonce } = await caller().auth.nonce({ user_address: worker.address });
     const message = buildMessage("viem", worker, { request_id, status: "pick_up" }, fields(nonce));
     return signedBody(worker, message);
   }

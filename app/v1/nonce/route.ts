@@ -4,11 +4,7 @@ export const dynamic = "force-dynamic";
 
 /** A single-use nonce for a Sign-In with Ethereum message; it expires after 10 minutes. */
 export const GET = restRoute(async ({ request, caller }) =>
-  json(
-    await caller.deployments.nonce(
-      queryParams(request, ["user_address"]) as { user_address: string },
-    ),
-  ),
+  json(await caller.auth.nonce(queryParams(request, ["user_address"]) as { user_address: string })),
 );
 
 export const POST = methodNotAllowed(["GET"]);

@@ -25,7 +25,7 @@ async function handler(request: Request) {
     endpoint: "/api/trpc",
     req,
     router: appRouter,
-    createContext: () => createContext({ headers: req.headers }),
+    createContext: ({ resHeaders }) => createContext({ headers: req.headers, resHeaders }),
     onError({ error, path }) {
       if (error.code === "INTERNAL_SERVER_ERROR") {
         console.error(`tRPC ${path ?? "?"} failed:`, error.cause ?? error);
