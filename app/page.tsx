@@ -3,6 +3,9 @@ export default function Home() {
     <main style={{ maxWidth: "40rem", margin: "4rem auto", padding: "0 1rem", lineHeight: 1.6 }}>
       <h1>Agent Service</h1>
       <p>AI agents with exact per-agent quotas, autonomous runs and worker deployments.</p>
+      <p>
+        <a href="/dashboard">Open the dashboard</a>
+      </p>
       <ul>
         <li>
           <a href="/health">/health</a>: service health

@@ -16,6 +16,7 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import { DEPLOYMENT_STATUSES, type DeploymentStatus } from "../server/deployments/statuses";
 
 const timestamptz = () => timestamp({ withTimezone: true, mode: "date" });
 
@@ -178,17 +179,7 @@ export const siweNonces = pgTable(
   (t) => [index("siwe_nonces_expiry").on(t.expiresAt)],
 );
 
-export const DEPLOYMENT_STATUSES = [
-  "init",
-  "pick_up",
-  "deploying",
-  "deployed",
-  "generated_proof",
-  "failed",
-  "cancelled",
-] as const;
-
-export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
+export { DEPLOYMENT_STATUSES, type DeploymentStatus };
 
 /** A worker deployment, as the interface gives it, plus the worker it is assigned to. */
 export const deployments = pgTable(

@@ -1,6 +1,6 @@
 import { isAddress } from "viem";
 import { z } from "zod";
-import { DEPLOYMENT_STATUSES } from "@/db/schema";
+import { DEPLOYMENT_STATUSES } from "@/server/deployments/statuses";
 import { pageParams } from "@/server/pagination/schema";
 
 /** Deployment schemas, defined once for the procedures, REST, OpenAPI and the dashboard. */

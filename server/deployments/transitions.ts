@@ -1,4 +1,4 @@
-import type { DeploymentStatus } from "@/db/schema";
+import type { DeploymentStatus } from "./statuses";
 
 /**
  * The deployment status machine:

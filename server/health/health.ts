@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
-import packageJson from "@/package.json";
+import packageJson from "@/package.json" with { type: "json" };
 
 export const healthSchema = z
   .object({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import packageJson from "@/package.json";
+import packageJson from "@/package.json" with { type: "json" };
 import {
   agentInputSchema,
   agentSchema,

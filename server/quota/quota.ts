@@ -277,3 +277,23 @@ export const LIMIT_COLUMNS: Record<QuotaLimitField, LimitKey> = {
   autonomous_limit_total: "autonomousLimitTotal",
   autonomous_limit_monthly: "autonomousLimitMonthly",
 };
+
+/** Sets every counter of an agent back to 0, in the current periods (the limits stay). */
+export async function resetQuotaCounts({ db, clock }: QuotaContext, aid: string): Promise<boolean> {
+  const now = clock.now();
+  const reset = await db
+    .update(agentQuotas)
+    .set({
+      messageCountTotal: 0,
+      messageCountMonthly: 0,
+      messageCountDaily: 0,
+      autonomousCountTotal: 0,
+      autonomousCountMonthly: 0,
+      messageDay: utcDay(now),
+      messageMonth: utcMonth(now),
+      autonomousMonth: utcMonth(now),
+    })
+    .where(eq(agentQuotas.aid, aid))
+    .returning({ aid: agentQuotas.aid });
+  return reset.length > 0;
+}

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { getAgent, listAgents, upsertAgent } from "@/server/agents/agents";
+import { agentNotFound, getAgent, listAgents, upsertAgent } from "@/server/agents/agents";
 import {
   agentInputSchema,
   agentSchema,
@@ -8,6 +8,7 @@ import {
   lookupAidSchema,
   upsertAgentOutputSchema,
 } from "@/server/agents/schema";
+import { resetQuotaCounts } from "@/server/quota/quota";
 import { adminProcedure, router } from "@/server/trpc";
 
 export const agentsRouter = router({
@@ -22,6 +23,15 @@ export const agentsRouter = router({
     .input(listAgentsInputSchema)
     .output(listAgentsOutputSchema)
     .query(({ ctx, input }) => listAgents(ctx, input)),
+
+  /** Sets the agent's five counters back to 0 (the limits stay). */
+  resetQuota: adminProcedure
+    .input(z.strictObject({ aid: lookupAidSchema }))
+    .output(agentSchema)
+    .mutation(async ({ ctx, input }) => {
+      if (!(await resetQuotaCounts(ctx, input.aid))) throw agentNotFound(input.aid);
+      return getAgent(ctx, input.aid);
+    }),
 
   get: adminProcedure
     .input(z.strictObject({ aid: lookupAidSchema }))

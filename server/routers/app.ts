@@ -2,6 +2,7 @@ import { agentsRouter } from "@/server/routers/agents";
 import { authRouter } from "@/server/routers/auth";
 import { autonomousRouter } from "@/server/routers/autonomous";
 import { chatRouter } from "@/server/routers/chat";
+import { dashboardRouter } from "@/server/routers/dashboard";
 import { deploymentsRouter } from "@/server/routers/deployments";
 import { healthRouter } from "@/server/routers/health";
 import { createCallerFactory, router } from "@/server/trpc";
@@ -13,6 +14,7 @@ export const appRouter = router({
   chat: chatRouter,
   autonomous: autonomousRouter,
   deployments: deploymentsRouter,
+  dashboard: dashboardRouter,
 });
 
 export type AppRouter = typeof appRouter;

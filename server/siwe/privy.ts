@@ -17,14 +17,7 @@ export async function checkPrivyToken(
       throw new AppError("invalid_token", "A Privy access token (privy_token) is required.");
     return;
   }
-  let key: CryptoKey;
-  try {
-    key = await importSPKI(config.verificationKey, "ES256");
-  } catch (error) {
-    throw new Error("PRIVY_VERIFICATION_KEY is not an ES256 public key in SPKI PEM form", {
-      cause: error,
-    });
-  }
+  const key = await verificationKey(config.verificationKey);
   try {
     await jwtVerify(token, key, {
       issuer: "privy.io",

@@ -1,0 +1,5 @@
+import { AgentsTable } from "@/components/agents-table";
+
+export default function AgentsPage() {
+  return <AgentsTable />;
+}

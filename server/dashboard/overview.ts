@@ -1,0 +1,66 @@
+import { count, desc, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "@/db/client";
+import { agentQuotas, agents, autonomousRuns, DEPLOYMENT_STATUSES, deployments } from "@/db/schema";
+import type { Clock } from "@/server/clock";
+import { utcDay, utcMonth } from "@/server/quota/periods";
+import { presentRun } from "@/server/scheduler/history";
+import { runSchema } from "@/server/scheduler/schema";
+
+/** What the dashboard's overview shows: a few aggregate queries, each on an index or a count. */
+
+export const overviewSchema = z.object({
+  agents: z.object({ total: z.int(), autonomous: z.int() }),
+  messages: z.object({ today: z.int(), this_month: z.int() }),
+  /** Agents at 80% or more of a daily or monthly message limit. */
+  agents_near_limit: z.int(),
+  recent_runs: z.array(runSchema),
+  deployments_by_status: z.record(z.string(), z.int()),
+});
+
+export async function overview({
+  db,
+  clock,
+}: {
+  db: Db;
+  clock: Clock;
+}): Promise<z.output<typeof overviewSchema>> {
+  const now = clock.now();
+  const day = utcDay(now);
+  const month = utcMonth(now);
+  const daily = sql<number>`CASE WHEN ${agentQuotas.messageDay} = ${day} THEN ${agentQuotas.messageCountDaily} ELSE 0 END`;
+  const monthly = sql<number>`CASE WHEN ${agentQuotas.messageMonth} = ${month} THEN ${agentQuotas.messageCountMonthly} ELSE 0 END`;
+
+  const [agentCounts] = await db
+    .select({
+      total: count(),
+      autonomous: sql<number>`count(*) FILTER (WHERE ${agents.autonomousEnabled})`.mapWith(Number),
+    })
+    .from(agents);
+  const [usage] = await db
+    .select({
+      today: sql<number>`coalesce(sum(${daily}), 0)`.mapWith(Number),
+      thisMonth: sql<number>`coalesce(sum(${monthly}), 0)`.mapWith(Number),
+      nearLimit: sql<number>`count(*) FILTER (WHERE
+        (${agentQuotas.messageLimitDaily} > 0 AND ${daily} >= 0.8 * ${agentQuotas.messageLimitDaily}) OR
+        (${agentQuotas.messageLimitMonthly} > 0 AND ${monthly} >= 0.8 * ${agentQuotas.messageLimitMonthly}))`.mapWith(
+        Number,
+      ),
+    })
+    .from(agentQuotas);
+  const recent = await db.select().from(autonomousRuns).orderBy(desc(autonomousRuns.id)).limit(8);
+  const byStatus = await db
+    .select({ status: deployments.status, n: count() })
+    .from(deployments)
+    .groupBy(deployments.status);
+
+  const deploymentsByStatus = Object.fromEntries(DEPLOYMENT_STATUSES.map((status) => [status, 0]));
+  for (const { status, n } of byStatus) deploymentsByStatus[status] = n;
+  return {
+    agents: { total: agentCounts?.total ?? 0, autonomous: agentCounts?.autonomous ?? 0 },
+    messages: { today: usage?.today ?? 0, this_month: usage?.thisMonth ?? 0 },
+    agents_near_limit: usage?.nearLimit ?? 0,
+    recent_runs: recent.map(presentRun),
+    deployments_by_status: deploymentsByStatus,
+  };
+}
