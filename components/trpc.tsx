@@ -1,7 +1,7 @@
 "use client";
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { httpBatchStreamLink } from "@trpc/client";
+import { httpBatchStreamLink, httpLink, splitLink } from "@trpc/client";
 import { createTRPCReact } from "@trpc/react-query";
 import { type ReactNode, useState } from "react";
 import type { AppRouter } from "@/server/routers/app";
@@ -23,8 +23,16 @@ export function TrpcProvider({ children }: { children: ReactNode }) {
   );
   const [client] = useState(() =>
     trpc.createClient({
-      // Streams each response as it is ready, and the chat reply as it is produced.
-      links: [httpBatchStreamLink({ url: "/api/trpc" })],
+      links: [
+        splitLink({
+          // Sign-in and sign-out set cookies: a streamed response has sent its headers before the
+          // procedure runs, so those go over a plain request.
+          condition: (op) => op.path.startsWith("auth."),
+          true: httpLink({ url: "/api/trpc" }),
+          // Everything else streams each response as it is ready, and the chat reply as it comes.
+          false: httpBatchStreamLink({ url: "/api/trpc" }),
+        }),
+      ],
     }),
   );
   return (

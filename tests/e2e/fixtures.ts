@@ -36,7 +36,8 @@ type RpcAnswer =
   | { result: unknown; emit?: { event: string; data: unknown } }
   | { error: { code: number; message: string } };
 
-type WalletState = { account: LocalAccount; chainId: number };
+/** `connected`: the site was approved (eth_requestAccounts); until then eth_accounts is [], as in real wallets. */
+type WalletState = { account: LocalAccount; chainId: number; connected: boolean };
 
 const BINDING = "__testWalletRequest";
 const EMIT = "__testWalletEmit";
@@ -61,8 +62,10 @@ async function answer(state: WalletState, method: string, params: unknown): Prom
   const list = Array.isArray(params) ? params : [];
   switch (method) {
     case "eth_requestAccounts":
-    case "eth_accounts":
+      state.connected = true;
       return { result: [state.account.address] };
+    case "eth_accounts":
+      return { result: state.connected ? [state.account.address] : [] };
     case "eth_chainId":
       return { result: numberToHex(state.chainId) };
     case "net_version":
@@ -201,7 +204,7 @@ export async function injectWallet(
   account: LocalAccount,
   { chainId = 1 }: InjectWalletOptions = {},
 ): Promise<InjectedWallet> {
-  const state: WalletState = { account, chainId };
+  const state: WalletState = { account, chainId, connected: false };
   await page.exposeFunction(
     BINDING,
     async (method: string, params: unknown): Promise<RpcAnswer> => {

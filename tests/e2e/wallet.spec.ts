@@ -84,10 +84,14 @@ test("the injected wallet follows EIP-1193: errors, chain switches and account c
           message: error.message,
         }),
       );
+    // Like a real wallet, no account is exposed until the site asks for them.
+    const accountsBeforeConnect = await ethereum.request({ method: "eth_accounts" });
+    await ethereum.request({ method: "eth_requestAccounts" });
     const before = await ethereum.request({ method: "eth_chainId" });
     const netVersion = await ethereum.request({ method: "net_version" });
     await ethereum.request({ method: "wallet_switchEthereumChain", params: [{ chainId: "0x1" }] });
     return {
+      accountsBeforeConnect,
       before,
       netVersion,
       after: await ethereum.request({ method: "eth_chainId" }),
@@ -99,6 +103,7 @@ test("the injected wallet follows EIP-1193: errors, chain switches and account c
       events,
     };
   });
+  expect(seen.accountsBeforeConnect).toEqual([]);
   expect(seen.before).toBe("0x2105");
   expect(seen.netVersion).toBe("8453");
   expect(seen.after).toBe("0x1");
