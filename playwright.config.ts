@@ -17,7 +17,7 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   outputDir: "test-results",
-  reporter: "list",
+  reporter: [["list"], ["./tests/e2e/summary-reporter.ts"]],
   globalSetup: "tests/e2e/global-setup.ts",
   use: {
     // Set by the global setup, which runs before the workers are started (they inherit it).
