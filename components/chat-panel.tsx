@@ -1,6 +1,7 @@
 "use client";
 
 import { type FormEvent, useState } from "react";
+import { CHAT_ID_PATTERN } from "@/server/chat/schema";
 import { problemOf, trpc } from "./trpc";
 
 /** Talk to an agent: its threads, the chosen thread's messages, and replies streamed as they come. */
@@ -8,6 +9,7 @@ export function ChatPanel({ aid }: { aid: string }) {
   const utils = trpc.useUtils();
   const [chatId, setChatId] = useState("default");
   const [draft, setDraft] = useState("");
+  const [newThread, setNewThread] = useState("");
   const [pending, setPending] = useState<{ question: string; reply: string }>();
   const [error, setError] = useState<string>();
   const threads = trpc.chat.threads.useQuery({ aid });
@@ -63,15 +65,34 @@ export function ChatPanel({ aid }: { aid: string }) {
             </option>
           ))}
         </select>
-        <button
-          type="button"
-          onClick={() => {
-            const name = window.prompt("Name of the new thread (letters, digits, . _ : @ -)");
-            if (name) setChatId(name.trim());
+        <form
+          className="row"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const name = newThread.trim();
+            if (!CHAT_ID_PATTERN.test(name)) {
+              setError("A thread name is 1 to 128 letters, digits or . _ : @ - (not first).");
+              return;
+            }
+            setError(undefined);
+            setChatId(name);
+            setNewThread("");
           }}
         >
-          New thread
-        </button>
+          <label htmlFor="new-thread" className="sr-only">
+            New thread name
+          </label>
+          <input
+            id="new-thread"
+            value={newThread}
+            onChange={(event) => setNewThread(event.target.value)}
+            placeholder="new thread"
+            style={{ width: "10rem" }}
+          />
+          <button type="submit" disabled={!newThread.trim()}>
+            Open thread
+          </button>
+        </form>
       </div>
       <div className="chat-log" aria-live="polite" data-testid="chat-log">
         {messages.data?.messages.length === 0 && !pending && (

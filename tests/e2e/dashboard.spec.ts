@@ -58,6 +58,11 @@ test("the admin key signs in too, and a wrong one is refused", async ({ page }) 
   await page.getByLabel("Admin API key", { exact: true }).fill(TEST_ADMIN_KEY);
   await page.getByRole("button", { name: "Sign in with the key" }).click();
   await expect(page.getByTestId("who")).toHaveText("Admin (API key)");
+
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  await page.goto("/dashboard/agents");
+  await expect(page).toHaveURL(/\/login$/);
 });
 
 test("an admin creates, edits and searches agents, with errors shown beside the fields", async ({
@@ -77,14 +82,14 @@ test("an admin creates, edits and searches agents, with errors shown beside the 
   await screenshot(page, "agent-form-errors");
 
   await page.getByLabel("Agent ID").fill("e2e-helper");
-  await page.getByLabel("Name").fill("E2E Helper");
+  await page.getByLabel("Name", { exact: true }).fill("E2E Helper");
   await page.getByLabel("Temperature").fill("0.5");
   await page.getByLabel("Messages per day").fill("40");
   await page.getByRole("button", { name: "Create agent" }).click();
   await expect(page).toHaveURL(/\/dashboard\/agents\/e2e-helper$/);
   await expect(page.getByRole("heading", { name: "E2E Helper" })).toBeVisible();
 
-  await page.getByLabel("Name").fill("E2E Helper Renamed");
+  await page.getByLabel("Name", { exact: true }).fill("E2E Helper Renamed");
   await page.getByRole("button", { name: "Save changes" }).click();
   await expect(page.getByRole("heading", { name: "E2E Helper Renamed" })).toBeVisible();
 
@@ -119,6 +124,20 @@ test("chat streams the reply, and the quota bars count the message", async ({ pa
   );
   await expect(page.getByTestId("message_count_daily")).toHaveText("2 / 5");
   await screenshot(page, "agent-chat");
+
+  await page.getByLabel("New thread name").fill("side-topic");
+  await page.getByRole("button", { name: "Open thread" }).click();
+  await expect(page.getByLabel("Thread", { exact: true })).toHaveValue("side-topic");
+  await expect(page.getByText("No messages in this thread yet.")).toBeVisible();
+  await page.getByLabel("Message", { exact: true }).fill("a separate topic");
+  await page.getByRole("button", { name: "Send" }).click();
+  await expect(page.getByTestId("chat-log")).toContainText("echo: a separate topic");
+  await expect(page.getByTestId("chat-log")).not.toContainText("after");
+
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.getByRole("button", { name: "Reset counters" }).click();
+  await expect(page.getByTestId("message_count_daily")).toHaveText("0 / 5");
+  await expect(page.getByTestId("message_count_total")).toHaveText("0 / ∞");
 });
 
 test("an agent in autonomous mode shows its runs, and runs on demand", async ({ page }) => {
