@@ -64,3 +64,20 @@ export function healthReport(
     uptime_s: Math.max(0, Math.floor((now.getTime() - startedAt.getTime()) / 1000)),
   };
 }
+
+/** The health report for a request's context (what /health and the dashboard show). */
+export function healthOf(ctx: {
+  db: Db;
+  startedAt: Date;
+  clock: { now(): Date };
+  databaseKind?: Health["database_kind"];
+  chat: { provider: { name: string } };
+}): Promise<Health> {
+  return checkHealth({
+    db: ctx.db,
+    startedAt: ctx.startedAt,
+    now: ctx.clock.now(),
+    databaseKind: ctx.databaseKind,
+    provider: ctx.chat.provider.name,
+  });
+}

@@ -1,6 +1,7 @@
 import type { Page } from "@playwright/test";
 import type { LocalAccount } from "viem";
 import { TEST_ADMIN_KEY } from "../helpers/context";
+import { sampleProposal } from "../helpers/proposal";
 import { expect, injectWallet, screenshot, test } from "./fixtures";
 import { adminWallet, userWallet } from "./wallets";
 
@@ -16,18 +17,7 @@ const api = (path: string, init: RequestInit = {}) =>
     },
   });
 
-const proposal = {
-  init_cost: 100,
-  maintenance_cost: 10,
-  pay_period: 30,
-  accept_currency: "USDC",
-  cost: 12.5,
-  fit: 0.9,
-  throughput: 250,
-  sla: 99.9,
-  error_rate: 0.01,
-  rank: 1,
-};
+const proposal = sampleProposal;
 
 async function signIn(page: Page, wallet: LocalAccount) {
   await injectWallet(page, wallet);

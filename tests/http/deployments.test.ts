@@ -5,6 +5,7 @@ import type { LocalAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createThrowawayPostgres, DATABASE_KINDS } from "../helpers/databases";
+import { sampleProposal } from "../helpers/proposal";
 import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
 import {
   buildMessage,
@@ -20,19 +21,7 @@ const adminHeaders = {
 };
 const PRIVY_APP_ID = "test-privy-app";
 
-const proposal = {
-  init_cost: 100,
-  maintenance_cost: 10,
-  pay_period: 30,
-  accept_currency: "USDC",
-  cost: 12.5,
-  fit: 0.93,
-  throughput: 250.5,
-  sla: 99.9,
-  error_rate: 0.01,
-  rank: 1,
-  extra_attribute: { region: "eu-west" },
-};
+const proposal = sampleProposal;
 
 describe.each(DATABASE_KINDS)("worker deployments over HTTP on %s", (kind) => {
   let server: RunningServer;
