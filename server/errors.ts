@@ -100,6 +100,14 @@ export function mapKnownError(error: unknown): TRPCError | undefined {
   const cause = error instanceof TRPCError ? error.cause : error;
   if (cause instanceof AppError) return toTRPCError(cause);
   if (isDatabaseUnavailable(cause)) return toTRPCError(databaseUnavailable());
+  if (isUnstorableText(cause)) {
+    return toTRPCError(
+      new AppError(
+        "bad_request",
+        "The request holds text the database cannot store, such as the NUL character.",
+      ),
+    );
+  }
   return undefined;
 }
 
@@ -140,6 +148,15 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     e = (e as { cause?: unknown }).cause;
   }
   return false;
+}
+
+// PostgreSQL's "character not in repertoire" and "untranslatable character": text no schema
+// should have let through (the schemas refuse NUL), answered as the client's error all the same.
+const UNSTORABLE_TEXT_CODES = new Set(["22021", "22P05"]);
+
+function isUnstorableText(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" && UNSTORABLE_TEXT_CODES.has(code);
 }
 
 /** Renders any error as problem details. Unknown errors give a generic 500. */

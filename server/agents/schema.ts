@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { pageParams } from "@/server/pagination/schema";
+import { NUL_RULE, withoutNul } from "@/server/text";
 
 /**
  * The agent schemas, defined once: the tRPC procedures, the REST handlers, the OpenAPI
@@ -52,7 +53,8 @@ const AID_RULE = `an agent ID is ${AID_MIN_LENGTH} to ${AID_MAX_LENGTH} characte
 export const lookupAidSchema = z
   .string()
   .min(1)
-  .max(AID_MAX_LENGTH * 4);
+  .max(AID_MAX_LENGTH * 4)
+  .refine(withoutNul, NUL_RULE);
 
 export const aidSchema = z
   .string({ error: `must be a string; ${AID_RULE}` })
@@ -99,6 +101,7 @@ const nullableText = (max: number, what: string) =>
     .trim()
     .min(1, `must not be empty; send null to clear it`)
     .max(max, `must be at most ${max.toLocaleString("en")} characters`)
+    .refine(withoutNul, NUL_RULE)
     .nullable();
 
 export const AUTONOMOUS_MINUTES_MAX = 525_600;
@@ -109,7 +112,8 @@ const agentFields = {
     .string({ error: "must be a string" })
     .trim()
     .min(1, "must not be empty")
-    .max(200, "must be at most 200 characters"),
+    .max(200, "must be at most 200 characters")
+    .refine(withoutNul, NUL_RULE),
   model: nullableText(200, "a model name").meta({
     description: "Model name passed to the provider; null = the provider's default model.",
   }),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { lookupAidSchema, quotaSchema } from "@/server/agents/schema";
 import { pageParams } from "@/server/pagination/schema";
+import { NUL_RULE, withoutNul } from "@/server/text";
 
 /** Chat schemas, defined once for the procedures, the REST handler, OpenAPI and the dashboard. */
 
@@ -23,7 +24,8 @@ export const chatInputSchema = z.strictObject({
       error: `is required: the message, 1 to ${Q_MAX_LENGTH.toLocaleString("en")} characters`,
     })
     .min(1, `is required: the message, 1 to ${Q_MAX_LENGTH.toLocaleString("en")} characters`)
-    .max(Q_MAX_LENGTH, `must be at most ${Q_MAX_LENGTH.toLocaleString("en")} characters`),
+    .max(Q_MAX_LENGTH, `must be at most ${Q_MAX_LENGTH.toLocaleString("en")} characters`)
+    .refine(withoutNul, NUL_RULE),
   chat_id: chatIdSchema.default(DEFAULT_CHAT_ID),
 });
 

@@ -2,6 +2,7 @@ import { isAddress } from "viem";
 import { z } from "zod";
 import { DEPLOYMENT_STATUSES } from "@/server/deployments/statuses";
 import { pageParams } from "@/server/pagination/schema";
+import { jsonWithoutNul, NUL_RULE, storableString } from "@/server/text";
 
 /** Deployment schemas, defined once for the procedures, REST, OpenAPI and the dashboard. */
 
@@ -17,7 +18,9 @@ export const statusSchema = z.enum(DEPLOYMENT_STATUSES, {
   error: `must be one of ${DEPLOYMENT_STATUSES.join(", ")}`,
 });
 
-const detailsSchema = z.record(z.string(), z.unknown(), { error: "must be a JSON object" });
+const detailsSchema = z
+  .record(z.string(), z.unknown(), { error: "must be a JSON object" })
+  .refine(jsonWithoutNul, NUL_RULE);
 
 const whole = (what: string) => z.int({ error: `must be a whole number (${what})` });
 const amount = (what: string) => z.number({ error: `must be a number (${what})` });
@@ -27,7 +30,7 @@ export const proposalSchema = z
     init_cost: whole("initial cost").min(0, "must be 0 or more"),
     maintenance_cost: whole("maintenance cost").min(0, "must be 0 or more"),
     pay_period: whole("pay period").min(0, "must be 0 or more"),
-    accept_currency: z.string({ error: "must be a currency code" }).min(1).max(32),
+    accept_currency: storableString("must be a currency code").min(1).max(32),
     cost: amount("cost").min(0, "must be 0 or more"),
     fit: amount("fit"),
     throughput: amount("throughput").min(0, "must be 0 or more"),
@@ -48,9 +51,9 @@ export const createDeploymentInputSchema = z.strictObject({
     .optional()
     .meta({ description: "Unique; generated when left out." }),
   user_address: addressSchema.meta({ description: "The owner." }),
-  worker_name: z.string().min(1).max(200).optional(),
-  worker_uuid: z.string().min(1).max(200).optional(),
-  proposal_hash: z.string().min(1).max(200).optional(),
+  worker_name: storableString().min(1).max(200).optional(),
+  worker_uuid: storableString().min(1).max(200).optional(),
+  proposal_hash: storableString().min(1).max(200).optional(),
   proposal_id: z.int().min(0).max(2_147_483_647).optional(),
   deployment_details: detailsSchema.optional(),
   proposal: proposalSchema,
@@ -136,11 +139,11 @@ export const statusUpdateInputSchema = z
 
 /** The statement of the signed message: a JSON object naming the deployment and the new status. */
 export const statusStatementSchema = z.object({
-  request_id: z.string({ error: "must be the deployment's request_id" }).min(1).max(200),
+  request_id: storableString("must be the deployment's request_id").min(1).max(200),
   status: statusSchema,
   deployment_details: detailsSchema.optional(),
-  worker_name: z.string().min(1).max(200).optional(),
-  worker_uuid: z.string().min(1).max(200).optional(),
+  worker_name: storableString().min(1).max(200).optional(),
+  worker_uuid: storableString().min(1).max(200).optional(),
 });
 
 export type StatusStatement = z.infer<typeof statusStatementSchema>;
