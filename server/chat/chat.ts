@@ -8,7 +8,12 @@ import type { Clock } from "@/server/clock";
 import type { ChatConfig, LlmConfig } from "@/server/config";
 import { AppError } from "@/server/errors";
 import type { ChatTurn, ModelProvider, ModelRequest } from "@/server/providers/provider";
-import { consumeQuota, presentQuota, type Reservation, refundQuota } from "@/server/quota/quota";
+import {
+  consumeQuota,
+  presentQuota,
+  type Reservation,
+  refundQuotaReliably,
+} from "@/server/quota/quota";
 import type { ModelSlots } from "./model-slots";
 import type { ChatEvent, ChatInput, ChatReply } from "./schema";
 
@@ -57,7 +62,7 @@ export async function sendMessage(
     );
     return await completeExchange(ctx, exchange, reply);
   } catch (error) {
-    await refundQuota(ctx, exchange.reservation);
+    await refundQuotaReliably(ctx, exchange.reservation);
     throw classifyFailure(error, exchange.deadline, ctx.chat.llm.timeoutMs);
   } finally {
     exchange.release();
@@ -95,7 +100,7 @@ export async function* streamMessage(
     throw classifyFailure(error, exchange.deadline, ctx.chat.llm.timeoutMs);
   } finally {
     // Also reached when the consumer stops early (the client went away): not delivered.
-    if (!delivered) await refundQuota(ctx, exchange.reservation);
+    if (!delivered) await refundQuotaReliably(ctx, exchange.reservation);
     exchange.release();
   }
 }
@@ -136,7 +141,7 @@ async function beginExchange(
         release,
       };
     } catch (error) {
-      await refundQuota(ctx, consumed.reservation);
+      await refundQuotaReliably(ctx, consumed.reservation);
       throw error;
     }
   } catch (error) {

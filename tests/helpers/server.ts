@@ -18,7 +18,7 @@ export type RunningServer = {
 
 export { TEST_ADMIN_KEY } from "./context";
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
