@@ -29,10 +29,13 @@ for (const file of ["src/connection.js", "cjs/src/connection.js", "cf/src/connec
   const source = readFileSync(target, "utf8");
   if (source.includes(MARKER)) continue;
   if (!source.includes(UNGUARDED)) {
-    console.warn(`patch-postgres: ${file} has changed upstream; check whether porsager/postgres#1208 is fixed.`);
+    console.warn(
+      `patch-postgres: ${file} has changed upstream; check whether porsager/postgres#1208 is fixed.`,
+    );
     continue;
   }
   writeFileSync(target, source.replace(UNGUARDED, GUARDED));
   patched++;
 }
-if (patched > 0) console.info(`patch-postgres: guarded nextWrite in ${patched} file(s) of postgres.js.`);
+if (patched > 0)
+  console.info(`patch-postgres: guarded nextWrite in ${patched} file(s) of postgres.js.`);
