@@ -1,7 +1,8 @@
 import { APICallError, RetryError } from "ai";
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { type AgentQuotaRow, type AgentRow, agents, chatMessages, chatThreads } from "@/db/schema";
+import { prepared } from "@/db/prepared";
+import { type AgentQuotaRow, type AgentRow, agents, chatMessages } from "@/db/schema";
 import { agentNotFound } from "@/server/agents/agents";
 import type { Quota } from "@/server/agents/schema";
 import type { Clock } from "@/server/clock";
@@ -111,7 +112,7 @@ async function beginExchange(
   signal?: AbortSignal,
 ): Promise<Exchange> {
   const askedAt = ctx.clock.now();
-  const [agent] = await ctx.db.select().from(agents).where(eq(agents.aid, input.aid));
+  const [agent] = await agentByAid(ctx.db).execute({ aid: input.aid });
   if (!agent) throw agentNotFound(input.aid);
 
   const release = ctx.chat.slots.tryAcquire();
@@ -158,16 +159,14 @@ async function completeExchange(
 ): Promise<ChatReply> {
   const { input, askedAt } = exchange;
   const answeredAt = ctx.clock.now();
-  await ctx.db.transaction((tx) =>
-    storeExchange(tx, {
-      aid: input.aid,
-      chatId: input.chat_id,
-      question: input.q,
-      reply,
-      askedAt,
-      answeredAt,
-    }),
-  );
+  await storeExchange(ctx.db, {
+    aid: input.aid,
+    chatId: input.chat_id,
+    question: input.q,
+    reply,
+    askedAt,
+    answeredAt,
+  });
   const quota = presentQuota(exchange.quotaRow, answeredAt);
   return {
     aid: input.aid,
@@ -178,6 +177,17 @@ async function completeExchange(
   };
 }
 
+/** The agent row by aid, prepared once per database handle (it runs on every chat). */
+function agentByAid(db: Db) {
+  return prepared(db, "agent-by-aid", () =>
+    db
+      .select()
+      .from(agents)
+      .where(eq(agents.aid, sql.placeholder("aid")))
+      .prepare("agent_by_aid"),
+  );
+}
+
 /** The 503 for a call that gets no model slot: all busy, or the server shutting down. */
 export function noModelSlot(slots: ModelSlots): AppError {
   const detail = slots.closing
@@ -186,7 +196,11 @@ export function noModelSlot(slots: ModelSlots): AppError {
   return new AppError("service_unavailable", detail, { retryAfterS: 1 });
 }
 
-/** Writes a question and its reply to their thread; run it inside the caller's transaction. */
+/**
+ * Writes a question and its reply to their thread in one statement (atomic by itself, so no
+ * transaction and its two extra round trips): the thread is created or counted up, and both
+ * messages inserted; the foreign key to the thread is checked at the end of the statement.
+ */
 export async function storeExchange(
   db: Db,
   exchange: {
@@ -198,18 +212,20 @@ export async function storeExchange(
     answeredAt: Date;
   },
 ): Promise<void> {
-  const { aid, chatId, question, reply, askedAt, answeredAt } = exchange;
-  await db
-    .insert(chatThreads)
-    .values({ aid, chatId, messageCount: 2, createdAt: askedAt, lastMessageAt: answeredAt })
-    .onConflictDoUpdate({
-      target: [chatThreads.aid, chatThreads.chatId],
-      set: { messageCount: sql`${chatThreads.messageCount} + 2`, lastMessageAt: answeredAt },
-    });
-  await db.insert(chatMessages).values([
-    { aid, chatId, role: "user", content: question, createdAt: askedAt },
-    { aid, chatId, role: "assistant", content: reply, createdAt: answeredAt },
-  ]);
+  const { aid, chatId, question, reply } = exchange;
+  const askedAt = exchange.askedAt.toISOString();
+  const answeredAt = exchange.answeredAt.toISOString();
+  await db.execute(sql`
+    WITH thread AS (
+      INSERT INTO chat_threads (aid, chat_id, message_count, created_at, last_message_at)
+      VALUES (${aid}, ${chatId}, 2, ${askedAt}, ${answeredAt})
+      ON CONFLICT (aid, chat_id) DO UPDATE
+        SET message_count = chat_threads.message_count + 2, last_message_at = EXCLUDED.last_message_at
+      RETURNING aid
+    )
+    INSERT INTO chat_messages (aid, chat_id, role, content, created_at)
+    SELECT ${aid}, ${chatId}, m.role, m.content, m.created_at::timestamptz
+    FROM thread, (VALUES ('user', ${question}, ${askedAt}), ('assistant', ${reply}, ${answeredAt})) AS m(role, content, created_at)`);
 }
 
 /**
@@ -223,12 +239,20 @@ export async function loadHistory(
   { historyMessages, historyMaxChars }: Pick<ChatConfig, "historyMessages" | "historyMaxChars">,
 ): Promise<ChatTurn[]> {
   if (historyMessages === 0) return [];
-  const newestFirst = await db
-    .select({ role: chatMessages.role, content: chatMessages.content })
-    .from(chatMessages)
-    .where(and(eq(chatMessages.aid, aid), eq(chatMessages.chatId, chat_id)))
-    .orderBy(desc(chatMessages.id))
-    .limit(historyMessages);
+  const newestFirst = await prepared(db, "history", () =>
+    db
+      .select({ role: chatMessages.role, content: chatMessages.content })
+      .from(chatMessages)
+      .where(
+        and(
+          eq(chatMessages.aid, sql.placeholder("aid")),
+          eq(chatMessages.chatId, sql.placeholder("chatId")),
+        ),
+      )
+      .orderBy(desc(chatMessages.id))
+      .limit(sql.placeholder("limit"))
+      .prepare("history"),
+  ).execute({ aid, chatId: chat_id, limit: historyMessages });
   const kept: ChatTurn[] = [];
   let chars = 0;
   for (const message of newestFirst) {

@@ -1,5 +1,6 @@
 import { and, eq, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { prepared } from "@/db/prepared";
 import { type AgentQuotaRow, agentQuotas } from "@/db/schema";
 import type { Quota, QuotaLimitField } from "@/server/agents/schema";
 import type { Clock } from "@/server/clock";
@@ -97,11 +98,11 @@ export type ConsumeResult =
 
 type QuotaContext = { db: Db; clock: Clock };
 
-const periodValue = (counter: Counter, day: string, month: string) =>
+const periodValue = <T>(counter: Counter, day: T, month: T): T =>
   counter.periodColumn === "messageDay" ? day : month;
 
 /** The count as of `day`/`month`: 0 when the stored period is an earlier one. */
-function effectiveCount(counter: Counter, day: string, month: string): SQL {
+function effectiveCount(counter: Counter, day: unknown, month: unknown): SQL {
   const count = agentQuotas[counter.count];
   if (!counter.periodColumn) return sql`${count}`;
   const stored = agentQuotas[counter.periodColumn];
@@ -114,31 +115,15 @@ export async function consumeQuota(
   aid: string,
   kind: QuotaKind,
 ): Promise<ConsumeResult> {
+  const consume = consumeStatement(db, kind);
   // A refused consume is followed by a read to say which limit was hit; if a refund slipped in
   // between and nothing is exhausted any more, trying again is the honest answer.
   for (let attempt = 0; attempt < 3; attempt++) {
     const now = clock.now();
     const day = utcDay(now);
     const month = utcMonth(now);
-    const counters = COUNTERS[kind];
-
-    const set: Record<string, unknown> = { [LAST_AT[kind]]: now };
-    for (const counter of counters) {
-      set[counter.count] = sql`${effectiveCount(counter, day, month)} + 1`;
-      if (counter.periodColumn) set[counter.periodColumn] = periodValue(counter, day, month);
-    }
-    const withinLimits = counters.map((counter) =>
-      or(
-        isNull(agentQuotas[counter.limit]),
-        lt(effectiveCount(counter, day, month), agentQuotas[counter.limit]),
-      ),
-    );
-
-    const [row] = await db
-      .update(agentQuotas)
-      .set(set)
-      .where(and(eq(agentQuotas.aid, aid), ...withinLimits))
-      .returning();
+    // Placeholders skip drizzle's column mapping: dates go as ISO strings, as the driver expects.
+    const [row] = await consume.execute({ aid, day, month, now: now.toISOString() });
     if (row) return { ok: true, reservation: { aid, kind, day, month }, row };
 
     const [current] = await db.select().from(agentQuotas).where(eq(agentQuotas.aid, aid));
@@ -147,6 +132,33 @@ export async function consumeQuota(
     if (exceeded) return { ok: false, exceeded };
   }
   throw new Error(`Quota for agent '${aid}' kept changing; consume gave up after 3 attempts`);
+}
+
+/** The check-and-increment UPDATE of `kind`, prepared once per database handle. */
+function consumeStatement(db: Db, kind: QuotaKind) {
+  return prepared(db, `consume-${kind}`, () => {
+    const day: unknown = sql.placeholder("day");
+    const month: unknown = sql.placeholder("month");
+    const counters = COUNTERS[kind];
+    const set: Record<string, unknown> = { [LAST_AT[kind]]: sql`${sql.placeholder("now")}` };
+    for (const counter of counters) {
+      set[counter.count] = sql`${effectiveCount(counter, day, month)} + 1`;
+      if (counter.periodColumn)
+        set[counter.periodColumn] = sql`${periodValue(counter, day, month)}`;
+    }
+    const withinLimits = counters.map((counter) =>
+      or(
+        isNull(agentQuotas[counter.limit]),
+        lt(effectiveCount(counter, day, month), agentQuotas[counter.limit]),
+      ),
+    );
+    return db
+      .update(agentQuotas)
+      .set(set)
+      .where(and(eq(agentQuotas.aid, sql.placeholder("aid")), ...withinLimits))
+      .returning()
+      .prepare(`consume_${kind}`);
+  });
 }
 
 /** The reservation of an autonomous run, rebuilt from the month stored with the run. */
