@@ -45,15 +45,18 @@ export async function startBaseline(
     const history = await sql`
       SELECT role, content FROM chat_messages WHERE aid = ${aid} AND chat_id = ${chatId} ORDER BY id DESC LIMIT 20`;
     const reply = `echo: ${q}${history.length > 0 ? ` (after ${history.length} earlier messages)` : ""}`;
-    await sql.begin(async (tx) => {
-      await tx`
+    // The same single statement as the service (server/chat/chat.ts, storeExchange).
+    await sql`
+      WITH thread AS (
         INSERT INTO chat_threads (aid, chat_id, message_count, created_at, last_message_at)
         VALUES (${aid}, ${chatId}, 2, ${now}, ${now})
-        ON CONFLICT (aid, chat_id) DO UPDATE SET message_count = chat_threads.message_count + 2, last_message_at = ${now}`;
-      await tx`
-        INSERT INTO chat_messages (aid, chat_id, role, content, created_at)
-        VALUES (${aid}, ${chatId}, 'user', ${q}, ${now}), (${aid}, ${chatId}, 'assistant', ${reply}, ${now})`;
-    });
+        ON CONFLICT (aid, chat_id) DO UPDATE
+          SET message_count = chat_threads.message_count + 2, last_message_at = EXCLUDED.last_message_at
+        RETURNING aid
+      )
+      INSERT INTO chat_messages (aid, chat_id, role, content, created_at)
+      SELECT ${aid}, ${chatId}, m.role, m.content, ${now}::timestamptz
+      FROM thread, (VALUES ('user', ${q}), ('assistant', ${reply})) AS m(role, content)`;
     return reply;
   };
 
