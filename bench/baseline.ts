@@ -56,7 +56,8 @@ export async function startBaseline(
       )
       INSERT INTO chat_messages (aid, chat_id, role, content, created_at)
       SELECT ${aid}, ${chatId}, m.role, m.content, ${now}::timestamptz
-      FROM thread, (VALUES ('user', ${q}), ('assistant', ${reply})) AS m(role, content)`;
+      FROM thread, (VALUES (1, 'user', ${q}), (2, 'assistant', ${reply})) AS m(position, role, content)
+      ORDER BY m.position`;
     return reply;
   };
 

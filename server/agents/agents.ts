@@ -147,6 +147,9 @@ export async function getAgent({ db, clock }: AgentsContext, aid: string): Promi
   return presentAgent(found.agent, found.quota, clock.now());
 }
 
+/** Position of a page of agents: the last aid it showed. */
+const agentCursor = z.object({ a: z.string() });
+
 /**
  * One page of agents in aid order. Keyset pagination: the cursor is the last aid of the
  * previous page, so a page costs an index range scan whatever the number of agents.
@@ -198,8 +201,6 @@ export function presentAgent(agent: AgentRow, quota: AgentQuotaRow, now: Date): 
     quota: presentQuota(quota, now),
   };
 }
-
-const agentCursor = z.object({ a: z.string() });
 
 /** Escapes LIKE wildcards so a search for `50%` finds the text `50%`. */
 function escapeLike(text: string): string {

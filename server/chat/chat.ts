@@ -225,7 +225,10 @@ export async function storeExchange(
     )
     INSERT INTO chat_messages (aid, chat_id, role, content, created_at)
     SELECT ${aid}, ${chatId}, m.role, m.content, m.created_at::timestamptz
-    FROM thread, (VALUES ('user', ${question}, ${askedAt}), ('assistant', ${reply}, ${answeredAt})) AS m(role, content, created_at)`);
+    FROM thread, (VALUES (1, 'user', ${question}, ${askedAt}), (2, 'assistant', ${reply}, ${answeredAt}))
+      AS m(position, role, content, created_at)
+    -- The question gets the lower id: history and listings are ordered by id.
+    ORDER BY m.position`);
 }
 
 /**
