@@ -53,19 +53,20 @@ async function throwawayDatabase(): Promise<{ url: string; drop(): Promise<void>
   };
 }
 
-async function seed(url: string) {
+async function seed(url: string, agents = AGENTS) {
   const database = createDatabase({ kind: "postgres", url });
   await database.migrate();
   await database.close();
   const sql = postgres(url, { max: 1, onnotice: () => {} });
+  await sql`DELETE FROM agents WHERE aid LIKE 'agent-%'`;
   await sql`
     INSERT INTO agents (aid, name, autonomous_enabled, autonomous_minutes, created_at, updated_at)
     SELECT 'agent-' || lpad(i::text, 6, '0'), 'Agent ' || i, false, 60, now(), now()
-    FROM generate_series(1, ${AGENTS}) AS i`;
+    FROM generate_series(1, ${agents}) AS i`;
   await sql`
     INSERT INTO agent_quotas (aid, message_day, message_month, autonomous_month)
     SELECT aid, current_date, date_trunc('month', now())::date, date_trunc('month', now())::date
-    FROM agents`;
+    FROM agents WHERE aid LIKE 'agent-%'`;
   await sql`ANALYZE`;
   await sql.end();
 }
@@ -137,6 +138,44 @@ async function main() {
     }
   }
 
+  // How cost grows: a page in the middle of 1k, 10k and 100k agents (keyset pagination should keep
+  // it flat), and chat on an empty thread against one of 1,000 messages (bounded history).
+  const cursorAt = (aid: string) => Buffer.from(JSON.stringify({ a: aid })).toString("base64url");
+  const growth: Record<string, unknown>[] = [];
+  for (const agents of [1_000, 10_000, 100_000]) {
+    await seed(database.url, agents);
+    const middle = `agent-${String(agents / 2).padStart(6, "0")}`;
+    const page = await measure(
+      `${service.url}/agents?limit=100&cursor=${cursorAt(middle)}`,
+      1,
+      admin,
+    );
+    growth.push({ series: "GET /agents page", agents, ...page });
+    console.info(
+      `growth: GET /agents, page of 100 in the middle of ${fmt(agents).padStart(7)} agents: ${fmt(page.rps)} req/s, p50 ${fmt(page.p50, 1)} ms, p99 ${fmt(page.p99, 1)} ms`,
+    );
+  }
+  const sqlForThreads = postgres(database.url, { max: 1, onnotice: () => {} });
+  await sqlForThreads`
+    INSERT INTO chat_threads (aid, chat_id, message_count, created_at, last_message_at)
+    VALUES ('bench-chat', 'long', 1000, now(), now()) ON CONFLICT DO NOTHING`;
+  await sqlForThreads`
+    INSERT INTO chat_messages (aid, chat_id, role, content, created_at)
+    SELECT 'bench-chat', 'long', CASE WHEN i % 2 = 0 THEN 'user' ELSE 'assistant' END, 'message ' || i, now()
+    FROM generate_series(1, 1000) AS i`;
+  await sqlForThreads.end();
+  for (const [label, chatId] of [
+    ["empty thread", `fresh-${Date.now()}`],
+    ["1,000-message thread", "long"],
+  ] as const) {
+    // One new thread per measurement would grow as it runs; measure the first seconds of each.
+    const result = await measure(`${service.url}/bench-chat/chat?q=hello&chat_id=${chatId}`, 1);
+    growth.push({ series: "chat", thread: label, ...result });
+    console.info(
+      `growth: chat on an ${label}: ${fmt(result.rps)} req/s, p50 ${fmt(result.p50, 1)} ms, p99 ${fmt(result.p99, 1)} ms`,
+    );
+  }
+
   const report = {
     date: new Date().toISOString(),
     machine: {
@@ -148,6 +187,7 @@ async function main() {
     duration_s: DURATION_S,
     agents: AGENTS,
     rows,
+    growth,
   };
   await mkdir("bench/results", { recursive: true });
   await writeFile("bench/results/latest.json", `${JSON.stringify(report, null, 2)}\n`);

@@ -168,6 +168,9 @@ export async function listAgents(
     .where(
       and(
         after === undefined ? undefined : gt(agents.aid, after),
+        // The same bound on the quota side: PostgreSQL does not carry it across the merge join,
+        // and without it the quota index is read from the start (a page cost grew with its depth).
+        after === undefined ? undefined : gt(agentQuotas.aid, after),
         pattern === undefined
           ? undefined
           : or(ilike(agents.aid, pattern), ilike(agents.name, pattern)),
