@@ -5,7 +5,7 @@ import { type AgentQuotaRow, type AgentRow, agentQuotas, agents } from "@/db/sch
 import type { Clock } from "@/server/clock";
 import type { QuotaLimits } from "@/server/config";
 import { AppError } from "@/server/errors";
-import { decodeCursor, encodeCursor } from "@/server/pagination/cursor";
+import { decodeCursor, keysetPage } from "@/server/pagination/cursor";
 import { LIMIT_COLUMNS, newQuotaRow, presentQuota } from "@/server/quota/quota";
 import { nextRunAfterChange } from "@/server/scheduler/schedule";
 import {
@@ -179,12 +179,11 @@ export async function listAgents(
     .orderBy(asc(agents.aid))
     .limit(input.limit + 1);
 
-  const page = rows.slice(0, input.limit);
+  const { page, nextCursor } = keysetPage(rows, input.limit, (last) => ({ a: last.agent.aid }));
   const now = clock.now();
-  const last = page.at(-1);
   return {
     agents: page.map((row) => presentAgent(row.agent, row.quota, now)),
-    next_cursor: rows.length > input.limit && last ? encodeCursor({ a: last.agent.aid }) : null,
+    next_cursor: nextCursor,
   };
 }
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Db } from "@/db/client";
 import { chatMessages, chatThreads } from "@/db/schema";
 import { assertAgentExists } from "@/server/agents/agents";
-import { decodeCursor, encodeCursor } from "@/server/pagination/cursor";
+import { decodeCursor, keysetPage } from "@/server/pagination/cursor";
 import type {
   listMessagesInputSchema,
   listMessagesOutputSchema,
@@ -36,17 +36,18 @@ export async function listMessages(
     )
     .orderBy(desc(chatMessages.id))
     .limit(input.limit + 1);
-  const page = newestFirst.slice(0, input.limit).reverse();
-  const oldest = page[0];
+  // Newest first, so the page's last row is its oldest: the next page is older than it.
+  const { page, nextCursor } = keysetPage(newestFirst, input.limit, (oldest) => ({
+    before: oldest.id,
+  }));
   return {
-    messages: page.map((m) => ({
+    messages: page.reverse().map((m) => ({
       id: m.id,
       role: m.role,
       content: m.content,
       created_at: m.createdAt.toISOString(),
     })),
-    next_cursor:
-      newestFirst.length > input.limit && oldest ? encodeCursor({ before: oldest.id }) : null,
+    next_cursor: nextCursor,
   };
 }
 
@@ -76,8 +77,10 @@ export async function listThreads(
     )
     .orderBy(desc(chatThreads.lastMessageAt), asc(chatThreads.chatId))
     .limit(input.limit + 1);
-  const page = rows.slice(0, input.limit);
-  const last = page.at(-1);
+  const { page, nextCursor } = keysetPage(rows, input.limit, (last) => ({
+    at: last.lastMessageAt.toISOString(),
+    id: last.chatId,
+  }));
   return {
     threads: page.map((t) => ({
       chat_id: t.chatId,
@@ -85,9 +88,6 @@ export async function listThreads(
       created_at: t.createdAt.toISOString(),
       last_message_at: t.lastMessageAt.toISOString(),
     })),
-    next_cursor:
-      rows.length > input.limit && last
-        ? encodeCursor({ at: last.lastMessageAt.toISOString(), id: last.chatId })
-        : null,
+    next_cursor: nextCursor,
   };
 }

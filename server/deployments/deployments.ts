@@ -12,7 +12,7 @@ import {
 import type { Clock } from "@/server/clock";
 import type { Config } from "@/server/config";
 import { AppError } from "@/server/errors";
-import { decodeCursor, encodeCursor } from "@/server/pagination/cursor";
+import { decodeCursor, keysetPage } from "@/server/pagination/cursor";
 import { spendNonce } from "@/server/siwe/nonces";
 import { checkPrivyToken } from "@/server/siwe/privy";
 import { verifySiweMessage } from "@/server/siwe/verify";
@@ -118,12 +118,8 @@ export async function listDeployments(
     )
     .orderBy(desc(deployments.id))
     .limit(input.limit + 1);
-  const page = rows.slice(0, input.limit);
-  const last = page.at(-1);
-  return {
-    deployments: page.map(presentDeployment),
-    next_cursor: rows.length > input.limit && last ? encodeCursor({ before: last.id }) : null,
-  };
+  const { page, nextCursor } = keysetPage(rows, input.limit, (last) => ({ before: last.id }));
+  return { deployments: page.map(presentDeployment), next_cursor: nextCursor };
 }
 
 /** One deployment with its status history, oldest change first. */

@@ -22,3 +22,20 @@ export function decodeCursor<T>(cursor: string, schema: z.ZodType<T>): T {
     { errors: [{ field: "cursor", detail: "is not a cursor this service gave out" }] },
   );
 }
+
+/**
+ * Splits what a keyset query fetched (`limit + 1` rows, the extra one telling whether another
+ * page exists) into the page and the cursor of the next page, made from the page's last row.
+ */
+export function keysetPage<T>(
+  rows: T[],
+  limit: number,
+  position: (last: T) => Record<string, string | number>,
+): { page: T[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    page,
+    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(position(last)) : null,
+  };
+}

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Db } from "@/db/client";
 import { type AutonomousRunRow, agents, autonomousRuns, RUN_OUTCOMES } from "@/db/schema";
 import { agentNotFound, assertAgentExists } from "@/server/agents/agents";
-import { decodeCursor, encodeCursor } from "@/server/pagination/cursor";
+import { decodeCursor, keysetPage } from "@/server/pagination/cursor";
 import type { listRunsInputSchema, listRunsOutputSchema, Run, runSummarySchema } from "./schema";
 
 /** Reading autonomous runs back (admin). */
@@ -42,12 +42,8 @@ export async function listRuns(
     )
     .orderBy(desc(autonomousRuns.id))
     .limit(input.limit + 1);
-  const page = rows.slice(0, input.limit);
-  const last = page.at(-1);
-  return {
-    runs: page.map(presentRun),
-    next_cursor: rows.length > input.limit && last ? encodeCursor({ before: last.id }) : null,
-  };
+  const { page, nextCursor } = keysetPage(rows, input.limit, (last) => ({ before: last.id }));
+  return { runs: page.map(presentRun), next_cursor: nextCursor };
 }
 
 /** An agent's schedule at a glance: next due time, last run, outcome counts. */

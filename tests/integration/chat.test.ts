@@ -71,6 +71,23 @@ describe.each(DATABASE_KINDS)("chat on %s", (kind) => {
       ]);
     });
 
+    it("pages through threads, most recent first, with a cursor", async () => {
+      await agent("many-threads");
+      for (const chatId of ["t1", "t2", "t3"]) {
+        await caller().chat.send({ aid: "many-threads", q: "hi", chat_id: chatId });
+        clock.advance(1000);
+      }
+      const first = await caller().chat.threads({ aid: "many-threads", limit: 2 });
+      expect(first.threads.map((t) => t.chat_id)).toEqual(["t3", "t2"]);
+      const rest = await caller().chat.threads({
+        aid: "many-threads",
+        limit: 2,
+        cursor: first.next_cursor ?? undefined,
+      });
+      expect(rest.threads.map((t) => t.chat_id)).toEqual(["t1"]);
+      expect(rest.next_cursor).toBeNull();
+    });
+
     it("pages through a thread from the newest messages back", async () => {
       await agent("pager");
       for (let i = 0; i < 5; i++) await caller().chat.send({ aid: "pager", q: `m${i}` });
