@@ -3,7 +3,8 @@
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/profile-chat.ts
  * Uses PROFILE_DATABASE_URL (a PostgreSQL database it may write to; migrated on start).
  */
-import { authKeys, createInnerContext } from "@/server/context";
+import { authKeys } from "@/server/auth/admin-key";
+import { createInnerContext } from "@/server/context";
 import { createCaller } from "@/server/routers/app";
 import { startServices } from "@/server/services";
 

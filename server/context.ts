@@ -1,6 +1,6 @@
 import type { Db } from "@/db/client";
-import { bearerToken, isAdminKey } from "@/server/auth/admin-key";
-import { readSession, type Session, sessionKey } from "@/server/auth/session";
+import { type AuthKeys, bearerToken } from "@/server/auth/admin-key";
+import { readSession, type Session } from "@/server/auth/session";
 import { type ChatRuntime, createChatRuntime } from "@/server/chat/runtime";
 import type { Clock } from "@/server/clock";
 import type { Config } from "@/server/config";
@@ -10,16 +10,6 @@ export type { Session };
 
 /** Why there is no session, so that a 401 can say what to fix. */
 export type Credentials = "none" | "invalid" | "valid";
-
-/** What sign-in needs: the key that signs session cookies, and a check of the admin key. */
-export type AuthKeys = { sessionKey: Uint8Array; adminKeyMatches(presented: string): boolean };
-
-export function authKeys(adminKey: string): AuthKeys {
-  return {
-    sessionKey: sessionKey(adminKey),
-    adminKeyMatches: (presented) => isAdminKey(presented, adminKey),
-  };
-}
 
 /** Everything a procedure may use. Tests build it directly, with no HTTP. */
 export type InnerContext = {
@@ -66,8 +56,7 @@ export async function createContext({
   headers: Headers;
   resHeaders?: Headers;
 }): Promise<InnerContext> {
-  const { database, clock, config, adminKey, chat } = await getServices();
-  const auth = authKeys(adminKey.key);
+  const { database, clock, config, auth, chat } = await getServices();
   const token = bearerToken(headers);
   const admin = token !== undefined && auth.adminKeyMatches(token);
   const session: Session | null = admin

@@ -1,5 +1,5 @@
 import { createDatabase, type Database } from "@/db/client";
-import { type AdminKey, resolveAdminKey } from "@/server/auth/admin-key";
+import { type AdminKey, type AuthKeys, authKeys, resolveAdminKey } from "@/server/auth/admin-key";
 import { type ChatRuntime, createChatRuntime } from "@/server/chat/runtime";
 import { type Clock, systemClock } from "@/server/clock";
 import { type Config, parseConfig } from "@/server/config";
@@ -9,6 +9,8 @@ export type Services = {
   config: Config;
   database: Database;
   adminKey: AdminKey;
+  /** The session-signing key and the admin-key check, derived once from the admin key. */
+  auth: AuthKeys;
   clock: Clock;
   chat: ChatRuntime;
 };
@@ -50,5 +52,12 @@ export async function startServices(env: Record<string, string | undefined>): Pr
     await database.close().catch(() => {});
     throw error;
   }
-  return { config, database, adminKey, clock: systemClock, chat: createChatRuntime(config) };
+  return {
+    config,
+    database,
+    adminKey,
+    auth: authKeys(adminKey.key),
+    clock: systemClock,
+    chat: createChatRuntime(config),
+  };
 }

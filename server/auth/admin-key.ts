@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "@/server/config";
+import { sessionKey } from "./session";
 
 export type AdminKey = {
   key: string;
@@ -57,4 +58,13 @@ export function isAdminKey(presented: string, key: string): boolean {
 export function bearerToken(headers: Headers): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
   return match?.[1];
+}
+
+/** What sign-in needs: the key that signs session cookies, and a check of the admin key. */
+export type AuthKeys = { sessionKey: Uint8Array; adminKeyMatches(presented: string): boolean };
+
+/** Made once per process (the admin key does not change while it runs). */
+export function authKeys(adminKey: string): AuthKeys {
+  const key = sessionKey(adminKey);
+  return { sessionKey: key, adminKeyMatches: (presented) => isAdminKey(presented, adminKey) };
 }

@@ -1,8 +1,9 @@
 import type { Db } from "@/db/client";
+import { authKeys } from "@/server/auth/admin-key";
 import type { ChatRuntime } from "@/server/chat/chat";
 import { type Clock, systemClock } from "@/server/clock";
 import { type Config, parseConfig } from "@/server/config";
-import { authKeys, createInnerContext } from "@/server/context";
+import { createInnerContext } from "@/server/context";
 import { type Problem, problemFromError } from "@/server/errors";
 import { createCaller } from "@/server/routers/app";
 
