@@ -71,16 +71,14 @@ export function buildOpenApiDocument(publicUrl: string) {
   });
   components.Problem = collectSchema(problemSchema, "output", components);
 
-  const listQuery = collectSchema(listAgentsInputSchema, "input", components) as {
-    properties: Record<string, JsonSchema>;
-  };
+  /** The input schema's properties, for query and path parameters. */
+  const inputProperties = (schema: z.ZodType) =>
+    (collectSchema(schema, "input", components) as { properties: Record<string, JsonSchema> })
+      .properties;
+  const listQuery = inputProperties(listAgentsInputSchema);
   const adminErrors = { "401": problemResponse("Missing or wrong admin API key.") };
-  const runsQuery = collectSchema(listRunsInputSchema, "input", components) as {
-    properties: Record<string, JsonSchema>;
-  };
-  const deploymentsQuery = collectSchema(listDeploymentsInputSchema, "input", components) as {
-    properties: Record<string, JsonSchema>;
-  };
+  const runsQuery = inputProperties(listRunsInputSchema);
+  const deploymentsQuery = inputProperties(listDeploymentsInputSchema);
   const queryParameters = (properties: Record<string, JsonSchema>) =>
     Object.entries(properties).map(([name, schema]) => ({
       name,
@@ -88,9 +86,7 @@ export function buildOpenApiDocument(publicUrl: string) {
       required: false,
       schema,
     }));
-  const chatQuery = collectSchema(chatInputSchema, "input", components) as {
-    properties: Record<string, JsonSchema>;
-  };
+  const chatQuery = inputProperties(chatInputSchema);
 
   return {
     openapi: "3.1.0",
@@ -128,9 +124,9 @@ export function buildOpenApiDocument(publicUrl: string) {
           description:
             "The message quota is reserved before the model is called and given back when the reply is not delivered. With Accept: text/event-stream the events are `start` {aid, chat_id}, `delta` {text} (repeated), then `done` (the JSON reply) or `error` (a problem).",
           parameters: [
-            { name: "aid", in: "path", required: true, schema: chatQuery.properties.aid },
-            { name: "q", in: "query", required: true, schema: chatQuery.properties.q },
-            { name: "chat_id", in: "query", required: false, schema: chatQuery.properties.chat_id },
+            { name: "aid", in: "path", required: true, schema: chatQuery.aid },
+            { name: "q", in: "query", required: true, schema: chatQuery.q },
+            { name: "chat_id", in: "query", required: false, schema: chatQuery.chat_id },
           ],
           responses: {
             "200": {
@@ -161,9 +157,9 @@ export function buildOpenApiDocument(publicUrl: string) {
             "An agent's autonomous runs, newest first: due time, start, end, outcome, reply or error.",
           security: [{ adminKey: [] }],
           parameters: [
-            { name: "aid", in: "path", required: true, schema: runsQuery.properties.aid },
-            { name: "limit", in: "query", required: false, schema: runsQuery.properties.limit },
-            { name: "cursor", in: "query", required: false, schema: runsQuery.properties.cursor },
+            { name: "aid", in: "path", required: true, schema: runsQuery.aid },
+            { name: "limit", in: "query", required: false, schema: runsQuery.limit },
+            { name: "cursor", in: "query", required: false, schema: runsQuery.cursor },
           ],
           responses: {
             "200": {
@@ -200,7 +196,7 @@ export function buildOpenApiDocument(publicUrl: string) {
           operationId: "listDeployments",
           summary: "Deployments, newest first, filtered by owner, status and proposal.",
           security: [{ adminKey: [] }],
-          parameters: queryParameters(deploymentsQuery.properties),
+          parameters: queryParameters(deploymentsQuery),
           responses: {
             "200": {
               description: "One page.",
@@ -271,12 +267,7 @@ export function buildOpenApiDocument(publicUrl: string) {
           operationId: "listAgents",
           summary: "List agents with their quotas (keyset pagination, search by aid or name).",
           security: [{ adminKey: [] }],
-          parameters: Object.entries(listQuery.properties).map(([name, schema]) => ({
-            name,
-            in: "query",
-            required: false,
-            schema,
-          })),
+          parameters: queryParameters(listQuery),
           responses: {
             "200": {
               description: "One page of agents.",
