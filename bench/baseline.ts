@@ -1,6 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import postgres from "postgres";
+import { type Address, type Hex, verifyMessage } from "viem";
+import { parseSiweMessage } from "viem/siwe";
 
 /**
  * The baseline: the same work as the service's REST paths, done by plain `node:http` and the
@@ -61,9 +63,63 @@ export async function startBaseline(
     return reply;
   };
 
+  /**
+   * A worker's signed status update: parse the EIP-4361 message, verify the signature, then
+   * spend the nonce, lock the deployment, change it and write its history in one transaction.
+   */
+  const statusUpdate = async (body: string) => {
+    const input = JSON.parse(body) as { siwe_msg: string; signature: Hex; user_address: Address };
+    const fields = parseSiweMessage(input.siwe_msg);
+    if (!fields.address || !fields.nonce || !fields.statement) return undefined;
+    const valid = await verifyMessage({
+      address: fields.address,
+      message: input.siwe_msg,
+      signature: input.signature,
+    });
+    if (!valid) return undefined;
+    const statement = JSON.parse(fields.statement) as {
+      request_id: string;
+      status: string;
+      deployment_details?: postgres.JSONValue;
+    };
+    const { nonce, address } = fields;
+    const now = new Date();
+    return sql.begin(async (tx) => {
+      const [spent] = await tx`
+        UPDATE siwe_nonces SET used_at = ${now}
+        WHERE nonce = ${nonce} AND address = ${address.toLowerCase()} AND used_at IS NULL
+          AND expires_at > ${now}
+        RETURNING nonce`;
+      if (!spent) return undefined;
+      const [current] = await tx`
+        SELECT * FROM deployments WHERE request_id = ${statement.request_id} FOR UPDATE`;
+      if (!current) return undefined;
+      const [updated] = await tx`
+        UPDATE deployments SET status = ${statement.status},
+          deployment_details = deployment_details || ${tx.json(statement.deployment_details ?? {})},
+          updated_at = ${now}
+        WHERE id = ${current.id} RETURNING *`;
+      await tx`
+        INSERT INTO deployment_status_history (deployment_id, from_status, to_status,
+          signer_address, nonce, deployment_details, created_at)
+        VALUES (${current.id}, ${current.status}, ${statement.status}, ${address}, ${nonce},
+          ${tx.json(statement.deployment_details ?? null)}, ${now})`;
+      return updated;
+    });
+  };
+
   const server: Server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", "http://baseline");
+      if (url.pathname === "/v1/deployments/worker/status" && req.method === "POST") {
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        const updated = await statusUpdate(Buffer.concat(chunks).toString("utf8"));
+        if (updated === undefined) res.writeHead(400).end();
+        else
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(updated));
+        return;
+      }
       if (url.pathname === "/health") {
         res
           .writeHead(200, { "content-type": "application/json" })

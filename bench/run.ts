@@ -6,33 +6,82 @@
  * created on that server and dropped afterwards).
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import autocannon from "autocannon";
 import postgres from "postgres";
 import { createDatabase } from "@/db/client";
 import { startServer, TEST_ADMIN_KEY } from "../tests/helpers/server";
 import { startBaseline } from "./baseline";
+import { measureSchedulerThroughput, type SchedulerThroughput } from "./scheduler";
+import { prepareStatusUpdates } from "./status-updates";
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CONNECTIONS = [1, 16, 64];
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 100_000);
+const SCHEDULER_AGENTS = Number(process.env.BENCH_SCHEDULER_AGENTS ?? 10_000);
 
 type Measure = { rps: number; p50: number; p99: number; non2xx: number; errors: number };
 
-async function measure(
-  url: string,
-  connections: number,
-  headers: Record<string, string> = {},
-): Promise<Measure> {
-  const result = await autocannon({ url, connections, duration: DURATION_S, headers });
+/** What autocannon drives: a URL, or POSTs of bodies that each work once (signed, with a nonce). */
+type Target = {
+  url: string;
+  headers?: Record<string, string>;
+  /** Makes exactly the bodies one measurement sends; the measurement ends when they are sent. */
+  bodies?: (count: number) => Promise<string[]>;
+};
+
+const STATUS_UPDATES = Number(process.env.BENCH_STATUS_UPDATES ?? 1500);
+
+async function measure(target: Target, connections: number, warmUp = false): Promise<Measure> {
+  const options: autocannon.Options = {
+    url: target.url,
+    connections,
+    headers: target.headers ?? {},
+    duration: warmUp ? Math.min(DURATION_S, 2) : DURATION_S,
+  };
+  if (target.bodies) {
+    const amount = warmUp ? 200 : STATUS_UPDATES;
+    // A few spare: autocannon may build a request or two beyond the amount it sends.
+    const bodies = await target.bodies(amount + connections + 8);
+    let next = 0;
+    options.amount = amount;
+    options.requests = [
+      { method: "POST", setupRequest: (request) => ({ ...request, body: bodies[next++] }) },
+    ];
+  }
+  const result = await autocannon(options);
   return {
-    rps: result.requests.average,
+    // Total over elapsed time: exact also for the short, fixed-amount status-update runs.
+    rps: result.requests.total / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+  };
+}
+
+/** The resident memory of a process, in MiB (Linux). */
+async function residentMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const kib = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? Number.NaN);
+  return kib / 1024;
+}
+
+/** Samples `pid`'s resident memory every `everyMs` until stopped. */
+function sampleMemory(pid: number, everyMs = 1000) {
+  const samples: { t: number; rss_mib: number }[] = [];
+  const started = Date.now();
+  const timer = setInterval(() => {
+    residentMiB(pid).then(
+      (rss) => samples.push({ t: (Date.now() - started) / 1000, rss_mib: rss }),
+      () => {},
+    );
+  }, everyMs);
+  return {
+    samples,
+    stop: () => clearInterval(timer),
   };
 }
 
@@ -84,6 +133,7 @@ async function main() {
     LLM_MAX_CONCURRENCY: "1000",
   });
   const baseline = await startBaseline(database.url);
+  const memory = sampleMemory(service.pid);
   const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}` };
   // The chat agent: no limits, so every request does the whole path (service and baseline alike).
   await fetch(`${service.url}/agents`, {
@@ -94,25 +144,39 @@ async function main() {
       quota: { message_limit_total: null, message_limit_monthly: null, message_limit_daily: null },
     }),
   });
+  // The service checks the message's domain against PUBLIC_URL (by default localhost:PORT).
+  const statusUpdates = await prepareStatusUpdates(database.url);
+  const serviceHost = `localhost:${new URL(service.url).port}`;
+  const json = { "content-type": "application/json" };
 
-  const cases = [
+  const cases: { name: string; service: Target; baseline: Target }[] = [
     {
       name: "GET /{aid}/chat (echo)",
-      service: `${service.url}/bench-chat/chat?q=hello&chat_id=bench`,
-      baseline: `${baseline.url}/bench-chat/chat?q=hello&chat_id=bench-baseline`,
-      headers: {},
+      service: { url: `${service.url}/bench-chat/chat?q=hello&chat_id=bench` },
+      baseline: { url: `${baseline.url}/bench-chat/chat?q=hello&chat_id=bench-baseline` },
     },
     {
       name: `GET /agents (page of 100 of ${fmt(AGENTS)})`,
-      service: `${service.url}/agents?limit=100`,
-      baseline: `${baseline.url}/agents`,
-      headers: admin,
+      service: { url: `${service.url}/agents?limit=100`, headers: admin },
+      baseline: { url: `${baseline.url}/agents` },
     },
     {
       name: "GET /health",
-      service: `${service.url}/health`,
-      baseline: `${baseline.url}/health`,
-      headers: {},
+      service: { url: `${service.url}/health` },
+      baseline: { url: `${baseline.url}/health` },
+    },
+    {
+      name: "POST /v1/deployments/worker/status",
+      service: {
+        url: `${service.url}/v1/deployments/worker/status`,
+        headers: json,
+        bodies: (count) => statusUpdates.sign(count, serviceHost),
+      },
+      baseline: {
+        url: `${baseline.url}/v1/deployments/worker/status`,
+        headers: json,
+        bodies: (count) => statusUpdates.sign(count, serviceHost),
+      },
     },
   ];
 
@@ -120,8 +184,8 @@ async function main() {
   for (const benchCase of cases) {
     for (const connections of CONNECTIONS) {
       // Warm both up briefly, then measure them one after the other in the same run.
-      await measure(benchCase.service, connections, benchCase.headers).catch(() => undefined);
-      const s = await measure(benchCase.service, connections, benchCase.headers);
+      await measure(benchCase.service, connections, true).catch(() => undefined);
+      const s = await measure(benchCase.service, connections);
       const b = await measure(benchCase.baseline, connections);
       const row = {
         endpoint: benchCase.name,
@@ -138,6 +202,27 @@ async function main() {
     }
   }
 
+  // Resident memory under a sustained chat load: sampled every second over the soak.
+  const soakS = Number(process.env.BENCH_SOAK_S ?? 60);
+  const soakFrom = memory.samples.length;
+  const soak = await autocannon({
+    url: `${service.url}/bench-chat/chat?q=hello&chat_id=soak`,
+    connections: 16,
+    duration: soakS,
+  });
+  const soakSamples = memory.samples.slice(soakFrom).map((sample) => sample.rss_mib);
+  const soakReport = {
+    seconds: soakS,
+    connections: 16,
+    requests: soak.requests.total,
+    rps: soak.requests.average,
+    non2xx: soak.non2xx,
+    rss_mib: summariseMemory(soakSamples),
+  };
+  console.info(
+    `soak: chat at 16 connections for ${soakS} s: ${fmt(soak.requests.total)} requests (${fmt(soak.requests.average)} req/s, ${soak.non2xx} non-2xx); server RSS first ${fmt(soakReport.rss_mib.first)} MiB, last ${fmt(soakReport.rss_mib.last)} MiB, max ${fmt(soakReport.rss_mib.max)} MiB (first and last: medians of 5 samples)`,
+  );
+
   // How cost grows: a page in the middle of 1k, 10k and 100k agents (keyset pagination should keep
   // it flat), and chat on an empty thread against one of 1,000 messages (bounded history).
   const cursorAt = (aid: string) => Buffer.from(JSON.stringify({ a: aid })).toString("base64url");
@@ -146,9 +231,8 @@ async function main() {
     await seed(database.url, agents);
     const middle = `agent-${String(agents / 2).padStart(6, "0")}`;
     const page = await measure(
-      `${service.url}/agents?limit=100&cursor=${cursorAt(middle)}`,
+      { url: `${service.url}/agents?limit=100&cursor=${cursorAt(middle)}`, headers: admin },
       1,
-      admin,
     );
     growth.push({ series: "GET /agents page", agents, ...page });
     console.info(
@@ -169,10 +253,30 @@ async function main() {
     ["1,000-message thread", "long"],
   ] as const) {
     // One new thread per measurement would grow as it runs; measure the first seconds of each.
-    const result = await measure(`${service.url}/bench-chat/chat?q=hello&chat_id=${chatId}`, 1);
+    const result = await measure(
+      { url: `${service.url}/bench-chat/chat?q=hello&chat_id=${chatId}` },
+      1,
+    );
     growth.push({ series: "chat", thread: label, ...result });
     console.info(
       `growth: chat on an ${label}: ${fmt(result.rps)} req/s, p50 ${fmt(result.p50, 1)} ms, p99 ${fmt(result.p99, 1)} ms`,
+    );
+  }
+  memory.stop();
+  const wholeRun = summariseMemory(memory.samples.map((sample) => sample.rss_mib));
+  await service.stop();
+  await baseline.close();
+
+  // The scheduler, with the web server stopped: 10,000 agents due at once, then two instances.
+  const scheduler: SchedulerThroughput[] = [];
+  for (const instances of [1, 2]) {
+    const result = await measureSchedulerThroughput(database.url, {
+      agents: SCHEDULER_AGENTS,
+      instances,
+    });
+    scheduler.push(result);
+    console.info(
+      `scheduler: ${fmt(result.agents)} agents due at once, ${instances} instance(s): ${fmt(result.runsPerSecond)} runs/s (${fmt(result.succeeded)} succeeded of ${fmt(result.runs)} runs, ${fmt(result.distinctAgents)} agents, ${fmt(result.seconds, 1)} s)`,
     );
   }
 
@@ -187,15 +291,29 @@ async function main() {
     duration_s: DURATION_S,
     agents: AGENTS,
     rows,
+    soak: soakReport,
+    server_rss_mib_whole_run: wholeRun,
     growth,
+    scheduler,
   };
   await mkdir("bench/results", { recursive: true });
   await writeFile("bench/results/latest.json", `${JSON.stringify(report, null, 2)}\n`);
   console.info("Written to bench/results/latest.json");
-
-  await service.stop();
-  await baseline.close();
   await database.drop();
+}
+
+/** First and last as medians of five samples (one GC does not make a trend), and the maximum. */
+function summariseMemory(samples: number[]) {
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((x, y) => x - y);
+    return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+  };
+  return {
+    samples: samples.length,
+    first: median(samples.slice(0, 5)),
+    last: median(samples.slice(-5)),
+    max: Math.max(...samples),
+  };
 }
 
 await main();

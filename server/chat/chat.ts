@@ -1,5 +1,5 @@
 import { APICallError, RetryError } from "ai";
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
 import { type AgentQuotaRow, type AgentRow, agents, chatMessages } from "@/db/schema";
@@ -200,6 +200,8 @@ export function noModelSlot(slots: ModelSlots): AppError {
  * Writes a question and its reply to their thread in one statement (atomic by itself, so no
  * transaction and its two extra round trips): the thread is created or counted up, and both
  * messages inserted; the foreign key to the thread is checked at the end of the statement.
+ * `andThen`, when given, is a further write done by the same statement (an autonomous run
+ * marked succeeded), so that the exchange and it are stored together or not at all.
  */
 export async function storeExchange(
   db: Db,
@@ -211,10 +213,12 @@ export async function storeExchange(
     askedAt: Date;
     answeredAt: Date;
   },
+  andThen: SQL = sql`SELECT 1`,
 ): Promise<void> {
   const { aid, chatId, question, reply } = exchange;
   const askedAt = exchange.askedAt.toISOString();
   const answeredAt = exchange.answeredAt.toISOString();
+  // Data-modifying WITH clauses run to completion whether or not the main statement reads them.
   await db.execute(sql`
     WITH thread AS (
       INSERT INTO chat_threads (aid, chat_id, message_count, created_at, last_message_at)
@@ -222,13 +226,15 @@ export async function storeExchange(
       ON CONFLICT (aid, chat_id) DO UPDATE
         SET message_count = chat_threads.message_count + 2, last_message_at = EXCLUDED.last_message_at
       RETURNING aid
+    ), messages AS (
+      INSERT INTO chat_messages (aid, chat_id, role, content, created_at)
+      SELECT ${aid}, ${chatId}, m.role, m.content, m.created_at::timestamptz
+      FROM thread, (VALUES (1, 'user', ${question}, ${askedAt}), (2, 'assistant', ${reply}, ${answeredAt}))
+        AS m(position, role, content, created_at)
+      -- The question gets the lower id: history and listings are ordered by id.
+      ORDER BY m.position
     )
-    INSERT INTO chat_messages (aid, chat_id, role, content, created_at)
-    SELECT ${aid}, ${chatId}, m.role, m.content, m.created_at::timestamptz
-    FROM thread, (VALUES (1, 'user', ${question}, ${askedAt}), (2, 'assistant', ${reply}, ${answeredAt}))
-      AS m(position, role, content, created_at)
-    -- The question gets the lower id: history and listings are ordered by id.
-    ORDER BY m.position`);
+    ${andThen}`);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
 import { type AgentQuotaRow, agentQuotas } from "@/db/schema";
@@ -134,31 +134,86 @@ export async function consumeQuota(
   throw new Error(`Quota for agent '${aid}' kept changing; consume gave up after 3 attempts`);
 }
 
+/**
+ * The same check-and-increment for many agents at once (a scheduler claim): one UPDATE for all
+ * of them, then one read to say why the refused ones were refused. Returns a result per aid.
+ */
+export async function consumeQuotaOfMany(
+  { db, clock }: QuotaContext,
+  aids: readonly string[],
+  kind: QuotaKind,
+): Promise<Map<string, ConsumeResult>> {
+  const results = new Map<string, ConsumeResult>();
+  let pending = [...aids];
+  // As in consumeQuota: a refusal that no limit explains (a refund slipped in) is tried again.
+  for (let attempt = 0; attempt < 3 && pending.length > 0; attempt++) {
+    const now = clock.now();
+    const day = utcDay(now);
+    const month = utcMonth(now);
+    const consumed = await consumeUpdate(db, kind, inArray(agentQuotas.aid, pending), {
+      day,
+      month,
+      now: now.toISOString(),
+    });
+    for (const row of consumed)
+      results.set(row.aid, { ok: true, reservation: { aid: row.aid, kind, day, month }, row });
+    const refused = pending.filter((aid) => !results.has(aid));
+    if (refused.length === 0) return results;
+
+    const current = await db.select().from(agentQuotas).where(inArray(agentQuotas.aid, refused));
+    const byAid = new Map(current.map((row) => [row.aid, row]));
+    pending = [];
+    for (const aid of refused) {
+      const row = byAid.get(aid);
+      const exceeded = row && findExceeded(row, kind, now);
+      if (!row) results.set(aid, { ok: false, notFound: true });
+      else if (exceeded) results.set(aid, { ok: false, exceeded });
+      else pending.push(aid);
+    }
+  }
+  if (pending.length > 0)
+    throw new Error(`Quotas of ${pending.length} agents kept changing; consume gave up`);
+  return results;
+}
+
 /** The check-and-increment UPDATE of `kind`, prepared once per database handle. */
 function consumeStatement(db: Db, kind: QuotaKind) {
-  return prepared(db, `consume-${kind}`, () => {
-    const day: unknown = sql.placeholder("day");
-    const month: unknown = sql.placeholder("month");
-    const counters = COUNTERS[kind];
-    const set: Record<string, unknown> = { [LAST_AT[kind]]: sql`${sql.placeholder("now")}` };
-    for (const counter of counters) {
-      set[counter.count] = sql`${effectiveCount(counter, day, month)} + 1`;
-      if (counter.periodColumn)
-        set[counter.periodColumn] = sql`${periodValue(counter, day, month)}`;
-    }
-    const withinLimits = counters.map((counter) =>
-      or(
-        isNull(agentQuotas[counter.limit]),
-        lt(effectiveCount(counter, day, month), agentQuotas[counter.limit]),
-      ),
-    );
-    return db
-      .update(agentQuotas)
-      .set(set)
-      .where(and(eq(agentQuotas.aid, sql.placeholder("aid")), ...withinLimits))
-      .returning()
-      .prepare(`consume_${kind}`);
-  });
+  return prepared(db, `consume-${kind}`, () =>
+    consumeUpdate(db, kind, eq(agentQuotas.aid, sql.placeholder("aid")), {
+      day: sql.placeholder("day"),
+      month: sql.placeholder("month"),
+      now: sql.placeholder("now"),
+    }).prepare(`consume_${kind}`),
+  );
+}
+
+/**
+ * Counts one use of `kind` on the agents `which` selects, where every limit has room; returns
+ * the rows it counted. `day`, `month` and `now` are values or placeholders.
+ */
+function consumeUpdate(
+  db: Db,
+  kind: QuotaKind,
+  which: SQL,
+  { day, month, now }: { day: unknown; month: unknown; now: unknown },
+) {
+  const counters = COUNTERS[kind];
+  const set: Record<string, unknown> = { [LAST_AT[kind]]: sql`${now}` };
+  for (const counter of counters) {
+    set[counter.count] = sql`${effectiveCount(counter, day, month)} + 1`;
+    if (counter.periodColumn) set[counter.periodColumn] = sql`${periodValue(counter, day, month)}`;
+  }
+  const withinLimits = counters.map((counter) =>
+    or(
+      isNull(agentQuotas[counter.limit]),
+      lt(effectiveCount(counter, day, month), agentQuotas[counter.limit]),
+    ),
+  );
+  return db
+    .update(agentQuotas)
+    .set(set)
+    .where(and(which, ...withinLimits))
+    .returning();
 }
 
 /** The reservation of an autonomous run, rebuilt from the month stored with the run. */

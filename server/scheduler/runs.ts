@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lt, lte } from "drizzle-orm";
+import { and, asc, eq, inArray, lt, lte, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { type AgentRow, type AutonomousRunRow, agents, autonomousRuns } from "@/db/schema";
 import { agentNotFound } from "@/server/agents/agents";
@@ -15,7 +15,7 @@ import {
 } from "@/server/chat/chat";
 import type { Clock } from "@/server/clock";
 import { AppError } from "@/server/errors";
-import { autonomousReservation, consumeQuota, refundQuota } from "@/server/quota/quota";
+import { autonomousReservation, consumeQuotaOfMany, refundQuota } from "@/server/quota/quota";
 import { nextSlotAfter } from "./schedule";
 
 /**
@@ -51,55 +51,84 @@ export async function claimDueRuns(
       .orderBy(asc(agents.autonomousNextRunAt))
       .limit(limit)
       .for("update", { skipLocked: true });
+    if (due.length === 0) return { runs: [], skipped: 0 };
 
-    const runs: ClaimedRun[] = [];
-    let skipped = 0;
-    for (const agent of due) {
-      const dueAt = agent.autonomousNextRunAt as Date;
-      await tx
-        .update(agents)
-        .set({ autonomousNextRunAt: nextSlotAfter(dueAt, agent.autonomousMinutes, now) })
-        .where(eq(agents.aid, agent.aid));
-      const { claimed } = await startRun(tx, clock, agent, "schedule", dueAt);
-      if (claimed) runs.push(claimed);
-      else skipped++;
-    }
-    return { runs, skipped };
+    await moveToNextSlots(tx, due, now);
+    const started = await startRuns(
+      tx,
+      clock,
+      due.map((agent) => ({ agent, dueAt: agent.autonomousNextRunAt as Date })),
+      "schedule",
+    );
+    const runs = started.flatMap(({ claimed }) => (claimed ? [claimed] : []));
+    return { runs, skipped: started.length - runs.length };
   });
 }
 
-/** Reserves the quota and records the run; `claimed` is undefined when it was skipped. */
-async function startRun(
+/** Moves each claimed agent's schedule to its next slot after now, in one statement. */
+async function moveToNextSlots(db: Db, due: AgentRow[], now: Date): Promise<void> {
+  const slots = due.map((agent) => {
+    const next = nextSlotAfter(agent.autonomousNextRunAt as Date, agent.autonomousMinutes, now);
+    return sql`(${agent.aid}, ${next.toISOString()}::timestamptz)`;
+  });
+  await db.execute(sql`
+    UPDATE agents SET autonomous_next_run_at = slot.next_run_at
+    FROM (VALUES ${sql.join(slots, sql`, `)}) AS slot(aid, next_run_at)
+    WHERE agents.aid = slot.aid`);
+}
+
+/**
+ * Reserves the autonomous quota of each agent and records its run, `running`, or `skipped`
+ * when its quota is spent: one statement for the quotas and one for the runs, however many.
+ * `claimed` is undefined for a skipped run.
+ */
+async function startRuns(
   db: Db,
   clock: Clock,
-  agent: AgentRow,
+  slots: { agent: AgentRow; dueAt: Date }[],
   trigger: AutonomousRunRow["trigger"],
-  dueAt: Date,
-): Promise<{ runId: number; claimed: ClaimedRun | undefined }> {
+): Promise<{ runId: number; claimed: ClaimedRun | undefined }[]> {
   const now = clock.now();
-  const consumed = await consumeQuota({ db, clock }, agent.aid, "autonomous");
-  const reserved = consumed.ok ? consumed.reservation : undefined;
-  const skippedBecause = consumed.ok
-    ? undefined
-    : (consumed.exceeded?.detail ?? `Agent '${agent.aid}' has no quota record.`);
-  const [run] = await db
-    .insert(autonomousRuns)
-    .values({
-      aid: agent.aid,
-      trigger,
-      dueAt,
-      startedAt: now,
-      outcome: reserved ? "running" : "skipped",
-      error: skippedBecause,
-      finishedAt: reserved ? null : now,
-      quotaMonth: reserved?.month ?? null,
-    })
-    .returning({ id: autonomousRuns.id });
-  if (!run) throw new Error(`Recording a run of '${agent.aid}' returned no row`);
-  return {
-    runId: run.id,
-    claimed: reserved && { runId: run.id, agent, quotaMonth: reserved.month },
+  const consumed = await consumeQuotaOfMany(
+    { db, clock },
+    slots.map(({ agent }) => agent.aid),
+    "autonomous",
+  );
+  const reservationOf = (aid: string) => {
+    const result = consumed.get(aid);
+    return result?.ok ? result.reservation : undefined;
   };
+  const recorded = await db
+    .insert(autonomousRuns)
+    .values(
+      slots.map(({ agent, dueAt }) => {
+        const reserved = reservationOf(agent.aid);
+        const result = consumed.get(agent.aid);
+        const skippedBecause =
+          result && !result.ok && result.exceeded
+            ? result.exceeded.detail
+            : `Agent '${agent.aid}' has no quota record.`;
+        return {
+          aid: agent.aid,
+          trigger,
+          dueAt,
+          startedAt: now,
+          outcome: reserved ? ("running" as const) : ("skipped" as const),
+          error: reserved ? null : skippedBecause,
+          finishedAt: reserved ? null : now,
+          quotaMonth: reserved?.month ?? null,
+        };
+      }),
+    )
+    .returning({ id: autonomousRuns.id, aid: autonomousRuns.aid });
+  // One run per agent in a claim, so the aid tells which row is whose.
+  const runIdOf = new Map(recorded.map((row) => [row.aid, row.id]));
+  return slots.map(({ agent }) => {
+    const runId = runIdOf.get(agent.aid);
+    if (runId === undefined) throw new Error(`Recording a run of '${agent.aid}' returned no row`);
+    const reserved = reservationOf(agent.aid);
+    return { runId, claimed: reserved && { runId, agent, quotaMonth: reserved.month } };
+  });
 }
 
 /**
@@ -125,20 +154,20 @@ export async function executeRun(
     const request = modelRequest(agent, history, prompt, llm, deadline.signal);
     const reply = capReply(await ctx.chat.provider.generate(request), chat.maxReplyChars);
     const answeredAt = ctx.clock.now();
-    await ctx.db.transaction(async (tx) => {
-      await storeExchange(tx, {
+    // The exchange and the run's success are one statement: both are stored, or neither.
+    await storeExchange(
+      ctx.db,
+      {
         aid: agent.aid,
         chatId: AUTONOMOUS_THREAD,
         question: prompt,
         reply,
         askedAt,
         answeredAt,
-      });
-      await tx
-        .update(autonomousRuns)
-        .set({ outcome: "succeeded", reply, finishedAt: answeredAt })
-        .where(eq(autonomousRuns.id, run.runId));
-    });
+      },
+      sql`UPDATE autonomous_runs SET outcome = 'succeeded', reply = ${reply},
+            finished_at = ${answeredAt.toISOString()} WHERE id = ${run.runId}`,
+    );
     return "succeeded";
   } catch (error) {
     const failure = deadline ? classifyFailure(error, deadline, llm.timeoutMs) : error;
@@ -231,9 +260,11 @@ export async function runNow(ctx: RunContext, aid: string): Promise<AutonomousRu
       `Agent '${aid}' has no autonomous_prompt to run; set one with POST /agents first.`,
     );
   }
-  const { runId, claimed } = await ctx.db.transaction((tx) =>
-    startRun(tx, ctx.clock, agent, "manual", ctx.clock.now()),
+  const [started] = await ctx.db.transaction((tx) =>
+    startRuns(tx, ctx.clock, [{ agent, dueAt: ctx.clock.now() }], "manual"),
   );
+  if (!started) throw new Error(`Starting a run of '${aid}' recorded nothing`);
+  const { runId, claimed } = started;
   if (claimed) await executeRun(ctx, claimed);
   const [run] = await ctx.db.select().from(autonomousRuns).where(eq(autonomousRuns.id, runId));
   return run as AutonomousRunRow;

@@ -19,12 +19,15 @@ export class Scheduler {
   private readonly inFlight = new Set<Promise<unknown>>();
   /** A run older than this cannot be alive: slot wait and model call are both bounded. */
   private readonly staleAfterMs: number;
+  /** The fewest slots worth a claim while runs are in flight. */
+  private readonly minClaim: number;
 
   constructor(
     private readonly ctx: SchedulerContext,
     private readonly options: Pick<SchedulerConfig, "tickMs" | "batchSize" | "concurrency">,
   ) {
     this.staleAfterMs = 2 * ctx.chat.llm.timeoutMs + 60_000;
+    this.minClaim = Math.min(options.batchSize, Math.ceil(options.concurrency / 4));
   }
 
   start(): void {
@@ -49,7 +52,9 @@ export class Scheduler {
     let started = 0;
     while (!this.stopping) {
       const room = this.options.concurrency - this.inFlight.size;
-      if (room <= 0) {
+      // When full, wait for a quarter of the slots (or a batch) to free: a claim is a transaction
+      // of five round trips, too dear to spend on one run each time one finishes.
+      if (room < this.minClaim && this.inFlight.size > 0) {
         await Promise.race(this.inFlight);
         continue;
       }
@@ -71,12 +76,15 @@ export class Scheduler {
   async stop(graceMs: number): Promise<boolean> {
     this.stopping = true;
     clearTimeout(this.timer);
-    await this.ticking;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), graceMs);
     });
-    const finished = await Promise.race([this.idle().then(() => true as const), timedOut]);
+    // The tick in progress is bounded by the grace too: a claim may be waiting on the database.
+    const finished = await Promise.race([
+      this.ticking.then(() => this.idle()).then(() => true as const),
+      timedOut,
+    ]);
     clearTimeout(timer);
     return finished;
   }

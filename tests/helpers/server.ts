@@ -9,6 +9,8 @@ import { TEST_ADMIN_KEY } from "./context";
 export type RunningServer = {
   url: string;
   dataDir: string;
+  /** The serving process (`next start` serves in its own process, titled next-server). */
+  pid: number;
   /** Sends a signal; resolves with the exit code once the process has exited. */
   signal(signal: NodeJS.Signals): Promise<number | null>;
   /** Everything the process printed so far. */
@@ -95,5 +97,5 @@ export async function startServer(
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
-  return { url, dataDir, output: () => output, signal, stop };
+  return { url, dataDir, pid: child.pid as number, output: () => output, signal, stop };
 }
