@@ -120,6 +120,12 @@ export async function startBaseline(
           res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(updated));
         return;
       }
+      if (url.pathname === "/health" && req.method !== "GET") {
+        res
+          .writeHead(405, { "content-type": "application/problem+json", allow: "GET" })
+          .end(JSON.stringify({ status: 405, detail: `${req.method} is not supported here.` }));
+        return;
+      }
       if (url.pathname === "/health") {
         res
           .writeHead(200, { "content-type": "application/json" })

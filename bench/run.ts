@@ -27,6 +27,7 @@ type Measure = { rps: number; p50: number; p99: number; non2xx: number; errors: 
 /** What autocannon drives: a URL, or POSTs of bodies that each work once (signed, with a nonce). */
 type Target = {
   url: string;
+  method?: "GET" | "POST";
   headers?: Record<string, string>;
   /** Makes exactly the bodies one measurement sends; the measurement ends when they are sent. */
   bodies?: (count: number) => Promise<string[]>;
@@ -37,6 +38,7 @@ const STATUS_UPDATES = Number(process.env.BENCH_STATUS_UPDATES ?? 1500);
 async function measure(target: Target, connections: number, warmUp = false): Promise<Measure> {
   const options: autocannon.Options = {
     url: target.url,
+    method: target.method ?? "GET",
     connections,
     headers: target.headers ?? {},
     duration: warmUp ? Math.min(DURATION_S, 2) : DURATION_S,
@@ -149,7 +151,7 @@ async function main() {
   const serviceHost = `localhost:${new URL(service.url).port}`;
   const json = { "content-type": "application/json" };
 
-  const cases: { name: string; service: Target; baseline: Target }[] = [
+  const cases: { name: string; service: Target; baseline: Target; answers405?: true }[] = [
     {
       name: "GET /{aid}/chat (echo)",
       service: { url: `${service.url}/bench-chat/chat?q=hello&chat_id=bench` },
@@ -164,6 +166,14 @@ async function main() {
       name: "GET /health",
       service: { url: `${service.url}/health` },
       baseline: { url: `${baseline.url}/health` },
+    },
+    {
+      // The floor: a route handler that does no work at all (405 for a method /health does not
+      // serve), so this row is what Next.js's own request handling costs against node:http.
+      name: "Next.js floor: POST /health (405)",
+      service: { url: `${service.url}/health`, method: "POST" },
+      baseline: { url: `${baseline.url}/health`, method: "POST" },
+      answers405: true,
     },
     {
       name: "POST /v1/deployments/worker/status",
@@ -197,7 +207,7 @@ async function main() {
       };
       rows.push(row);
       console.info(
-        `${benchCase.name.padEnd(36)} c=${String(connections).padStart(2)}  service ${fmt(s.rps).padStart(6)} req/s p50 ${fmt(s.p50, 1)} p99 ${fmt(s.p99, 1)} ms | baseline ${fmt(b.rps).padStart(6)} req/s p50 ${fmt(b.p50, 1)} p99 ${fmt(b.p99, 1)} ms | ratio ${fmt(row.rps_ratio, 2)} (p99 ${row.p99_ratio === null ? "-" : fmt(row.p99_ratio, 2)})${s.non2xx + s.errors + b.non2xx + b.errors > 0 ? `  [non-2xx/errors ${s.non2xx}/${s.errors} vs ${b.non2xx}/${b.errors}]` : ""}`,
+        `${benchCase.name.padEnd(36)} c=${String(connections).padStart(2)}  service ${fmt(s.rps).padStart(6)} req/s p50 ${fmt(s.p50, 1)} p99 ${fmt(s.p99, 1)} ms | baseline ${fmt(b.rps).padStart(6)} req/s p50 ${fmt(b.p50, 1)} p99 ${fmt(b.p99, 1)} ms | ratio ${fmt(row.rps_ratio, 2)} (p99 ${row.p99_ratio === null ? "-" : fmt(row.p99_ratio, 2)})${!benchCase.answers405 && s.non2xx + s.errors + b.non2xx + b.errors > 0 ? `  [non-2xx/errors ${s.non2xx}/${s.errors} vs ${b.non2xx}/${b.errors}]` : ""}`,
       );
     }
   }

@@ -32,6 +32,21 @@ export type FakeOpenAi = {
   requests: ChatCompletionRequest[];
   /** Answers the next requests in order with these; the last one repeats. */
   behave(...behaviours: Behaviour[]): void;
+  /**
+   * Answers each request as `choose` says, given its body and its index (0, 1, 2, … from now
+   * on); for mixed behaviour under load. `behave` switches back to a fixed plan.
+   */
+  behaveBy(choose: (request: ChatCompletionRequest, index: number) => Behaviour): void;
+  /** Requests open right now: arrived, and neither answered in full nor closed by the client. */
+  inFlight(): number;
+  /** The most requests open at once since the start (or the last `resetCounters`). */
+  maxInFlight(): number;
+  /** Requests whose connection the client closed before the answer was complete. */
+  abandoned(): number;
+  /** How many requests were given each kind of behaviour (since the last `resetCounters`). */
+  served(): Record<Behaviour["kind"], number>;
+  /** Sets `maxInFlight`, `abandoned` and `served` back to zero (open requests stay counted). */
+  resetCounters(): void;
   close(): Promise<void>;
 };
 
@@ -39,8 +54,27 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   const requests: ChatCompletionRequest[] = [];
   let plan: Behaviour[] = [{ kind: "reply", text: "Hello from the fake model." }];
   const open = new Set<ServerResponse>();
+  let choose: ((request: ChatCompletionRequest, index: number) => Behaviour) | undefined;
+  let chosen = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let abandoned = 0;
+  const noneServed = (): Record<Behaviour["kind"], number> => ({
+    reply: 0,
+    error: 0,
+    hang: 0,
+    stall: 0,
+  });
+  let served = noneServed();
 
   const server: Server = createServer(async (req, res) => {
+    // Open from the moment the request arrives until its response is done or its socket closes.
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.once("close", () => {
+      inFlight--;
+      if (!res.writableFinished) abandoned++;
+    });
     if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
       res
         .writeHead(404, { "content-type": "application/json" })
@@ -49,7 +83,10 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     }
     const body = JSON.parse(await readBody(req)) as ChatCompletionRequest;
     requests.push(body);
-    const behaviour = (plan.length > 1 ? plan.shift() : plan[0]) as Behaviour;
+    const behaviour = choose
+      ? choose(body, chosen++)
+      : ((plan.length > 1 ? plan.shift() : plan[0]) as Behaviour);
+    served[behaviour.kind]++;
     open.add(res);
     res.on("close", () => open.delete(res));
     await answer(behaviour, body, res);
@@ -62,6 +99,20 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     requests,
     behave: (...behaviours) => {
       plan = behaviours;
+      choose = undefined;
+    },
+    behaveBy: (chooser) => {
+      choose = chooser;
+      chosen = 0;
+    },
+    inFlight: () => inFlight,
+    maxInFlight: () => maxInFlight,
+    abandoned: () => abandoned,
+    served: () => ({ ...served }),
+    resetCounters: () => {
+      maxInFlight = inFlight;
+      abandoned = 0;
+      served = noneServed();
     },
     close: async () => {
       for (const res of open) res.destroy();
