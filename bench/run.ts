@@ -118,7 +118,8 @@ async function seed(url: string, agents = AGENTS) {
     INSERT INTO agent_quotas (aid, message_day, message_month, autonomous_month)
     SELECT aid, current_date, date_trunc('month', now())::date, date_trunc('month', now())::date
     FROM agents WHERE aid LIKE 'agent-%'`;
-  await sql`ANALYZE`;
+  // Each size starts clean: the rows of the previous size deleted, vacuumed away and analysed.
+  await sql`VACUUM (ANALYZE) agents, agent_quotas`;
   await sql.end();
 }
 
