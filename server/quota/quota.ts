@@ -5,7 +5,7 @@ import { type AgentQuotaRow, agentQuotas } from "@/db/schema";
 import type { Quota, QuotaLimitField } from "@/server/agents/schema";
 import type { Clock } from "@/server/clock";
 import type { QuotaLimits } from "@/server/config";
-import { isDatabaseUnavailable } from "@/server/errors";
+import { writeReliably } from "@/server/write-reliably";
 import { nextUtcDayStart, nextUtcMonthStart, secondsUntil, utcDay, utcMonth } from "./periods";
 
 /**
@@ -366,37 +366,14 @@ export async function resetQuotaCounts({ db, clock }: QuotaContext, aid: string)
   return reset.length > 0;
 }
 
-const REFUND_RETRY_FOR_MS = 10 * 60_000;
-
 /**
- * Gives back a use that was not delivered, even across a database outage: if the database
- * cannot be reached (often the very reason the reply failed), the refund is tried again in the
- * background, with backoff up to 5 s, for 10 minutes. Only a process that dies meanwhile loses it.
+ * Gives back a use that was not delivered, even across a database outage (see writeReliably).
  */
 export async function refundQuotaReliably(
   { db }: { db: Db },
   reservation: Reservation,
 ): Promise<void> {
-  try {
-    await refundQuota({ db }, reservation);
-  } catch (error) {
-    if (!isDatabaseUnavailable(error)) throw error;
-    retryRefund(db, reservation, Date.now() + REFUND_RETRY_FOR_MS, 250);
-  }
-}
-
-function retryRefund(db: Db, reservation: Reservation, giveUpAt: number, delayMs: number): void {
-  const timer = setTimeout(() => {
-    refundQuota({ db }, reservation).catch((error: unknown) => {
-      if (isDatabaseUnavailable(error) && Date.now() < giveUpAt) {
-        retryRefund(db, reservation, giveUpAt, Math.min(delayMs * 2, 5000));
-      } else {
-        console.error(
-          `Giving up refunding a ${reservation.kind} use of '${reservation.aid}':`,
-          error,
-        );
-      }
-    });
-  }, delayMs);
-  timer.unref();
+  await writeReliably(`refunding a ${reservation.kind} use of '${reservation.aid}'`, () =>
+    refundQuota({ db }, reservation),
+  );
 }

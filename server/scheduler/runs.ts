@@ -14,8 +14,9 @@ import {
   storeExchange,
 } from "@/server/chat/chat";
 import type { Clock } from "@/server/clock";
-import { AppError } from "@/server/errors";
+import { AppError, isDatabaseUnavailable } from "@/server/errors";
 import { autonomousReservation, consumeQuotaOfMany, refundQuota } from "@/server/quota/quota";
+import { writeReliably } from "@/server/write-reliably";
 import { nextSlotAfter } from "./schedule";
 
 /**
@@ -133,8 +134,9 @@ async function startRuns(
 
 /**
  * Runs a claimed slot: the agent's autonomous prompt through its model, in its autonomous
- * thread. Success stores the exchange and the reply; failure gives the quota back. Either way
- * the run is finished in the same transaction as what it changes.
+ * thread. Success stores the exchange and marks the run succeeded in one statement; failure
+ * marks it failed and gives the quota back in one transaction. Never leaves it `running` unless
+ * the process dies (then the sweeper finishes it).
  */
 export async function executeRun(
   ctx: RunContext,
@@ -143,6 +145,7 @@ export async function executeRun(
   const { agent } = run;
   const { llm, chat } = ctx.chat;
   let deadline: Deadline | undefined;
+  let failure: unknown;
   // Waiting for a slot counts against the run's time, so a stale run can be told from a live one.
   const release = await ctx.chat.slots.acquire(llm.timeoutMs);
   try {
@@ -170,20 +173,25 @@ export async function executeRun(
     );
     return "succeeded";
   } catch (error) {
-    const failure = deadline ? classifyFailure(error, deadline, llm.timeoutMs) : error;
-    if (!(failure instanceof AppError))
-      console.error(`Autonomous run ${run.runId} of '${agent.aid}' failed:`, error);
-    await failRun(
-      ctx,
-      run,
-      failure instanceof AppError
-        ? failure.detail
-        : "An unexpected error occurred. It has been logged.",
-    );
-    return "failed";
+    failure = deadline ? classifyFailure(error, deadline, llm.timeoutMs) : error;
   } finally {
     release?.();
   }
+  // Recorded with the model slot already free; if the database is down (often why the run
+  // failed), the record and the refund are retried in the background, not left to the sweeper.
+  await writeReliably(`recording autonomous run ${run.runId} as failed`, () =>
+    failRun(ctx, run, runFailureDetail(run, failure)),
+  );
+  return "failed";
+}
+
+/** What a failed run's record says; errors that are not ours to explain are logged. */
+function runFailureDetail(run: ClaimedRun, failure: unknown): string {
+  if (failure instanceof AppError) return failure.detail;
+  if (isDatabaseUnavailable(failure))
+    return "The database could not be reached during the run; it runs again at its next slot.";
+  console.error(`Autonomous run ${run.runId} of '${run.agent.aid}' failed:`, failure);
+  return "An unexpected error occurred. It has been logged.";
 }
 
 /** Marks the run failed and gives its quota back, atomically (so the sweeper cannot refund twice). */

@@ -69,6 +69,7 @@ export class Scheduler {
 
   /** Resolves when every run started so far has finished. */
   async idle(): Promise<void> {
+    // Executions never reject (track catches), so this waits for every one of them.
     while (this.inFlight.size > 0) await Promise.all(this.inFlight);
   }
 
@@ -90,7 +91,12 @@ export class Scheduler {
   }
 
   private track(run: ClaimedRun): void {
-    const execution = executeRun(this.ctx, run).finally(() => this.inFlight.delete(execution));
+    const execution = executeRun(this.ctx, run)
+      .catch((error: unknown) => {
+        // Left `running`: the sweeper marks it failed and gives its quota back later.
+        console.error(`Autonomous run ${run.runId} could not be recorded as finished:`, error);
+      })
+      .finally(() => this.inFlight.delete(execution));
     this.inFlight.add(execution);
   }
 }
