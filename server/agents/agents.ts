@@ -1,6 +1,7 @@
-import { and, asc, eq, gt, ilike, or } from "drizzle-orm";
+import { and, asc, eq, gt, ilike, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
+import { prepared } from "@/db/prepared";
 import { type AgentQuotaRow, type AgentRow, agentQuotas, agents } from "@/db/schema";
 import type { Clock } from "@/server/clock";
 import type { QuotaLimits } from "@/server/config";
@@ -161,23 +162,11 @@ export async function listAgents(
   const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, agentCursor).a;
   const pattern = input.q ? `%${escapeLike(input.q)}%` : undefined;
 
-  const rows = await db
-    .select({ agent: agents, quota: agentQuotas })
-    .from(agents)
-    .innerJoin(agentQuotas, eq(agentQuotas.aid, agents.aid))
-    .where(
-      and(
-        after === undefined ? undefined : gt(agents.aid, after),
-        // The same bound on the quota side: PostgreSQL does not carry it across the merge join,
-        // and without it the quota index is read from the start (a page cost grew with its depth).
-        after === undefined ? undefined : gt(agentQuotas.aid, after),
-        pattern === undefined
-          ? undefined
-          : or(ilike(agents.aid, pattern), ilike(agents.name, pattern)),
-      ),
-    )
-    .orderBy(asc(agents.aid))
-    .limit(input.limit + 1);
+  const rows = await agentsPageQuery(db, after !== undefined, pattern !== undefined).execute({
+    after,
+    pattern,
+    limit: input.limit + 1,
+  });
 
   const { page, nextCursor } = keysetPage(rows, input.limit, (last) => ({ a: last.agent.aid }));
   const now = clock.now();
@@ -185,6 +174,36 @@ export async function listAgents(
     agents: page.map((row) => presentAgent(row.agent, row.quota, now)),
     next_cursor: nextCursor,
   };
+}
+
+/**
+ * The page query, prepared once per database handle for each of its four shapes (with or without
+ * a cursor, with or without a search): it runs on every listing, and drizzle would otherwise
+ * build its SQL anew each time.
+ */
+function agentsPageQuery(db: Db, hasCursor: boolean, hasPattern: boolean) {
+  const shape = `${hasCursor ? "after" : "first"}_${hasPattern ? "search" : "all"}`;
+  return prepared(db, `agents-page-${shape}`, () => {
+    const after = sql.placeholder("after");
+    const pattern = sql.placeholder("pattern");
+    return db
+      .select({ agent: agents, quota: agentQuotas })
+      .from(agents)
+      .innerJoin(agentQuotas, eq(agentQuotas.aid, agents.aid))
+      .where(
+        and(
+          hasCursor ? gt(agents.aid, after) : undefined,
+          // The same bound on the quota side: PostgreSQL does not carry it across the merge
+          // join, and without it the quota index is read from the start (a page cost grew with
+          // its depth).
+          hasCursor ? gt(agentQuotas.aid, after) : undefined,
+          hasPattern ? or(ilike(agents.aid, pattern), ilike(agents.name, pattern)) : undefined,
+        ),
+      )
+      .orderBy(asc(agents.aid))
+      .limit(sql.placeholder("limit"))
+      .prepare(`agents_page_${shape}`);
+  });
 }
 
 export function presentAgent(agent: AgentRow, quota: AgentQuotaRow, now: Date): Agent {

@@ -6,7 +6,14 @@ import type { Quota, QuotaLimitField } from "@/server/agents/schema";
 import type { Clock } from "@/server/clock";
 import type { QuotaLimits } from "@/server/config";
 import { writeReliably } from "@/server/write-reliably";
-import { nextUtcDayStart, nextUtcMonthStart, secondsUntil, utcDay, utcMonth } from "./periods";
+import {
+  nextUtcDayStart,
+  nextUtcMonthStart,
+  periodsAt,
+  secondsUntil,
+  utcDay,
+  utcMonth,
+} from "./periods";
 
 /**
  * The quota model: per agent, message counters (total, monthly, daily) and autonomous-run
@@ -239,9 +246,8 @@ export async function refundQuota({ db }: { db: Db }, reservation: Reservation):
 /** The stored count for `counter` as of `now` (0 when its period has passed). */
 export function effectiveCountOf(row: AgentQuotaRow, counter: Counter, now: Date): number {
   if (!counter.periodColumn) return row[counter.count];
-  return row[counter.periodColumn] === periodValue(counter, utcDay(now), utcMonth(now))
-    ? row[counter.count]
-    : 0;
+  const { day, month } = periodsAt(now);
+  return row[counter.periodColumn] === periodValue(counter, day, month) ? row[counter.count] : 0;
 }
 
 /** Which limit of `kind` stops the next use, if any; the one that frees last wins. */
@@ -317,8 +323,8 @@ export function presentQuota(row: AgentQuotaRow, now: Date): Quota {
     autonomous_limit_monthly: row.autonomousLimitMonthly,
     last_message_at: row.lastMessageAt?.toISOString() ?? null,
     last_autonomous_at: row.lastAutonomousAt?.toISOString() ?? null,
-    daily_resets_at: nextUtcDayStart(now).toISOString(),
-    monthly_resets_at: nextUtcMonthStart(now).toISOString(),
+    daily_resets_at: periodsAt(now).dailyResetsAt,
+    monthly_resets_at: periodsAt(now).monthlyResetsAt,
   };
 }
 
