@@ -175,6 +175,7 @@ export async function executeRun(
   } catch (error) {
     failure = deadline ? classifyFailure(error, deadline, llm.timeoutMs) : error;
   } finally {
+    deadline?.clear();
     release?.();
   }
   // Recorded with the model slot already free; if the database is down (often why the run
