@@ -25,8 +25,13 @@ export async function startBaseline(
       WHERE ${after === null ? sql`true` : sql`a.aid > ${after}`}
       ORDER BY a.aid LIMIT 101`;
 
-  /** Consume the three message counters (lazy UTC resets), read history, store the exchange. */
+  /**
+   * The agent (its model, prompt and temperature shape the model call), then the three message
+   * counters consumed (lazy UTC resets), the history read, and the exchange stored.
+   */
   const chat = async (aid: string, chatId: string, q: string) => {
+    const [agent] = await sql`SELECT * FROM agents WHERE aid = ${aid}`;
+    if (!agent) return undefined;
     const now = new Date();
     const day = now.toISOString().slice(0, 10);
     const month = `${day.slice(0, 7)}-01`;

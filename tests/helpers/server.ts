@@ -51,8 +51,10 @@ export async function startServer(
         HOME: process.env.HOME,
         NODE_ENV: "production",
         NEXT_TELEMETRY_DISABLED: "1",
-        // As `npm start` does: the service, not Next.js, handles SIGTERM (graceful shutdown).
+        // As `npm start` does: the service, not Next.js, handles SIGTERM (graceful shutdown),
+        // and the heap is capped (see README, "Memory").
         NEXT_MANUAL_SIG_HANDLE: "true",
+        NODE_OPTIONS: "--max-old-space-size=256",
         SHUTDOWN_GRACE_MS: "5000",
         DATA_DIR: dataDir,
         ADMIN_API_KEY: TEST_ADMIN_KEY,

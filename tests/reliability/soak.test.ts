@@ -259,7 +259,8 @@ describe.skipIf(!TEST_DATABASE_URL || !onLinux)("a soak at a steady rate", () =>
     const probe = fileURLToPath(new URL("../helpers/memory-probe.cjs", import.meta.url));
     server = await startServer({
       DATABASE_URL: database.url,
-      NODE_OPTIONS: `--expose-gc --require ${probe}`,
+      // The heap cap of `npm start`, and the probe.
+      NODE_OPTIONS: `--max-old-space-size=256 --expose-gc --require ${probe}`,
       MEMORY_PROBE_FILE: path.join(probeDir, "probe.jsonl"),
     });
     for (let a = 0; a < AGENTS; a++) {
