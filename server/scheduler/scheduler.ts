@@ -43,7 +43,7 @@ export class Scheduler {
 
   /**
    * One pass: claims until nothing more is due, never running more than `concurrency` at once
-   * (when full, it waits for a run to finish). A claim that comes back short means the rest is
+   * (with fewer than a quarter of its slots free, it waits for runs to finish). A claim that comes back short means the rest is
    * not due, or is locked by another scheduler's claim that is taking it. Returns how many runs
    * it started; `idle()` waits for them.
    */
