@@ -54,7 +54,7 @@ export async function startServer(
         // As `npm start` does: the service, not Next.js, handles SIGTERM (graceful shutdown),
         // and the heap is capped (see README, "Memory").
         NEXT_MANUAL_SIG_HANDLE: "true",
-        NODE_OPTIONS: "--max-old-space-size=256",
+        NODE_OPTIONS: "--max-old-space-size=1024",
         SHUTDOWN_GRACE_MS: "5000",
         DATA_DIR: dataDir,
         ADMIN_API_KEY: TEST_ADMIN_KEY,

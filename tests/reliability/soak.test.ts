@@ -260,7 +260,7 @@ describe.skipIf(!TEST_DATABASE_URL || !onLinux)("a soak at a steady rate", () =>
     server = await startServer({
       DATABASE_URL: database.url,
       // The heap cap of `npm start`, and the probe.
-      NODE_OPTIONS: `--max-old-space-size=256 --expose-gc --require ${probe}`,
+      NODE_OPTIONS: `--max-old-space-size=1024 --expose-gc --require ${probe}`,
       MEMORY_PROBE_FILE: path.join(probeDir, "probe.jsonl"),
     });
     for (let a = 0; a < AGENTS; a++) {
