@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Db } from "@/db/client";
 import { chatMessages, chatThreads } from "@/db/schema";
 import { assertAgentExists } from "@/server/agents/agents";
-import { decodeCursor, keysetPage } from "@/server/pagination/cursor";
+import { beforeIdCursor, decodeCursor, keysetPage } from "@/server/pagination/cursor";
 import type {
   listMessagesInputSchema,
   listMessagesOutputSchema,
@@ -15,15 +15,13 @@ import type {
 
 type Ctx = { db: Db };
 
-const messageCursor = z.object({ before: z.int().positive() });
-
 /** A page of a thread's messages: the newest `limit` older than the cursor, oldest first. */
 export async function listMessages(
   { db }: Ctx,
   input: z.output<typeof listMessagesInputSchema>,
 ): Promise<z.output<typeof listMessagesOutputSchema>> {
   await assertAgentExists(db, input.aid);
-  const before = input.cursor ? decodeCursor(input.cursor, messageCursor).before : undefined;
+  const before = input.cursor ? decodeCursor(input.cursor, beforeIdCursor).before : undefined;
   const newestFirst = await db
     .select()
     .from(chatMessages)

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq, lt } from "drizzle-orm";
 import { getAddress } from "viem";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Db } from "@/db/client";
 import {
   type DeploymentHistoryRow,
@@ -12,7 +12,7 @@ import {
 import type { Clock } from "@/server/clock";
 import type { Config } from "@/server/config";
 import { AppError } from "@/server/errors";
-import { decodeCursor, keysetPage } from "@/server/pagination/cursor";
+import { beforeIdCursor, decodeCursor, keysetPage } from "@/server/pagination/cursor";
 import { spendNonce } from "@/server/siwe/nonces";
 import { checkPrivyToken } from "@/server/siwe/privy";
 import { verifySiweMessage } from "@/server/siwe/verify";
@@ -91,8 +91,6 @@ export async function createDeployment(
   return presentDeployment(row);
 }
 
-const deploymentCursor = z.object({ before: z.int().positive() });
-
 /** A page of deployments, newest first, filtered by owner, status and proposal. */
 export async function listDeployments(
   { db }: Ctx,
@@ -104,7 +102,7 @@ export async function listDeployments(
     throw new AppError("forbidden", "A wallet may list its own deployments only.");
   }
   const userAddress = owner ?? input.user_address;
-  const before = input.cursor ? decodeCursor(input.cursor, deploymentCursor).before : undefined;
+  const before = input.cursor ? decodeCursor(input.cursor, beforeIdCursor).before : undefined;
   const rows = await db
     .select()
     .from(deployments)

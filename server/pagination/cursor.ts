@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { AppError } from "@/server/errors";
 
 /**
@@ -22,6 +22,9 @@ export function decodeCursor<T>(cursor: string, schema: z.ZodType<T>): T {
     { errors: [{ field: "cursor", detail: "is not a cursor this service gave out" }] },
   );
 }
+
+/** The cursor of a newest-first page ordered by a serial id: the next page is older than it. */
+export const beforeIdCursor = z.object({ before: z.int().positive() });
 
 /**
  * Splits what a keyset query fetched (`limit + 1` rows, the extra one telling whether another

@@ -134,9 +134,8 @@ export async function consumeQuota(
     if (row) return { ok: true, reservation: { aid, kind, day, month }, row };
 
     const [current] = await db.select().from(agentQuotas).where(eq(agentQuotas.aid, aid));
-    if (!current) return { ok: false, notFound: true };
-    const exceeded = findExceeded(current, kind, now);
-    if (exceeded) return { ok: false, exceeded };
+    const refused = refusalOf(current, kind, now);
+    if (refused) return refused;
   }
   throw new Error(`Quota for agent '${aid}' kept changing; consume gave up after 3 attempts`);
 }
@@ -171,16 +170,28 @@ export async function consumeQuotaOfMany(
     const byAid = new Map(current.map((row) => [row.aid, row]));
     pending = [];
     for (const aid of refused) {
-      const row = byAid.get(aid);
-      const exceeded = row && findExceeded(row, kind, now);
-      if (!row) results.set(aid, { ok: false, notFound: true });
-      else if (exceeded) results.set(aid, { ok: false, exceeded });
+      const refusal = refusalOf(byAid.get(aid), kind, now);
+      if (refusal) results.set(aid, refusal);
       else pending.push(aid);
     }
   }
   if (pending.length > 0)
     throw new Error(`Quotas of ${pending.length} agents kept changing; consume gave up`);
   return results;
+}
+
+/**
+ * Why a consume was refused, from the quota row read after it: no row, or the limit it hit.
+ * Undefined when no limit explains it (a refund slipped in between): then try again.
+ */
+function refusalOf(
+  row: AgentQuotaRow | undefined,
+  kind: QuotaKind,
+  now: Date,
+): ConsumeResult | undefined {
+  if (!row) return { ok: false, notFound: true };
+  const exceeded = findExceeded(row, kind, now);
+  return exceeded && { ok: false, exceeded };
 }
 
 /** The check-and-increment UPDATE of `kind`, prepared once per database handle. */

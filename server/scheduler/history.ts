@@ -1,9 +1,9 @@
 import { and, count, desc, eq, lt } from "drizzle-orm";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Db } from "@/db/client";
 import { type AutonomousRunRow, agents, autonomousRuns, RUN_OUTCOMES } from "@/db/schema";
 import { agentNotFound, assertAgentExists } from "@/server/agents/agents";
-import { decodeCursor, keysetPage } from "@/server/pagination/cursor";
+import { beforeIdCursor, decodeCursor, keysetPage } from "@/server/pagination/cursor";
 import type { listRunsInputSchema, listRunsOutputSchema, Run, runSummarySchema } from "./schema";
 
 /** Reading autonomous runs back (admin). */
@@ -22,15 +22,13 @@ export function presentRun(run: AutonomousRunRow): Run {
   };
 }
 
-const runCursor = z.object({ before: z.int().positive() });
-
 /** A page of an agent's runs, newest first. */
 export async function listRuns(
   { db }: { db: Db },
   input: z.output<typeof listRunsInputSchema>,
 ): Promise<z.output<typeof listRunsOutputSchema>> {
   await assertAgentExists(db, input.aid);
-  const before = input.cursor ? decodeCursor(input.cursor, runCursor).before : undefined;
+  const before = input.cursor ? decodeCursor(input.cursor, beforeIdCursor).before : undefined;
   const rows = await db
     .select()
     .from(autonomousRuns)

@@ -99,23 +99,24 @@ async function startRuns(
     const result = consumed.get(aid);
     return result?.ok ? result.reservation : undefined;
   };
+  const skippedBecause = (aid: string) => {
+    const result = consumed.get(aid);
+    return result && !result.ok && result.exceeded
+      ? result.exceeded.detail
+      : `Agent '${aid}' has no quota record.`;
+  };
   const recorded = await db
     .insert(autonomousRuns)
     .values(
       slots.map(({ agent, dueAt }) => {
         const reserved = reservationOf(agent.aid);
-        const result = consumed.get(agent.aid);
-        const skippedBecause =
-          result && !result.ok && result.exceeded
-            ? result.exceeded.detail
-            : `Agent '${agent.aid}' has no quota record.`;
         return {
           aid: agent.aid,
           trigger,
           dueAt,
           startedAt: now,
           outcome: reserved ? ("running" as const) : ("skipped" as const),
-          error: reserved ? null : skippedBecause,
+          error: reserved ? null : skippedBecause(agent.aid),
           finishedAt: reserved ? null : now,
           quotaMonth: reserved?.month ?? null,
         };
