@@ -5,13 +5,14 @@
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a throwaway database is
  * created on that server and dropped afterwards).
  */
-import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import autocannon from "autocannon";
 import postgres from "postgres";
 import { createDatabase } from "@/db/client";
+import { encodeCursor } from "@/server/pagination/cursor";
 import { startServer, TEST_ADMIN_KEY } from "../tests/helpers/server";
+import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
 import { startBaseline } from "./baseline";
 import { measureSchedulerThroughput, type SchedulerThroughput } from "./scheduler";
 import { prepareStatusUpdates } from "./status-updates";
@@ -87,23 +88,6 @@ function sampleMemory(pid: number, everyMs = 1000) {
   };
 }
 
-async function throwawayDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `agent_bench_${randomBytes(4).toString("hex")}`;
-  const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const again = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
-      await again.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await again.end();
-    },
-  };
-}
-
 async function seed(url: string, agents = AGENTS) {
   const database = createDatabase({ kind: "postgres", url });
   await database.migrate();
@@ -126,8 +110,7 @@ async function seed(url: string, agents = AGENTS) {
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString("en", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-async function main() {
-  const database = await throwawayDatabase();
+async function runBenchmarks(database: { url: string }) {
   console.info(`Seeding ${fmt(AGENTS)} agents…`);
   await seed(database.url);
   const service = await startServer({
@@ -236,13 +219,15 @@ async function main() {
 
   // How cost grows: a page in the middle of 1k, 10k and 100k agents (keyset pagination should keep
   // it flat), and chat on an empty thread against one of 1,000 messages (bounded history).
-  const cursorAt = (aid: string) => Buffer.from(JSON.stringify({ a: aid })).toString("base64url");
   const growth: Record<string, unknown>[] = [];
   for (const agents of [1_000, 10_000, 100_000]) {
     await seed(database.url, agents);
     const middle = `agent-${String(agents / 2).padStart(6, "0")}`;
     const page = await measure(
-      { url: `${service.url}/agents?limit=100&cursor=${cursorAt(middle)}`, headers: admin },
+      {
+        url: `${service.url}/agents?limit=100&cursor=${encodeCursor({ a: middle })}`,
+        headers: admin,
+      },
       1,
     );
     growth.push({ series: "GET /agents page", agents, ...page });
@@ -310,7 +295,6 @@ async function main() {
   await mkdir("bench/results", { recursive: true });
   await writeFile("bench/results/latest.json", `${JSON.stringify(report, null, 2)}\n`);
   console.info("Written to bench/results/latest.json");
-  await database.drop();
 }
 
 /** First and last as medians of five samples (one GC does not make a trend), and the maximum. */
@@ -327,4 +311,10 @@ function summariseMemory(samples: number[]) {
   };
 }
 
-await main();
+// The throwaway database goes, whether the run finished or failed.
+const database = await createThrowawayDatabase(SERVER_URL, "agent_bench");
+try {
+  await runBenchmarks(database);
+} finally {
+  await database.drop();
+}

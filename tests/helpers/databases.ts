@@ -1,8 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import postgres from "postgres";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createDatabase, type Database } from "@/db/client";
+import { createThrowawayDatabase } from "./throwaway-postgres";
 
 /**
  * Test databases: PGlite in memory always; a fresh PostgreSQL database per test file when
@@ -35,20 +34,7 @@ export type TestDatabase = Database & {
 /** A new empty PostgreSQL database on the TEST_DATABASE_URL server; returns its URL. */
 export async function createThrowawayPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
   if (!TEST_DATABASE_URL) throw new Error("TEST_DATABASE_URL is not set");
-  const name = `agent_test_${randomBytes(6).toString("hex")}`;
-  const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(TEST_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const again = postgres(TEST_DATABASE_URL as string, { max: 1, onnotice: () => {} });
-      await again.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await again.end();
-    },
-  };
+  return createThrowawayDatabase(TEST_DATABASE_URL, "agent_test");
 }
 
 export async function createTestDatabase(
