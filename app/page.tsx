@@ -1,6 +1,6 @@
 export default function Home() {
   return (
-    <main style={{ maxWidth: "40rem", margin: "4rem auto", padding: "0 1rem", lineHeight: 1.6 }}>
+    <main className="home">
       <h1>Agent Service</h1>
       <p>AI agents with exact per-agent quotas, autonomous runs and worker deployments.</p>
       <p>
@@ -12,6 +12,9 @@ export default function Home() {
         </li>
         <li>
           <a href="/openapi.json">/openapi.json</a>: the REST API (OpenAPI 3.1)
+        </li>
+        <li>
+          <a href="/docs">/docs</a>: the REST API, to read and try
         </li>
       </ul>
     </main>

@@ -1,4 +1,5 @@
-import { createServer, type Server } from "node:http";
+import { createHmac, randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import postgres from "postgres";
 import { type Address, type Hex, verifyMessage } from "viem";
@@ -9,10 +10,16 @@ import { parseSiweMessage } from "viem/siwe";
  * same `postgres` statements, with none of the framework layers (Next.js, tRPC, zod, drizzle).
  * The ratio service/baseline shows what those layers cost.
  */
+/** A caller's thread, as the service keys it (server/conversations/store.ts). */
+type Thread = { aid: string; caller: string; chatId: string };
+
 export async function startBaseline(
   databaseUrl: string,
+  options: { llm?: BaselineLlm } = {},
 ): Promise<{ url: string; close(): Promise<void> }> {
   const sql = postgres(databaseUrl, { max: 20, onnotice: () => {} });
+  const llm = options.llm;
+  const callerKey = randomBytes(32);
 
   const health = async () => {
     await sql`SELECT 1`;
@@ -26,46 +33,197 @@ export async function startBaseline(
       ORDER BY a.aid LIMIT 101`;
 
   /**
-   * The agent (its model, prompt and temperature shape the model call), then the three message
-   * counters consumed (lazy UTC resets), the history read, and the exchange stored.
+   * What comes before the model call, in one statement as the service asks it
+   * (server/chat/opening.ts): the agent, the three message counters consumed (lazy UTC resets)
+   * with the use recorded as a reservation, and the caller's thread's history. (The service's
+   * statement also checks a key and a rate-limit window; for an anonymous caller of an agent
+   * with no rate limit, as here, those steps write nothing.)
    */
-  const chat = async (aid: string, chatId: string, q: string) => {
-    const [agent] = await sql`SELECT * FROM agents WHERE aid = ${aid}`;
-    if (!agent) return undefined;
+  const beginChat = async ({ aid, caller, chatId }: Thread) => {
     const now = new Date();
     const day = now.toISOString().slice(0, 10);
     const month = `${day.slice(0, 7)}-01`;
-    const [quota] = await sql`
-      UPDATE agent_quotas SET
-        message_count_total = message_count_total + 1,
-        message_count_monthly = (CASE WHEN message_month = ${month} THEN message_count_monthly ELSE 0 END) + 1,
-        message_month = ${month},
-        message_count_daily = (CASE WHEN message_day = ${day} THEN message_count_daily ELSE 0 END) + 1,
-        message_day = ${day},
-        last_message_at = ${now}
-      WHERE aid = ${aid}
-        AND (message_limit_total IS NULL OR message_count_total < message_limit_total)
-        AND (message_limit_monthly IS NULL OR (CASE WHEN message_month = ${month} THEN message_count_monthly ELSE 0 END) < message_limit_monthly)
-        AND (message_limit_daily IS NULL OR (CASE WHEN message_day = ${day} THEN message_count_daily ELSE 0 END) < message_limit_daily)
-      RETURNING *`;
-    if (!quota) return undefined;
-    const history = await sql`
-      SELECT role, content FROM chat_messages WHERE aid = ${aid} AND chat_id = ${chatId} ORDER BY id DESC LIMIT 20`;
-    const reply = `echo: ${q}${history.length > 0 ? ` (after ${history.length} earlier messages)` : ""}`;
-    // The same single statement as the service (server/chat/chat.ts, storeExchange).
-    await sql`
-      WITH thread AS (
-        INSERT INTO chat_threads (aid, chat_id, message_count, created_at, last_message_at)
-        VALUES (${aid}, ${chatId}, 2, ${now}, ${now})
-        ON CONFLICT (aid, chat_id) DO UPDATE
+    const [row] = await sql`
+      WITH consumed AS (
+        UPDATE agent_quotas SET
+          message_count_total = message_count_total + 1,
+          message_count_monthly = (CASE WHEN message_month = ${month} THEN message_count_monthly ELSE 0 END) + 1,
+          message_month = ${month},
+          message_count_daily = (CASE WHEN message_day = ${day} THEN message_count_daily ELSE 0 END) + 1,
+          message_day = ${day},
+          last_message_at = ${now}
+        WHERE aid = ${aid}
+          AND (message_limit_total IS NULL OR message_count_total < message_limit_total)
+          AND (message_limit_monthly IS NULL OR (CASE WHEN message_month = ${month} THEN message_count_monthly ELSE 0 END) < message_limit_monthly)
+          AND (message_limit_daily IS NULL OR (CASE WHEN message_day = ${day} THEN message_count_daily ELSE 0 END) < message_limit_daily)
+        RETURNING *
+      ), reserved AS (
+        INSERT INTO chat_reservations (aid, day, month, reserved_at)
+        SELECT aid, ${day}::date, ${month}::date, ${now} FROM consumed RETURNING id
+      )
+      SELECT a.*, row_to_json(consumed) AS quota, (SELECT id FROM reserved) AS reservation_id,
+        (SELECT coalesce(json_agg(json_build_array(h.role, h.content) ORDER BY h.id), '[]'::json)
+          FROM (SELECT id, role, content FROM chat_messages
+            WHERE aid = ${aid} AND caller = ${caller} AND chat_id = ${chatId}
+            ORDER BY id DESC LIMIT 20) h) AS history
+      FROM agents a LEFT JOIN consumed ON consumed.aid = a.aid WHERE a.aid = ${aid}`;
+    if (!row?.quota) return undefined;
+    const { quota, history: pairs, reservation_id: reservationId, ...agent } = row;
+    // Newest first, as boundedHistory cuts it.
+    const history = (pairs as [string, string][])
+      .map(([role, content]) => ({ role, content }))
+      .reverse();
+    return { agent, quota, history, reservationId: Number(reservationId), askedAt: now };
+  };
+
+  /**
+   * The same single statement as the service (server/conversations/store.ts): the exchange is
+   * stored, usage on the reply, only if the chat's reservation was still there to delete.
+   */
+  const storeExchange = (
+    { aid, caller, chatId }: Thread,
+    reservationId: number,
+    q: string,
+    reply: string,
+    askedAt: Date,
+    answeredAt: Date,
+  ) => sql`
+      WITH guard AS (DELETE FROM chat_reservations WHERE id = ${reservationId} RETURNING id),
+      thread AS (
+        INSERT INTO chat_threads (aid, caller, chat_id, message_count, created_at, last_message_at)
+        SELECT ${aid}, ${caller}, ${chatId}, 2, ${askedAt}, ${answeredAt}
+        WHERE EXISTS (SELECT 1 FROM guard)
+        ON CONFLICT (aid, caller, chat_id) DO UPDATE
           SET message_count = chat_threads.message_count + 2, last_message_at = EXCLUDED.last_message_at
         RETURNING aid
       )
-      INSERT INTO chat_messages (aid, chat_id, role, content, created_at)
-      SELECT ${aid}, ${chatId}, m.role, m.content, ${now}::timestamptz
-      FROM thread, (VALUES (1, 'user', ${q}), (2, 'assistant', ${reply})) AS m(position, role, content)
+      INSERT INTO chat_messages (aid, caller, chat_id, role, content, created_at,
+        input_tokens, output_tokens, tokens_estimated)
+      SELECT ${aid}, ${caller}, ${chatId}, m.role, m.content, m.created_at::timestamptz,
+        m.input_tokens, m.output_tokens, m.tokens_estimated
+      FROM thread, (VALUES
+          (1, 'user', ${q}, ${askedAt}, NULL::integer, NULL::integer, NULL::boolean),
+          (2, 'assistant', ${reply}, ${answeredAt}, ${Math.ceil(q.length / 4)}::integer,
+            ${Math.ceil(reply.length / 4)}::integer, true))
+        AS m(position, role, content, created_at, input_tokens, output_tokens, tokens_estimated)
       ORDER BY m.position`;
+
+  /** Chat with the built-in echo model: the reply is made in the process. */
+  const chat = async (thread: Thread, q: string) => {
+    const begun = await beginChat(thread);
+    if (!begun) return undefined;
+    const { history, askedAt } = begun;
+    const reply = `echo: ${q}${history.length > 0 ? ` (after ${history.length} earlier messages)` : ""}`;
+    await storeExchange(thread, begun.reservationId, q, reply, askedAt, askedAt);
     return reply;
+  };
+
+  /**
+   * Chat with a model endpoint: the same statements around one POST /chat/completions with the
+   * body the service sends (model, system prompt + history + question, max_tokens, temperature
+   * when set; for a stream, stream_options.include_usage). JSON (or text) waits for the whole
+   * reply; a stream is relayed with one `event: delta` per network read of the upstream body.
+   */
+  const modelChat = async (
+    model: BaselineLlm,
+    thread: Thread,
+    q: string,
+    format: "json" | "text" | "sse",
+    res: ServerResponse,
+  ) => {
+    const { aid, chatId } = thread;
+    const begun = await beginChat(thread);
+    if (!begun) {
+      res.writeHead(429).end();
+      return;
+    }
+    const { agent, quota, history, askedAt } = begun;
+    const stream = format === "sse";
+    // The client's going away ends the model call, as in the service.
+    const abort = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    const upstreamRequest = {
+      method: "POST",
+      headers: { authorization: `Bearer ${model.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        model: agent.model ?? model.defaultModel,
+        messages: [
+          {
+            role: "system",
+            content: agent.prompt
+              ? `You are ${agent.name}.\n\n${agent.prompt}`
+              : `You are ${agent.name}.`,
+          },
+          ...boundedHistory(history),
+          { role: "user", content: q },
+        ],
+        max_tokens: model.maxOutputTokens,
+        ...(agent.temperature === null ? {} : { temperature: agent.temperature }),
+        ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+      }),
+      signal: abort.signal,
+    };
+    const done = (reply: string) => ({ aid, chat_id: chatId, reply, quota });
+
+    if (!stream) {
+      const upstream = await fetch(`${model.baseUrl}/chat/completions`, upstreamRequest);
+      if (!upstream.ok) {
+        res.writeHead(502).end();
+        return;
+      }
+      const completion = (await upstream.json()) as {
+        choices: { message: { content: string | null } }[];
+      };
+      const reply = completion.choices[0]?.message.content ?? "";
+      await storeExchange(thread, begun.reservationId, q, reply, askedAt, new Date());
+      if (format === "text") res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
+      else res.writeHead(200, { "content-type": "application/json" });
+      res.end(format === "text" ? reply : JSON.stringify(done(reply)));
+      return;
+    }
+
+    const event = (name: string, data: unknown) =>
+      `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+    res.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store",
+    });
+    res.write(event("start", { aid, chat_id: chatId }));
+    try {
+      const upstream = await fetch(`${model.baseUrl}/chat/completions`, upstreamRequest);
+      if (!upstream.ok || !upstream.body) throw new Error(`upstream ${upstream.status}`);
+      const decoder = new TextDecoder();
+      let pending = "";
+      let reply = "";
+      const reader = upstream.body.getReader();
+      for (;;) {
+        const read = await reader.read();
+        if (read.done) break;
+        pending += decoder.decode(read.value, { stream: true });
+        // Whole events only; a partial one waits for the next read.
+        const end = pending.lastIndexOf("\n\n");
+        if (end === -1) continue;
+        let text = "";
+        for (const line of pending.slice(0, end).split("\n")) {
+          if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
+          const data = JSON.parse(line.slice(6)) as {
+            choices?: { delta?: { content?: string | null } }[];
+          };
+          text += data.choices?.[0]?.delta?.content ?? "";
+        }
+        pending = pending.slice(end + 2);
+        if (text) {
+          reply += text;
+          res.write(event("delta", { text }));
+        }
+      }
+      await storeExchange(thread, begun.reservationId, q, reply, askedAt, new Date());
+      res.end(event("done", done(reply)));
+    } catch (error) {
+      if (!res.destroyed) res.end(event("error", { status: 502, detail: String(error) }));
+    }
   };
 
   /**
@@ -113,6 +271,16 @@ export async function startBaseline(
     });
   };
 
+  /** The caller's thread, the caller known by the socket's address as the service knows it. */
+  const threadOf = (req: IncomingMessage, aid: string, url: URL): Thread => ({
+    aid: decodeURIComponent(aid),
+    caller: `addr:${createHmac("sha256", callerKey)
+      .update(req.socket.remoteAddress ?? "")
+      .digest("hex")
+      .slice(0, 16)}`,
+    chatId: url.searchParams.get("chat_id") ?? "default",
+  });
+
   const server: Server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", "http://baseline");
@@ -145,10 +313,25 @@ export async function startBaseline(
         return;
       }
       const match = /^\/([^/]+)\/chat$/.exec(url.pathname);
+      if (match && llm) {
+        // As the service negotiates, simplified: a stream or JSON when asked for, else text.
+        const accept = req.headers.accept ?? "";
+        await modelChat(
+          llm,
+          threadOf(req, match[1] as string, url),
+          url.searchParams.get("q") ?? "",
+          accept.includes("text/event-stream")
+            ? "sse"
+            : accept.includes("application/json")
+              ? "json"
+              : "text",
+          res,
+        );
+        return;
+      }
       if (match) {
         const reply = await chat(
-          decodeURIComponent(match[1] as string),
-          url.searchParams.get("chat_id") ?? "default",
+          threadOf(req, match[1] as string, url),
           url.searchParams.get("q") ?? "",
         );
         if (reply === undefined) res.writeHead(429).end();
@@ -157,7 +340,8 @@ export async function startBaseline(
       }
       res.writeHead(404).end();
     } catch (error) {
-      res.writeHead(500).end(String(error));
+      if (res.headersSent) res.destroy();
+      else res.writeHead(500).end(String(error));
     }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -169,4 +353,30 @@ export async function startBaseline(
       await sql.end({ timeout: 5 });
     },
   };
+}
+
+/** The model endpoint of the baseline's model chats, as the service's LLM_* settings give it. */
+export type BaselineLlm = {
+  /** Ends in /v1, as LLM_BASE_URL. */
+  baseUrl: string;
+  apiKey: string;
+  /** For agents whose model is null (LLM_MODEL's default). */
+  defaultModel: string;
+  /** max_tokens (LLM_MAX_OUTPUT_TOKENS's default). */
+  maxOutputTokens: number;
+};
+
+/**
+ * The history read newest first, returned oldest first and cut as the service cuts it (at most
+ * CHAT_HISTORY_MAX_CHARS' default of 24,000 characters, the oldest dropped first).
+ */
+function boundedHistory(newestFirst: { role: string; content: string }[], maxChars = 24_000) {
+  const kept: { role: string; content: string }[] = [];
+  let chars = 0;
+  for (const { role, content } of newestFirst) {
+    chars += content.length;
+    if (chars > maxChars) break;
+    kept.push({ role, content });
+  }
+  return kept.reverse();
 }

@@ -22,13 +22,14 @@ const caller = createCaller(
     db: services.database.db,
     clock: services.clock,
     config: services.config,
-    chat: services.chat,
+    model: services.model,
     auth: authKeys(key),
     session: { role: "admin", via: "api_key" },
   }),
 );
 await caller.agents.upsert({
   aid: "profile",
+  rate_limit_rpm: null,
   quota: { message_limit_daily: null, message_limit_monthly: null },
 });
 

@@ -1,27 +1,41 @@
 /**
  * `npm run bench`: the service against a minimal baseline (bench/baseline.ts), side by side in
- * one run, on one real PostgreSQL, driven by autocannon. Prints a table and writes
- * bench/results/latest.json. Needs a build (`npm run bench` makes one) and PostgreSQL at
+ * one run, on one real PostgreSQL, driven by autocannon: with the echo model, then with a fake
+ * model endpoint (bench/model-rows.ts; `BENCH_ONLY=model` runs only those), then one tool round
+ * trip against a direct MCP call (bench/tool-rows.ts; `BENCH_ONLY=tools`). Prints a table and
+ * writes bench/results/latest.json. Needs a build (`npm run bench` makes one) and PostgreSQL at
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a throwaway database is
  * created on that server and dropped afterwards).
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import autocannon from "autocannon";
 import postgres from "postgres";
 import { createDatabase } from "@/db/client";
+import { callerHashKey, hashAddress } from "@/server/callers/caller";
 import { encodeCursor } from "@/server/pagination/cursor";
 import { startServer, TEST_ADMIN_KEY } from "../tests/helpers/server";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
 import { startBaseline } from "./baseline";
+import { runModelBenchmarks } from "./model-rows";
+import { residentMiB } from "./processes";
 import { measureSchedulerThroughput, type SchedulerThroughput } from "./scheduler";
 import { prepareStatusUpdates } from "./status-updates";
+import { runToolBenchmarks } from "./tool-rows";
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CONNECTIONS = [1, 16, 64];
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 100_000);
 const SCHEDULER_AGENTS = Number(process.env.BENCH_SCHEDULER_AGENTS ?? 10_000);
+/**
+ * `model`: only the model rows (no seeding, echo rows, growth series or scheduler); `tools`:
+ * only the tool row (bench/tool-rows.ts).
+ */
+const ONLY = process.env.BENCH_ONLY || undefined;
+if (ONLY !== undefined && ONLY !== "model" && ONLY !== "tools") {
+  throw new Error(`BENCH_ONLY=${ONLY}: the values understood are "model" and "tools"`);
+}
 
 type Measure = { rps: number; p50: number; p99: number; non2xx: number; errors: number };
 
@@ -65,13 +79,6 @@ async function measure(target: Target, connections: number, warmUp = false): Pro
   };
 }
 
-/** The resident memory of a process, in MiB (Linux). */
-async function residentMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8");
-  const kib = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? Number.NaN);
-  return kib / 1024;
-}
-
 /** Samples `pid`'s resident memory every `everyMs` until stopped. */
 function sampleMemory(pid: number, everyMs = 1000) {
   const samples: { t: number; rss_mib: number }[] = [];
@@ -110,7 +117,8 @@ async function seed(url: string, agents = AGENTS) {
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString("en", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-async function runBenchmarks(database: { url: string }) {
+/** The echo rows, the soak, and how cost grows: the service with the built-in echo model. */
+async function runEchoBenchmarks(database: { url: string }) {
   console.info(`Seeding ${fmt(AGENTS)} agents…`);
   await seed(database.url);
   const service = await startServer({
@@ -127,6 +135,8 @@ async function runBenchmarks(database: { url: string }) {
     headers: { ...admin, "content-type": "application/json" },
     body: JSON.stringify({
       aid: "bench-chat",
+      // One load generator is one caller: no per-caller limit.
+      rate_limit_rpm: null,
       quota: { message_limit_total: null, message_limit_monthly: null, message_limit_daily: null },
     }),
   });
@@ -236,12 +246,14 @@ async function runBenchmarks(database: { url: string }) {
     );
   }
   const sqlForThreads = postgres(database.url, { max: 1, onnotice: () => {} });
+  // The thread of the caller autocannon is to the service: the anonymous client 127.0.0.1.
+  const caller = `addr:${hashAddress("127.0.0.1", callerHashKey(TEST_ADMIN_KEY))}`;
   await sqlForThreads`
-    INSERT INTO chat_threads (aid, chat_id, message_count, created_at, last_message_at)
-    VALUES ('bench-chat', 'long', 1000, now(), now()) ON CONFLICT DO NOTHING`;
+    INSERT INTO chat_threads (aid, caller, chat_id, message_count, created_at, last_message_at)
+    VALUES ('bench-chat', ${caller}, 'long', 1000, now(), now()) ON CONFLICT DO NOTHING`;
   await sqlForThreads`
-    INSERT INTO chat_messages (aid, chat_id, role, content, created_at)
-    SELECT 'bench-chat', 'long', CASE WHEN i % 2 = 0 THEN 'user' ELSE 'assistant' END, 'message ' || i, now()
+    INSERT INTO chat_messages (aid, caller, chat_id, role, content, created_at)
+    SELECT 'bench-chat', ${caller}, 'long', CASE WHEN i % 2 = 0 THEN 'user' ELSE 'assistant' END, 'message ' || i, now()
     FROM generate_series(1, 1000) AS i`;
   await sqlForThreads.end();
   for (const [label, chatId] of [
@@ -262,8 +274,16 @@ async function runBenchmarks(database: { url: string }) {
   const wholeRun = summariseMemory(memory.samples.map((sample) => sample.rss_mib));
   await service.stop();
   await baseline.close();
+  return {
+    rows,
+    soak: soakReport,
+    server_rss_mib_whole_run: wholeRun,
+    growth,
+  };
+}
 
-  // The scheduler, with the web server stopped: 10,000 agents due at once, then two instances.
+/** The scheduler, with the web server stopped: 10,000 agents due at once, then two instances. */
+async function runScheduler(database: { url: string }) {
   const scheduler: SchedulerThroughput[] = [];
   for (const instances of [1, 2]) {
     const result = await measureSchedulerThroughput(database.url, {
@@ -275,6 +295,18 @@ async function runBenchmarks(database: { url: string }) {
       `scheduler: ${fmt(result.agents)} agents due at once, ${instances} instance(s): ${fmt(result.runsPerSecond)} runs/s (${fmt(result.succeeded)} succeeded of ${fmt(result.runs)} runs, ${fmt(result.distinctAgents)} agents, ${fmt(result.seconds, 1)} s)`,
     );
   }
+  return scheduler;
+}
+
+async function runBenchmarks(database: { url: string }) {
+  const echo = ONLY ? undefined : await runEchoBenchmarks(database);
+  // The model rows come after the echo service has stopped: one service process at a time.
+  const modelStarted = Date.now();
+  const modelRows =
+    ONLY === "tools" ? undefined : await runModelBenchmarks(database.url, DURATION_S);
+  if (modelRows) console.info(`(model rows: ${fmt((Date.now() - modelStarted) / 1000)} s)`);
+  const toolRow = ONLY === "model" ? undefined : await runToolBenchmarks(database.url);
+  const scheduler = ONLY ? undefined : await runScheduler(database);
 
   const report = {
     date: new Date().toISOString(),
@@ -284,13 +316,12 @@ async function runBenchmarks(database: { url: string }) {
       memory_gib: Math.round(os.totalmem() / 2 ** 30),
       node: process.version,
     },
+    only: ONLY ?? null,
     duration_s: DURATION_S,
-    agents: AGENTS,
-    rows,
-    soak: soakReport,
-    server_rss_mib_whole_run: wholeRun,
-    growth,
-    scheduler,
+    ...(echo ? { agents: AGENTS, ...echo } : {}),
+    ...(modelRows ? { model_rows: modelRows } : {}),
+    ...(toolRow ? { tool_row: toolRow } : {}),
+    ...(scheduler ? { scheduler } : {}),
   };
   await mkdir("bench/results", { recursive: true });
   await writeFile("bench/results/latest.json", `${JSON.stringify(report, null, 2)}\n`);

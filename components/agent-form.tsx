@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import {
@@ -7,36 +8,69 @@ import {
   agentInputSchema,
   autonomousPromptProblem,
   QUOTA_LIMIT_FIELDS,
+  type QuotaLimitField,
 } from "@/server/agents/schema";
-import { problemOf, trpc } from "./trpc";
+import { readAgentForm } from "./agent-form-data";
+import { trpc } from "./trpc";
+import { Field } from "./ui/field";
+import { formNumber, formWords } from "./ui/format";
+import type { Outcome } from "./ui/notice";
+import { OutcomeMessage } from "./ui/notice";
+import { fieldErrorsOf, problemOf } from "./ui/problem";
 
-type Errors = Record<string, string>;
+type Errors = Record<string, React.ReactNode>;
 
-const LIMIT_LABELS: Record<(typeof QUOTA_LIMIT_FIELDS)[number], string> = {
+const LIMIT_LABELS: Record<QuotaLimitField, string> = {
   message_limit_total: "Messages in total",
   message_limit_monthly: "Messages per month",
   message_limit_daily: "Messages per day",
   autonomous_limit_total: "Autonomous runs in total",
   autonomous_limit_monthly: "Autonomous runs per month",
+  token_limit_total: "Tokens in total",
+  token_limit_monthly: "Tokens per month",
+  token_limit_daily: "Tokens per day",
 };
 
-/** Create (no agent) or edit an agent; validated with the server's own schema before sending. */
-export function AgentForm({ agent }: { agent?: Agent }) {
+/** What a new agent gets for what is left empty: the service's configured defaults. */
+export type NewAgentDefaults = {
+  quota: Record<QuotaLimitField, number | null>;
+  rate_limit_rpm: number | null;
+};
+
+/**
+ * Creates an agent (no `agent`; an ID in use is refused, never overwritten) or edits one;
+ * validated with the server's own schema before sending, errors shown beside their fields.
+ */
+export function AgentForm({
+  agent,
+  defaults,
+  outcome,
+  onOutcome,
+}: {
+  agent?: Agent;
+  defaults?: NewAgentDefaults;
+  outcome?: Outcome;
+  onOutcome?: (outcome: Outcome | undefined) => void;
+}) {
   const router = useRouter();
   const utils = trpc.useUtils();
-  const upsert = trpc.agents.upsert.useMutation();
+  const create = trpc.agents.create.useMutation();
+  const update = trpc.agents.upsert.useMutation();
   const [errors, setErrors] = useState<Errors>({});
-  const [message, setMessage] = useState<string>();
+  const [ownOutcome, setOwnOutcome] = useState<Outcome>();
+  const shown = onOutcome ? outcome : ownOutcome;
+  const report = onOutcome ?? setOwnOutcome;
+  const pending = create.isPending || update.isPending;
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setMessage(undefined);
-    const input = readForm(new FormData(event.currentTarget), agent);
+    report(undefined);
+    const input = readAgentForm(new FormData(event.currentTarget), agent);
     const parsed = agentInputSchema.safeParse(input);
     const found: Errors = {};
     if (!parsed.success) {
       for (const issue of parsed.error.issues)
-        found[issue.path.join(".") || "form"] ??= issue.message;
+        found[issue.path.join(".") || "form"] ??= formWords(issue.message);
     }
     const crossField = autonomousPromptProblem({
       autonomous_enabled: Boolean(input.autonomous_enabled),
@@ -44,38 +78,49 @@ export function AgentForm({ agent }: { agent?: Agent }) {
     });
     if (crossField) found.autonomous_prompt = crossField;
     setErrors(found);
-    if (Object.keys(found).length > 0 || !parsed.success) return;
-
+    if (Object.keys(found).length > 0 || !parsed.success) {
+      report({ ok: false, text: "Not saved: correct the fields marked." });
+      return;
+    }
     try {
-      const saved = await upsert.mutateAsync(parsed.data);
-      await utils.agents.invalidate();
-      setMessage(saved.created ? "Agent created." : "Saved.");
-      if (saved.created) router.push(`/dashboard/agents/${saved.agent.aid}`);
+      if (agent) {
+        await update.mutateAsync(parsed.data);
+        await utils.agents.invalidate();
+        report({ ok: true, text: "Saved." });
+      } else {
+        const created = await create.mutateAsync(parsed.data);
+        await utils.agents.list.invalidate();
+        router.push(`/dashboard/agents/${created.aid}?created=1`);
+      }
     } catch (error) {
       const problem = problemOf(error);
-      setErrors(Object.fromEntries((problem.errors ?? []).map((e) => [e.field, e.detail])));
-      setMessage(problem.detail);
+      const byField: Errors = Object.fromEntries(
+        Object.entries(fieldErrorsOf(problem)).map(([field, detail]) => [field, formWords(detail)]),
+      );
+      if (problem.code === "agent_exists") {
+        const aid = String(parsed.data.aid);
+        byField.aid = (
+          <>
+            An agent with this ID exists already:{" "}
+            <Link href={`/dashboard/agents/${aid}`}>open {aid}</Link>, or choose another ID.
+          </>
+        );
+      }
+      setErrors(byField);
+      report({ ok: false, text: `Not saved: ${formWords(problem.detail)}` });
     }
   }
 
-  const field = (name: string, label: string, input: React.ReactNode, hint?: string) => (
-    <div className="field">
-      <label htmlFor={name}>{label}</label>
-      {input}
-      {hint && (
-        <div className="muted" style={{ fontSize: "0.85rem" }}>
-          {hint}
-        </div>
-      )}
-      {errors[name] && (
-        <div className="field-error" id={`${name}-error`} role="alert">
-          {errors[name]}
-        </div>
-      )}
-    </div>
+  const text = (
+    name: string,
+    label: string,
+    value: string | number | null | undefined,
+    hint?: string,
+  ) => (
+    <Field name={name} label={label} hint={hint} error={errors[name]}>
+      {(control) => <input {...control} defaultValue={value ?? ""} />}
+    </Field>
   );
-  const described = (name: string) =>
-    errors[name] ? { "aria-invalid": true, "aria-describedby": `${name}-error` } : {};
 
   return (
     <form
@@ -86,51 +131,28 @@ export function AgentForm({ agent }: { agent?: Agent }) {
     >
       <div className="form-grid">
         {!agent &&
-          field(
+          text(
             "aid",
             "Agent ID",
-            <input id="aid" name="aid" required {...described("aid")} />,
-            "Lowercase letters, digits and hyphens; starts with a letter.",
+            undefined,
+            "Lowercase letters, digits and hyphens; starts with a letter. It cannot be changed later.",
           )}
-        {field(
-          "name",
-          "Name",
-          <input id="name" name="name" defaultValue={agent?.name} {...described("name")} />,
-        )}
-        {field(
-          "model",
-          "Model",
-          <input
-            id="model"
-            name="model"
-            defaultValue={agent?.model ?? ""}
-            {...described("model")}
-          />,
-          "Empty = the provider's default model.",
-        )}
-        {field(
-          "temperature",
-          "Temperature",
-          <input
-            id="temperature"
-            name="temperature"
-            inputMode="decimal"
-            defaultValue={agent?.temperature ?? ""}
-            {...described("temperature")}
-          />,
-          "0 to 2; empty = the provider's default.",
-        )}
+        {text("name", "Name", agent?.name, agent ? undefined : "Empty = the agent ID.")}
+        {text("model", "Model", agent?.model, "Empty = the model provider's default.")}
+        <Field
+          name="temperature"
+          label="Temperature"
+          hint="0 to 2; empty = the model's default."
+          error={errors.temperature}
+        >
+          {(control) => (
+            <input {...control} inputMode="decimal" defaultValue={agent?.temperature ?? ""} />
+          )}
+        </Field>
       </div>
-      {field(
-        "prompt",
-        "System prompt",
-        <textarea
-          id="prompt"
-          name="prompt"
-          defaultValue={agent?.prompt ?? ""}
-          {...described("prompt")}
-        />,
-      )}
+      <Field name="prompt" label="System prompt" error={errors.prompt}>
+        {(control) => <textarea {...control} defaultValue={agent?.prompt ?? ""} />}
+      </Field>
       <fieldset className="panel">
         <legend>Autonomous mode</legend>
         <div className="field">
@@ -139,90 +161,94 @@ export function AgentForm({ agent }: { agent?: Agent }) {
               type="checkbox"
               name="autonomous_enabled"
               defaultChecked={agent?.autonomous_enabled}
-            />{" "}
+            />
             Run on a schedule
           </label>
         </div>
-        {field(
-          "autonomous_minutes",
-          "Every (minutes)",
-          <input
-            id="autonomous_minutes"
-            name="autonomous_minutes"
-            inputMode="numeric"
-            defaultValue={agent?.autonomous_minutes ?? 60}
-            {...described("autonomous_minutes")}
-          />,
-        )}
-        {field(
-          "autonomous_prompt",
-          "Instruction for each run",
-          <textarea
-            id="autonomous_prompt"
-            name="autonomous_prompt"
-            defaultValue={agent?.autonomous_prompt ?? ""}
-            {...described("autonomous_prompt")}
-          />,
-        )}
+        <Field name="autonomous_minutes" label="Every (minutes)" error={errors.autonomous_minutes}>
+          {(control) => (
+            <input
+              {...control}
+              inputMode="numeric"
+              defaultValue={agent?.autonomous_minutes ?? 60}
+            />
+          )}
+        </Field>
+        <Field
+          name="autonomous_prompt"
+          label="Instruction for each run"
+          error={errors.autonomous_prompt}
+        >
+          {(control) => <textarea {...control} defaultValue={agent?.autonomous_prompt ?? ""} />}
+        </Field>
       </fieldset>
       <fieldset className="panel">
-        <legend>Quota limits (empty = unlimited)</legend>
+        <legend>Who may chat</legend>
         <div className="form-grid">
-          {QUOTA_LIMIT_FIELDS.map((name) =>
-            field(
-              `quota.${name}`,
-              LIMIT_LABELS[name],
-              <input
-                id={`quota.${name}`}
-                name={`quota.${name}`}
-                inputMode="numeric"
-                defaultValue={agent ? (agent.quota[name] ?? "") : ""}
-                {...described(`quota.${name}`)}
-              />,
-            ),
+          <Field name="chat_access" label="Chat access" error={errors.chat_access}>
+            {(control) => (
+              <select {...control} defaultValue={agent?.chat_access ?? "public"}>
+                <option value="public">Anyone (public)</option>
+                <option value="key">Callers with a key only</option>
+              </select>
+            )}
+          </Field>
+          {text(
+            "rate_limit_rpm",
+            "Chats a minute per caller",
+            agent ? agent.rate_limit_rpm : undefined,
+            agent
+              ? "Empty = no limit."
+              : `Empty = the default (${formNumber(defaults?.rate_limit_rpm)}).`,
           )}
         </div>
       </fieldset>
+      <fieldset className="panel">
+        <legend>Tools</legend>
+        <Field
+          name="max_tool_steps"
+          label="Model turns that may call tools"
+          hint="0 to 20 per chat or run; 0 = never. MCP servers are set with mcp_servers in POST /agents."
+          error={errors.max_tool_steps}
+        >
+          {(control) => (
+            <input {...control} inputMode="numeric" defaultValue={agent?.max_tool_steps ?? 5} />
+          )}
+        </Field>
+      </fieldset>
+      <fieldset className="panel">
+        <legend>Quota limits</legend>
+        <p className="hint">
+          {agent
+            ? "An empty limit means no limit. Counts are kept when a limit changes."
+            : "An empty limit takes the service's default for new agents, shown in each field."}
+        </p>
+        <div className="form-grid">
+          {QUOTA_LIMIT_FIELDS.map((name) => (
+            <Field
+              key={name}
+              name={`quota.${name}`}
+              label={LIMIT_LABELS[name]}
+              error={errors[`quota.${name}`]}
+            >
+              {(control) => (
+                <input
+                  {...control}
+                  inputMode="numeric"
+                  defaultValue={agent ? (agent.quota[name] ?? "") : ""}
+                  placeholder={agent ? "no limit" : `default: ${formNumber(defaults?.quota[name])}`}
+                />
+              )}
+            </Field>
+          ))}
+        </div>
+      </fieldset>
       <div className="row">
-        <button type="submit" className="primary" disabled={upsert.isPending}>
-          {agent ? "Save changes" : "Create agent"}
+        <button type="submit" className="primary" disabled={pending}>
+          {pending ? "Saving…" : agent ? "Save changes" : "Create agent"}
         </button>
-        {message && (
-          <span role="status" className={Object.keys(errors).length > 0 ? "error" : "muted"}>
-            {message}
-          </span>
-        )}
+        <OutcomeMessage outcome={shown} />
       </div>
     </form>
   );
-}
-
-/** The form as an upsert input: empty text = null (cleared), numbers parsed, unset limits left out. */
-function readForm(data: FormData, agent: Agent | undefined): Record<string, unknown> {
-  const text = (name: string) => {
-    const value = String(data.get(name) ?? "").trim();
-    return value === "" ? null : value;
-  };
-  const number = (name: string) => {
-    const value = text(name);
-    return value === null ? null : Number(value);
-  };
-  const quota: Record<string, number | null> = {};
-  for (const name of QUOTA_LIMIT_FIELDS) {
-    const value = number(`quota.${name}`);
-    // New agents leave empty limits to the configured defaults; edits clear them (unlimited).
-    if (value !== null || agent) quota[name] = value;
-  }
-  const name = text("name");
-  return {
-    aid: agent?.aid ?? text("aid") ?? "",
-    ...(name !== null ? { name } : {}),
-    model: text("model"),
-    prompt: text("prompt"),
-    temperature: number("temperature"),
-    autonomous_enabled: data.get("autonomous_enabled") === "on",
-    autonomous_minutes: number("autonomous_minutes") ?? 60,
-    autonomous_prompt: text("autonomous_prompt"),
-    quota,
-  };
 }

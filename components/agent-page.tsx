@@ -1,55 +1,102 @@
 "use client";
 
 import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { lastActivity } from "@/server/agents/listing";
 import { AgentForm } from "./agent-form";
 import { ChatPanel } from "./chat-panel";
+import { KeysPanel } from "./keys-panel";
 import { QuotaBars } from "./quota-bars";
 import { RunsPanel } from "./runs-panel";
-import { problemOf, trpc } from "./trpc";
+import { ThreadsPanel } from "./threads-panel";
+import { ToolsPanel } from "./tools-panel";
+import { trpc } from "./trpc";
+import { ConfirmDialog } from "./ui/confirm-dialog";
+import { Copyable } from "./ui/copy-button";
+import type { Outcome } from "./ui/notice";
+import { PageHeader } from "./ui/page-header";
+import { QueryState } from "./ui/query-state";
+import { MaybeTime, RelativeTime } from "./ui/relative-time";
+import { AgentUsage } from "./usage/usage-sections";
 
-export function AgentPage({ aid }: { aid: string }) {
+export function AgentPage({ aid, created }: { aid: string; created: boolean }) {
+  const router = useRouter();
   const utils = trpc.useUtils();
   const agent = trpc.agents.get.useQuery({ aid });
   const reset = trpc.agents.resetQuota.useMutation({ onSuccess: () => utils.agents.invalidate() });
+  const remove = trpc.agents.delete.useMutation();
+  const [saved, setSaved] = useState<Outcome>();
 
-  if (agent.isPending) return <p aria-busy="true">Loading…</p>;
-  if (agent.error) {
-    return (
-      <>
-        <p className="error">{problemOf(agent.error).detail}</p>
-        <Link href="/dashboard/agents">Back to agents</Link>
-      </>
-    );
-  }
   return (
-    <>
-      <div className="row" style={{ marginBottom: "1rem" }}>
-        <h1 style={{ margin: 0 }}>{agent.data.name}</h1>
-        <code className="muted">{agent.data.aid}</code>
-      </div>
-      <section className="panel" aria-labelledby="quota-heading">
-        <div className="row">
-          <h2 id="quota-heading" style={{ margin: 0 }}>
-            Quota
-          </h2>
-          <span className="spacer" />
-          <button
-            type="button"
-            className="danger"
-            disabled={reset.isPending}
-            onClick={() => {
-              if (window.confirm(`Set every counter of ${aid} back to 0?`)) reset.mutate({ aid });
-            }}
-          >
-            Reset counters
-          </button>
-        </div>
-        <QuotaBars quota={agent.data.quota} />
-      </section>
-      <ChatPanel aid={aid} />
-      <RunsPanel aid={aid} />
-      <h2>Configuration</h2>
-      <AgentForm key={agent.data.updated_at} agent={agent.data} />
-    </>
+    <QueryState
+      query={agent}
+      what="the agent"
+      afterError={<Link href="/dashboard/agents">Back to agents</Link>}
+    >
+      {(data) => (
+        <>
+          <PageHeader
+            title={data.name}
+            detail={<Copyable value={data.aid} what="agent ID" />}
+            actions={
+              <ConfirmDialog
+                trigger="Delete agent"
+                title={`Delete ${data.aid}?`}
+                confirmLabel="Delete agent"
+                onConfirm={async () => {
+                  await remove.mutateAsync({ aid });
+                  utils.agents.list.invalidate();
+                  router.replace(`/dashboard/agents?deleted=${encodeURIComponent(aid)}`);
+                }}
+              >
+                <p>
+                  The agent goes with its conversations, runs, keys and counters. Its callers are
+                  refused from then on, and the ID may be used again. This cannot be undone.
+                </p>
+              </ConfirmDialog>
+            }
+          />
+          {created && (
+            <p className="notice info" role="status">
+              Agent created. Chat with it below, or share its address: /{data.aid}/chat
+            </p>
+          )}
+          <section className="panel" aria-labelledby="quota-heading">
+            <div className="panel-header">
+              <h2 id="quota-heading">Quota</h2>
+              <ConfirmDialog
+                trigger="Reset counters"
+                title={`Reset the counters of ${data.aid}?`}
+                confirmLabel="Reset counters"
+                onConfirm={() => reset.mutateAsync({ aid })}
+              >
+                <p>
+                  Every counter, messages, runs and tokens, goes back to 0. The limits stay as they
+                  are.
+                </p>
+              </ConfirmDialog>
+            </div>
+            <QuotaBars quota={data.quota} withTokens />
+            <p className="muted small-text" data-testid="quota-resets">
+              Daily counters reset <RelativeTime value={data.quota.daily_resets_at} />, monthly ones{" "}
+              <RelativeTime value={data.quota.monthly_resets_at} /> (midnight UTC). Last activity:{" "}
+              <MaybeTime value={lastActivity(data.quota)} />.
+            </p>
+          </section>
+          <AgentUsage aid={aid} />
+          <ChatPanel aid={aid} />
+          <ToolsPanel aid={aid} servers={data.mcp_servers.length} maxSteps={data.max_tool_steps} />
+          <ThreadsPanel aid={aid} />
+          <KeysPanel aid={aid} />
+          <RunsPanel aid={aid} canRun={data.autonomous_prompt !== null} />
+          <h2>Configuration</h2>
+          <AgentForm key={data.updated_at} agent={data} outcome={saved} onOutcome={setSaved} />
+          <p>
+            <Link href="/dashboard/agents">Back to agents</Link>
+          </p>
+        </>
+      )}
+    </QueryState>
   );
 }

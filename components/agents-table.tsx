@@ -1,158 +1,184 @@
 "use client";
 
+import { keepPreviousData } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useMemo, useState } from "react";
-import type { Agent } from "@/server/agents/schema";
+import { AGENT_SORTS, type AgentSort, lastActivity, quotaUse } from "@/server/agents/listing";
+import { AgentsFilters } from "./agents-filters";
 import { QuotaBars } from "./quota-bars";
-import { problemOf, trpc } from "./trpc";
+import { trpc } from "./trpc";
+import { formatPercent } from "./ui/format";
+import { PageHeader } from "./ui/page-header";
+import { PAGE_SIZES, Pager } from "./ui/pager";
+import { QueryState } from "./ui/query-state";
+import { MaybeTime } from "./ui/relative-time";
+import { oneOf, positiveInt, useUrlState } from "./ui/url-state";
 
-type SortKey = "aid" | "name" | "daily";
-const PAGE_SIZE = 25;
+type Order = "asc" | "desc";
+const DEFAULT_ORDER: Record<AgentSort, Order> = {
+  aid: "asc",
+  name: "asc",
+  quota: "desc",
+  activity: "desc",
+};
+
+/** The list's state, read from the URL (what Back, reload and a shared link restore). */
+function useAgentsListState() {
+  const { params, update } = useUrlState();
+  const sort = oneOf(params.get("sort"), AGENT_SORTS) ?? "aid";
+  const size = positiveInt(params.get("size"), 25);
+  return {
+    update,
+    q: params.get("q") ?? "",
+    sort,
+    order: oneOf(params.get("order"), ["asc", "desc"] as const) ?? DEFAULT_ORDER[sort],
+    quota: oneOf(params.get("quota"), ["near", "over"] as const),
+    autonomous: oneOf(params.get("autonomous"), ["on", "off"] as const),
+    size: (PAGE_SIZES as readonly number[]).includes(size) ? size : 25,
+    cursor: params.get("cursor") ?? undefined,
+    deleted: params.get("deleted") ?? undefined,
+    page: params.get("cursor") ? positiveInt(params.get("page"), 2) : 1,
+  };
+}
 
 export function AgentsTable() {
-  const [search, setSearch] = useState("");
-  const [q, setQ] = useState("");
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({
-    key: "aid",
-    descending: false,
-  });
-
-  // Search as the admin types, without a request per keystroke.
-  useEffect(() => {
-    const timer = setTimeout(() => {
-      setQ(search.trim());
-      setCursors([undefined]);
-    }, 250);
-    return () => clearTimeout(timer);
-  }, [search]);
-
-  const cursor = cursors.at(-1);
-  const page = trpc.agents.list.useQuery(
-    { limit: PAGE_SIZE, q: q || undefined, cursor },
-    { placeholderData: (previous) => previous },
+  const state = useAgentsListState();
+  const { update } = state;
+  const list = trpc.agents.list.useQuery(
+    {
+      limit: state.size,
+      q: state.q || undefined,
+      sort: state.sort,
+      order: state.order,
+      quota: state.quota,
+      autonomous: state.autonomous,
+      cursor: state.cursor,
+      include_total: true,
+    },
+    // The rows shown stay while the next page loads; the pager is off meanwhile.
+    { placeholderData: keepPreviousData },
   );
+  const loadingPage = list.isPlaceholderData;
+  // Any change of what is listed starts again at page 1.
+  const restart = { cursor: undefined, page: undefined, deleted: undefined };
 
-  const rows = useMemo(
-    () => sortAgents(page.data?.agents ?? [], sort.key, sort.descending),
-    [page.data, sort],
+  const sortBy = (key: AgentSort) => {
+    const order = key === state.sort ? (state.order === "asc" ? "desc" : "asc") : undefined;
+    update({ ...restart, sort: key === "aid" ? undefined : key, order });
+  };
+  const header = (key: AgentSort, label: string) => (
+    <th aria-sort={state.sort === key ? `${state.order}ending` : undefined}>
+      <button type="button" onClick={() => sortBy(key)}>
+        {label}
+        {state.sort === key ? (state.order === "asc" ? " ↑" : " ↓") : ""}
+      </button>
+    </th>
   );
-  const sortBy = (key: SortKey) =>
-    setSort((current) => ({ key, descending: current.key === key ? !current.descending : false }));
-  const ariaSort = (key: SortKey) =>
-    sort.key === key ? (sort.descending ? "descending" : "ascending") : undefined;
+  const filtered = Boolean(state.q || state.quota || state.autonomous);
 
   return (
     <>
-      <div className="row" style={{ marginBottom: "1rem" }}>
-        <h1 style={{ margin: 0 }}>Agents</h1>
-        <span className="spacer" />
-        <Link className="button primary" href="/dashboard/agents/new">
-          New agent
-        </Link>
-      </div>
+      <PageHeader
+        title="Agents"
+        actions={
+          <Link className="button primary" href="/dashboard/agents/new">
+            New agent
+          </Link>
+        }
+      />
+      {state.deleted && (
+        <p className="notice info" role="status">
+          Agent {state.deleted} was deleted, with its conversations, runs and keys.
+        </p>
+      )}
       <div className="panel">
-        <div className="field">
-          <label htmlFor="agent-search">Search by ID or name</label>
-          <input
-            id="agent-search"
-            type="search"
-            value={search}
-            onChange={(event) => setSearch(event.target.value)}
-            placeholder="support"
-          />
-        </div>
-        {page.error ? (
-          <p className="error">{problemOf(page.error).detail}</p>
-        ) : page.isPending ? (
-          <p aria-busy="true">Loading…</p>
-        ) : rows.length === 0 ? (
-          <p className="muted">
-            {q ? `No agent matches “${q}”.` : "No agents yet: create the first one."}
-          </p>
-        ) : (
-          <table>
-            <thead>
-              <tr>
-                <th aria-sort={ariaSort("aid")}>
-                  <button type="button" onClick={() => sortBy("aid")}>
-                    ID
-                  </button>
-                </th>
-                <th aria-sort={ariaSort("name")}>
-                  <button type="button" onClick={() => sortBy("name")}>
-                    Name
-                  </button>
-                </th>
-                <th>Autonomous</th>
-                <th aria-sort={ariaSort("daily")}>
-                  <button type="button" onClick={() => sortBy("daily")}>
-                    Quota
-                  </button>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((agent) => (
-                <tr key={agent.aid} data-testid={`agent-row-${agent.aid}`}>
-                  <td>
-                    <Link href={`/dashboard/agents/${agent.aid}`}>{agent.aid}</Link>
-                  </td>
-                  <td>{agent.name}</td>
-                  <td>
-                    {agent.autonomous_enabled ? (
-                      <>
-                        every {agent.autonomous_minutes} min
-                        <div className="muted">
-                          next{" "}
-                          {agent.autonomous_next_run_at
-                            ? new Date(agent.autonomous_next_run_at).toLocaleTimeString()
-                            : "—"}
+        <AgentsFilters
+          q={state.q}
+          quota={state.quota}
+          autonomous={state.autonomous}
+          onChange={(changes, how) => update({ ...restart, ...changes }, how)}
+        />
+        <QueryState
+          query={list}
+          what="agents"
+          isEmpty={(data) => data.agents.length === 0}
+          empty={
+            filtered
+              ? `No agent matches${state.q ? ` “${state.q}”` : ""} with these filters.`
+              : "No agents yet: create the first one."
+          }
+        >
+          {(data) => (
+            <div aria-busy={loadingPage} data-testid="agents-list">
+              <table className="cards">
+                <caption className="sr-only">
+                  Agents, by {state.sort} {state.order === "asc" ? "ascending" : "descending"}
+                </caption>
+                <thead>
+                  <tr>
+                    {header("aid", "ID")}
+                    {header("name", "Name")}
+                    <th>Autonomous</th>
+                    {header("quota", "Quota use")}
+                    {header("activity", "Last activity")}
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.agents.map((agent) => (
+                    <tr key={agent.aid} data-testid={`agent-row-${agent.aid}`}>
+                      <td data-label="ID">
+                        <Link href={`/dashboard/agents/${agent.aid}`}>{agent.aid}</Link>
+                      </td>
+                      <td data-label="Name">{agent.name}</td>
+                      <td data-label="Autonomous">
+                        {agent.autonomous_enabled ? (
+                          <>
+                            every {agent.autonomous_minutes} min
+                            <div className="muted small-text">
+                              next <MaybeTime value={agent.autonomous_next_run_at} none="—" />
+                            </div>
+                          </>
+                        ) : (
+                          <span className="muted">off</span>
+                        )}
+                      </td>
+                      <td data-label="Quota use">
+                        <div className="small-text" data-testid="quota-use">
+                          {formatPercent(quotaUse(agent.quota))} of its tightest limit
                         </div>
-                      </>
-                    ) : (
-                      <span className="muted">off</span>
-                    )}
-                  </td>
-                  <td>
-                    <QuotaBars quota={agent.quota} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                        <QuotaBars quota={agent.quota} />
+                      </td>
+                      <td data-label="Last activity">
+                        <MaybeTime value={lastActivity(agent.quota)} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </QueryState>
+        {list.data && (
+          <Pager
+            noun="agents"
+            page={state.page}
+            pageSize={state.size}
+            shown={list.data?.agents.length ?? 0}
+            total={list.data?.total}
+            hasPrevious={Boolean(list.data?.prev_cursor) || state.page > 1}
+            hasNext={Boolean(list.data?.next_cursor)}
+            busy={loadingPage || list.isPending}
+            onPrevious={() =>
+              state.page <= 2 || !list.data?.prev_cursor
+                ? update(restart)
+                : update({ cursor: list.data.prev_cursor, page: state.page - 1 })
+            }
+            onNext={() =>
+              update({ cursor: list.data?.next_cursor ?? undefined, page: state.page + 1 })
+            }
+            onPageSize={(size) => update({ ...restart, size: size === 25 ? undefined : size })}
+          />
         )}
-        <div className="row" style={{ marginTop: "0.75rem" }}>
-          <button
-            type="button"
-            disabled={cursors.length === 1}
-            onClick={() => setCursors((c) => c.slice(0, -1))}
-          >
-            Previous page
-          </button>
-          <button
-            type="button"
-            disabled={!page.data?.next_cursor}
-            onClick={() => setCursors((c) => [...c, page.data?.next_cursor ?? undefined])}
-          >
-            Next page
-          </button>
-          <span className="muted">Page {cursors.length}</span>
-        </div>
       </div>
     </>
   );
-}
-
-function sortAgents(agents: Agent[], key: SortKey, descending: boolean): Agent[] {
-  const value = (agent: Agent) =>
-    key === "daily"
-      ? agent.quota.message_limit_daily
-        ? agent.quota.message_count_daily / agent.quota.message_limit_daily
-        : 0
-      : agent[key].toLowerCase();
-  const sorted = [...agents].sort((a, b) =>
-    value(a) < value(b) ? -1 : value(a) > value(b) ? 1 : 0,
-  );
-  return descending ? sorted.reverse() : sorted;
 }

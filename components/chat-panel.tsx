@@ -1,37 +1,56 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
+import { type FormEvent, type KeyboardEvent, useState } from "react";
 import { CHAT_ID_PATTERN } from "@/server/chat/schema";
-import { problemOf, trpc } from "./trpc";
+import { MessageLog } from "./message-log";
+import { ToolCalls, type ToolCallView } from "./tool-calls";
+import { trpc } from "./trpc";
+import { problemOf } from "./ui/problem";
+import { ErrorNotice } from "./ui/query-state";
 
-/** Talk to an agent: its threads, the chosen thread's messages, and replies streamed as they come. */
+/**
+ * Talk to an agent as the admin: the admin's own threads (threads belong to their caller), the
+ * chosen one's messages, and replies streamed as they come.
+ */
 export function ChatPanel({ aid }: { aid: string }) {
   const utils = trpc.useUtils();
   const [chatId, setChatId] = useState("default");
   const [draft, setDraft] = useState("");
-  const [newThread, setNewThread] = useState("");
-  const [pending, setPending] = useState<{ question: string; reply: string }>();
+  const [pending, setPending] = useState<{
+    question: string;
+    reply: string;
+    tools: ToolCallView[];
+  }>();
   const [error, setError] = useState<string>();
-  const threads = trpc.chat.threads.useQuery({ aid });
+  const threads = trpc.chat.threads.useQuery({ aid, caller: "admin" });
   const messages = trpc.chat.messages.useQuery({ aid, chat_id: chatId, limit: 100 });
 
-  async function send(event: FormEvent) {
-    event.preventDefault();
+  async function send(event?: FormEvent) {
+    event?.preventDefault();
     const question = draft.trim();
     if (!question || pending) return;
     setError(undefined);
     setDraft("");
-    setPending({ question, reply: "" });
+    setPending({ question, reply: "", tools: [] });
     try {
       const events = await utils.client.chat.stream.mutate({ aid, q: question, chat_id: chatId });
       for await (const chatEvent of events) {
         if (chatEvent.type === "delta") {
           setPending((current) => current && { ...current, reply: current.reply + chatEvent.text });
+        } else if (chatEvent.type === "tool_call" || chatEvent.type === "tool_result") {
+          const { type: _, ...call } = chatEvent;
+          setPending(
+            (current) =>
+              current && {
+                ...current,
+                tools: [...current.tools.filter((known) => known.id !== call.id), call],
+              },
+          );
         }
       }
       await Promise.all([
         utils.chat.messages.invalidate({ aid, chat_id: chatId }),
-        utils.chat.threads.invalidate({ aid }),
+        utils.chat.threads.invalidate(),
         utils.agents.get.invalidate({ aid }),
       ]);
     } catch (caught) {
@@ -42,97 +61,127 @@ export function ChatPanel({ aid }: { aid: string }) {
     }
   }
 
+  // Enter sends; Shift+Enter starts a new line (as in most chat apps).
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      send();
+    }
+  }
+
   const threadIds = new Set([chatId, ...(threads.data?.threads.map((t) => t.chat_id) ?? [])]);
   return (
     <section className="panel" aria-labelledby="chat-heading">
-      <div className="row">
-        <h2 id="chat-heading" style={{ margin: 0 }}>
-          Chat
-        </h2>
-        <span className="spacer" />
+      <div className="panel-header">
+        <h2 id="chat-heading">Chat</h2>
         <label htmlFor="thread" className="sr-only">
           Thread
         </label>
-        <select
-          id="thread"
-          value={chatId}
-          onChange={(event) => setChatId(event.target.value)}
-          style={{ width: "auto" }}
-        >
+        <select id="thread" value={chatId} onChange={(event) => setChatId(event.target.value)}>
           {[...threadIds].map((id) => (
             <option key={id} value={id}>
               {id}
             </option>
           ))}
         </select>
-        <form
-          className="row"
-          onSubmit={(event) => {
-            event.preventDefault();
-            const name = newThread.trim();
-            if (!CHAT_ID_PATTERN.test(name)) {
-              setError("A thread name is 1 to 128 letters, digits or . _ : @ - (not first).");
-              return;
-            }
-            setError(undefined);
-            setChatId(name);
-            setNewThread("");
-          }}
+        <NewThread onOpen={setChatId} onError={setError} />
+      </div>
+      {messages.error && !messages.data ? (
+        <ErrorNotice
+          error={messages.error}
+          what="the messages"
+          onRetry={messages.refetch}
+          retrying={messages.isFetching}
+        />
+      ) : (
+        <MessageLog
+          label={`Messages of thread ${chatId}`}
+          messages={messages.data?.messages ?? []}
+          testId="chat-log"
         >
-          <label htmlFor="new-thread" className="sr-only">
-            New thread name
-          </label>
-          <input
-            id="new-thread"
-            value={newThread}
-            onChange={(event) => setNewThread(event.target.value)}
-            placeholder="new thread"
-            style={{ width: "10rem" }}
-          />
-          <button type="submit" disabled={!newThread.trim()}>
-            Open thread
-          </button>
-        </form>
-      </div>
-      <div className="chat-log" aria-live="polite" data-testid="chat-log">
-        {messages.data?.messages.length === 0 && !pending && (
-          <p className="muted">No messages in this thread yet.</p>
-        )}
-        {messages.data?.messages.map((m) => (
-          <div key={m.id} className={`message ${m.role}`}>
-            {m.content}
-          </div>
-        ))}
-        {pending && (
-          <>
-            <div className="message user">{pending.question}</div>
-            <div className="message assistant" data-testid="streaming-reply">
-              {pending.reply || "…"}
-            </div>
-          </>
-        )}
-      </div>
-      <form onSubmit={send} className="row">
+          {messages.data?.messages.length === 0 && !pending && (
+            <p className="muted">No messages in this thread yet.</p>
+          )}
+          {pending && (
+            <>
+              <div className="message user">{pending.question}</div>
+              <ToolCalls calls={pending.tools} />
+              <div className="message assistant" data-testid="streaming-reply">
+                {pending.reply || "…"}
+              </div>
+            </>
+          )}
+        </MessageLog>
+      )}
+      <form onSubmit={send} className="chat-form">
         <label htmlFor="chat-input" className="sr-only">
           Message
         </label>
-        <input
+        <textarea
           id="chat-input"
           value={draft}
+          rows={2}
           onChange={(event) => setDraft(event.target.value)}
-          placeholder="Ask something"
+          onKeyDown={onKeyDown}
+          placeholder="Ask something (Enter sends, Shift+Enter for a new line)"
           maxLength={10_000}
-          style={{ flex: 1, width: "auto" }}
+          aria-describedby="chat-hint"
         />
         <button type="submit" className="primary" disabled={!!pending || !draft.trim()}>
           Send
         </button>
       </form>
+      <p id="chat-hint" className="sr-only">
+        Enter sends the message; Shift and Enter start a new line.
+      </p>
       {error && (
         <p className="error" role="alert">
           {error}
         </p>
       )}
     </section>
+  );
+}
+
+/** Opens a thread by name (it is created by its first message). */
+function NewThread({
+  onOpen,
+  onError,
+}: {
+  onOpen: (chatId: string) => void;
+  onError: (error: string | undefined) => void;
+}) {
+  const [name, setName] = useState("");
+  return (
+    <form
+      className="row"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const chatId = name.trim();
+        if (!CHAT_ID_PATTERN.test(chatId)) {
+          onError(
+            "A thread name is 1 to 128 letters, digits or . _ : @ - and cannot start with one of . _ : @ -",
+          );
+          return;
+        }
+        onError(undefined);
+        onOpen(chatId);
+        setName("");
+      }}
+    >
+      <label htmlFor="new-thread" className="sr-only">
+        New thread name
+      </label>
+      <input
+        id="new-thread"
+        className="narrow"
+        value={name}
+        onChange={(event) => setName(event.target.value)}
+        placeholder="new thread"
+      />
+      <button type="submit" disabled={!name.trim()}>
+        Open thread
+      </button>
+    </form>
   );
 }

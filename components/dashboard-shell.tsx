@@ -2,14 +2,20 @@
 
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import type { ReactNode } from "react";
+import { type ReactNode, useEffect, useState } from "react";
 import { trpc } from "./trpc";
+import { ConfirmDialog } from "./ui/confirm-dialog";
 
 const ADMIN_LINKS = [
   { href: "/dashboard", label: "Overview" },
   { href: "/dashboard/agents", label: "Agents" },
+  { href: "/dashboard/prices", label: "Prices" },
 ];
 
+/**
+ * The frame of every dashboard page: the navigation (a sidebar on wide screens, a menu that
+ * opens from the top bar on phones), who is signed in, and sign-out.
+ */
 export function DashboardShell({
   isAdmin,
   who,
@@ -21,7 +27,9 @@ export function DashboardShell({
 }) {
   const pathname = usePathname();
   const router = useRouter();
+  const [menuOpen, setMenuOpen] = useState(false);
   const signOut = trpc.auth.signOut.useMutation({ onSuccess: () => router.replace("/login") });
+  const endAll = trpc.auth.endAllSessions.useMutation();
   const links = [
     ...(isAdmin ? ADMIN_LINKS : []),
     { href: "/dashboard/deployments", label: "Deployments" },
@@ -31,37 +39,71 @@ export function DashboardShell({
       ? pathname === href
       : pathname === href || pathname.startsWith(`${href}/`);
 
+  // A link followed on a phone closes the menu it was in.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on every change of page.
+  useEffect(() => setMenuOpen(false), [pathname]);
+
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <aside className="sidebar">
-        <div className="brand">Agent Service</div>
-        <nav className="nav" aria-label="Dashboard">
-          {links.map((link) => (
-            <Link
-              key={link.href}
-              href={link.href}
-              aria-current={current(link.href) ? "page" : undefined}
-            >
-              {link.label}
-            </Link>
-          ))}
-        </nav>
-        <div className="who">
-          <div>Signed in as</div>
-          <div data-testid="who">{who}</div>
+      <header className="sidebar" data-open={menuOpen}>
+        <div className="topbar">
+          <Link href={isAdmin ? "/dashboard" : "/dashboard/deployments"} className="brand">
+            Agent Service
+          </Link>
           <button
             type="button"
-            onClick={() => signOut.mutate()}
-            disabled={signOut.isPending}
-            style={{ marginTop: 8 }}
+            className="menu-button"
+            aria-expanded={menuOpen}
+            aria-controls="dashboard-menu"
+            onClick={() => setMenuOpen((open) => !open)}
           >
-            Sign out
+            Menu
           </button>
         </div>
-      </aside>
+        <div className="menu" id="dashboard-menu">
+          <nav className="nav" aria-label="Dashboard">
+            {links.map((link) => (
+              <Link
+                key={link.href}
+                href={link.href}
+                aria-current={current(link.href) ? "page" : undefined}
+              >
+                {link.label}
+              </Link>
+            ))}
+          </nav>
+          <div className="who">
+            <div>Signed in as</div>
+            <div data-testid="who" className="who-name">
+              {who}
+            </div>
+            <div className="who-actions">
+              <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+                Sign out
+              </button>
+              {isAdmin && (
+                <ConfirmDialog
+                  trigger="Sign out everyone"
+                  title="Sign out everyone?"
+                  confirmLabel="Sign out everyone"
+                  onConfirm={async () => {
+                    await endAll.mutateAsync();
+                    window.location.replace("/login?ended=all");
+                  }}
+                >
+                  <p>
+                    Every dashboard session ends, on every browser, this one too. Everyone signs in
+                    again; API keys keep working.
+                  </p>
+                </ConfirmDialog>
+              )}
+            </div>
+          </div>
+        </div>
+      </header>
       <main id="main" className="content">
         {children}
       </main>

@@ -1,121 +1,139 @@
 "use client";
 
+import { keepPreviousData } from "@tanstack/react-query";
 import Link from "next/link";
-import { useRouter, useSearchParams } from "next/navigation";
-import { type FormEvent, useState } from "react";
-import { createDeploymentInputSchema } from "@/server/deployments/schema";
+import { type FormEvent, useEffect, useState } from "react";
 import { DEPLOYMENT_STATUSES } from "@/server/deployments/statuses";
-import { problemOf, trpc } from "./trpc";
+import { CreateDeployment } from "./deployment-create";
+import { trpc } from "./trpc";
+import { Copyable } from "./ui/copy-button";
+import { shortAddress } from "./ui/format";
+import { PageHeader } from "./ui/page-header";
+import { PAGE_SIZES, Pager } from "./ui/pager";
+import { QueryState } from "./ui/query-state";
+import { RelativeTime } from "./ui/relative-time";
+import { StatusBadge, statusLabel } from "./ui/status-badge";
+import { oneOf, positiveInt, useUrlState } from "./ui/url-state";
 
-type Status = (typeof DEPLOYMENT_STATUSES)[number];
-
-export function DeploymentsTable() {
-  const params = useSearchParams();
-  const router = useRouter();
-  const session = trpc.auth.session.useQuery();
-  const status = (params.get("status") as Status | null) ?? undefined;
+export function DeploymentsTable({ isAdmin, notice }: { isAdmin: boolean; notice?: string }) {
+  const { params, update } = useUrlState();
+  const status = oneOf(params.get("status"), DEPLOYMENT_STATUSES);
   const owner = params.get("owner") ?? undefined;
-  const [ownerDraft, setOwnerDraft] = useState(owner ?? "");
-  const list = trpc.deployments.list.useQuery({ status, user_address: owner, limit: 100 });
-  const isAdmin = session.data?.role === "admin";
-
-  const setFilter = (name: string, value: string | undefined) => {
-    const next = new URLSearchParams(params);
-    if (value) next.set(name, value);
-    else next.delete(name);
-    next.delete("notice");
-    router.replace(`/dashboard/deployments?${next}`);
-  };
+  const sizeParam = positiveInt(params.get("size"), 25);
+  const size = (PAGE_SIZES as readonly number[]).includes(sizeParam) ? sizeParam : 25;
+  const cursor = params.get("cursor") ?? undefined;
+  const page = cursor ? positiveInt(params.get("page"), 2) : 1;
+  const list = trpc.deployments.list.useQuery(
+    { status, user_address: owner, limit: size, cursor, include_total: true },
+    { placeholderData: keepPreviousData, refetchInterval: 10_000 },
+  );
+  const restart = { cursor: undefined, page: undefined, notice: undefined };
+  const loadingPage = list.isPlaceholderData;
 
   return (
     <>
-      <h1>Deployments</h1>
-      {params.get("notice") === "admins-only" && (
-        <p className="panel" role="status">
-          Those pages are for admins. Your wallet sees its own deployments here.
+      <PageHeader title="Deployments" />
+      {notice === "admins-only" && (
+        <p className="notice info" role="status">
+          The overview and agents pages are for admins. Here are the deployments of your wallet.
         </p>
       )}
       <div className="panel">
-        <div className="row">
-          <div className="field" style={{ minWidth: 180 }}>
+        <div className="filters">
+          <div className="field">
             <label htmlFor="status-filter">Status</label>
             <select
               id="status-filter"
               value={status ?? ""}
-              onChange={(event) => setFilter("status", event.target.value || undefined)}
+              onChange={(event) => update({ ...restart, status: event.target.value || undefined })}
             >
               <option value="">All</option>
               {DEPLOYMENT_STATUSES.map((s) => (
                 <option key={s} value={s}>
-                  {s}
+                  {statusLabel(s)}
                 </option>
               ))}
             </select>
           </div>
           {isAdmin && (
-            <form
-              className="field row"
-              style={{ flex: 1, alignItems: "end" }}
-              onSubmit={(event: FormEvent) => {
-                event.preventDefault();
-                setFilter("owner", ownerDraft.trim() || undefined);
-              }}
-            >
-              <div style={{ flex: 1 }}>
-                <label htmlFor="owner-filter">Owner address</label>
-                <input
-                  id="owner-filter"
-                  value={ownerDraft}
-                  onChange={(event) => setOwnerDraft(event.target.value)}
-                />
-              </div>
-              <button type="submit">Filter</button>
-            </form>
+            <OwnerFilter owner={owner} onChange={(value) => update({ ...restart, owner: value })} />
           )}
         </div>
-        {list.error ? (
-          <p className="error">{problemOf(list.error).detail}</p>
-        ) : list.isPending ? (
-          <p aria-busy="true">Loading…</p>
-        ) : list.data.deployments.length === 0 ? (
-          <p className="muted">No deployments{status ? ` in ${status}` : ""}.</p>
-        ) : (
-          <table>
-            <thead>
-              <tr>
-                <th>ID</th>
-                <th>Request</th>
-                <th>Owner</th>
-                <th>Status</th>
-                <th>Worker</th>
-                <th>Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.deployments.map((d) => (
-                <tr key={d.id} data-testid={`deployment-row-${d.request_id}`}>
-                  <td>
-                    <Link href={`/dashboard/deployments/${d.id}`}>#{d.id}</Link>
-                  </td>
-                  <td>{d.request_id}</td>
-                  <td>
-                    <code>{short(d.user_address)}</code>
-                  </td>
-                  <td>
-                    <span className={`badge ${d.Status}`}>{d.Status}</span>
-                  </td>
-                  <td>
-                    {d.worker_address ? (
-                      <code>{short(d.worker_address)}</code>
-                    ) : (
-                      <span className="muted">—</span>
-                    )}
-                  </td>
-                  <td>{new Date(d.updated_at).toLocaleString()}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+        <QueryState
+          query={list}
+          what="deployments"
+          isEmpty={(data) => data.deployments.length === 0}
+          empty={`No deployments${status ? ` in ${statusLabel(status)}` : ""}${owner ? " of that owner" : ""}.`}
+        >
+          {(data) => (
+            <div aria-busy={loadingPage}>
+              <table className="cards">
+                <thead>
+                  <tr>
+                    <th>ID</th>
+                    <th>Request</th>
+                    <th>Owner</th>
+                    <th>Status</th>
+                    <th>Worker</th>
+                    <th>Updated</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.deployments.map((d) => (
+                    <tr key={d.id} data-testid={`deployment-row-${d.request_id}`}>
+                      <td data-label="ID">
+                        <Link href={`/dashboard/deployments/${d.id}`}>#{d.id}</Link>
+                      </td>
+                      <td data-label="Request">{d.request_id}</td>
+                      <td data-label="Owner">
+                        <Copyable
+                          value={d.user_address}
+                          what="owner address"
+                          shown={shortAddress(d.user_address)}
+                        />
+                      </td>
+                      <td data-label="Status">
+                        <StatusBadge status={d.Status} />
+                      </td>
+                      <td data-label="Worker">
+                        {d.worker_address ? (
+                          <Copyable
+                            value={d.worker_address}
+                            what="worker address"
+                            shown={shortAddress(d.worker_address)}
+                          />
+                        ) : (
+                          <span className="muted">none</span>
+                        )}
+                      </td>
+                      <td data-label="Updated">
+                        <RelativeTime value={d.updated_at} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </QueryState>
+        {list.data && (
+          <Pager
+            noun="deployments"
+            page={page}
+            pageSize={size}
+            shown={list.data?.deployments.length ?? 0}
+            total={list.data?.total}
+            hasPrevious={Boolean(list.data?.prev_cursor) || page > 1}
+            hasNext={Boolean(list.data?.next_cursor)}
+            busy={loadingPage || list.isPending}
+            onPrevious={() =>
+              page <= 2 || !list.data?.prev_cursor
+                ? update(restart)
+                : update({ cursor: list.data.prev_cursor, page: page - 1 })
+            }
+            onNext={() => update({ cursor: list.data?.next_cursor ?? undefined, page: page + 1 })}
+            onPageSize={(next) => update({ ...restart, size: next === 25 ? undefined : next })}
+          />
         )}
       </div>
       {isAdmin && <CreateDeployment />}
@@ -123,86 +141,30 @@ export function DeploymentsTable() {
   );
 }
 
-export const short = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`;
-
-const PROPOSAL_NUMBERS = [
-  "init_cost",
-  "maintenance_cost",
-  "pay_period",
-  "cost",
-  "fit",
-  "throughput",
-  "sla",
-  "error_rate",
-  "rank",
-] as const;
-
-function CreateDeployment() {
-  const utils = trpc.useUtils();
-  const create = trpc.deployments.create.useMutation();
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [message, setMessage] = useState<string>();
-
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = event.currentTarget;
-    const data = new FormData(form);
-    const text = (name: string) => String(data.get(name) ?? "").trim();
-    const input = {
-      user_address: text("user_address"),
-      ...(text("request_id") ? { request_id: text("request_id") } : {}),
-      ...(text("proposal_id") ? { proposal_id: Number(text("proposal_id")) } : {}),
-      proposal: {
-        accept_currency: text("accept_currency"),
-        ...Object.fromEntries(
-          PROPOSAL_NUMBERS.map((name) => [
-            name,
-            text(name) === "" ? undefined : Number(text(name)),
-          ]),
-        ),
-      },
-    };
-    const parsed = createDeploymentInputSchema.safeParse(input);
-    if (!parsed.success) {
-      setErrors(Object.fromEntries(parsed.error.issues.map((i) => [i.path.join("."), i.message])));
-      return;
-    }
-    setErrors({});
-    try {
-      const created = await create.mutateAsync(parsed.data);
-      await utils.deployments.invalidate();
-      setMessage(`Created deployment #${created.id} (${created.request_id}).`);
-      form.reset();
-    } catch (error) {
-      const problem = problemOf(error);
-      setErrors(Object.fromEntries((problem.errors ?? []).map((e) => [e.field, e.detail])));
-      setMessage(problem.detail);
-    }
-  }
-
-  const input = (name: string, label: string, path = name) => (
-    <div className="field" key={name}>
-      <label htmlFor={`new-${name}`}>{label}</label>
-      <input id={`new-${name}`} name={name} aria-invalid={errors[path] ? true : undefined} />
-      {errors[path] && <div className="field-error">{errors[path]}</div>}
-    </div>
-  );
-
+/** The owner filter (admins only): applied on submit, since an address is typed in full. */
+function OwnerFilter({
+  owner,
+  onChange,
+}: {
+  owner: string | undefined;
+  onChange: (value: string | undefined) => void;
+}) {
+  const [draft, setDraft] = useState(owner ?? "");
+  useEffect(() => setDraft(owner ?? ""), [owner]);
   return (
-    <form className="panel" onSubmit={submit} noValidate aria-labelledby="create-heading">
-      <h2 id="create-heading">New deployment</h2>
-      <div className="form-grid">
-        {input("user_address", "Owner address")}
-        {input("request_id", "Request ID (optional)")}
-        {input("proposal_id", "Proposal ID (optional)")}
-        {input("accept_currency", "Currency", "proposal.accept_currency")}
-        {PROPOSAL_NUMBERS.map((name) => input(name, name.replace("_", " "), `proposal.${name}`))}
+    <form
+      className="row bottom"
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        onChange(draft.trim() || undefined);
+      }}
+    >
+      <div className="field grow">
+        <label htmlFor="owner-filter">Owner address</label>
+        <input id="owner-filter" value={draft} onChange={(event) => setDraft(event.target.value)} />
       </div>
-      <div className="row">
-        <button type="submit" className="primary" disabled={create.isPending}>
-          Create deployment
-        </button>
-        {message && <span role="status">{message}</span>}
+      <div className="field">
+        <button type="submit">Filter</button>
       </div>
     </form>
   );

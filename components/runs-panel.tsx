@@ -1,74 +1,161 @@
 "use client";
 
 import { useState } from "react";
-import { problemOf, trpc } from "./trpc";
+import { ToolCalls } from "./tool-calls";
+import { trpc } from "./trpc";
+import { plural } from "./ui/format";
+import { problemOf } from "./ui/problem";
+import { QueryState } from "./ui/query-state";
+import { MaybeTime, RelativeTime } from "./ui/relative-time";
+import { StatusBadge } from "./ui/status-badge";
 
-/** An agent's autonomous runs: the schedule, outcome counts, the history, and "run now". */
-export function RunsPanel({ aid }: { aid: string }) {
+const PAGE = 20;
+
+/** An agent's autonomous runs: the schedule, outcome counts, the history (paged), "run now". */
+export function RunsPanel({ aid, canRun }: { aid: string; canRun: boolean }) {
   const utils = trpc.useUtils();
   const summary = trpc.autonomous.summary.useQuery({ aid }, { refetchInterval: 5_000 });
-  const runs = trpc.autonomous.runs.useQuery({ aid, limit: 20 }, { refetchInterval: 5_000 });
+  // How many pages are shown: the newest, and the older ones asked for.
+  const [pages, setPages] = useState(1);
   const [error, setError] = useState<string>();
   const runNow = trpc.autonomous.runNow.useMutation({
+    onMutate: () => setError(undefined),
     onSuccess: () =>
       Promise.all([utils.autonomous.invalidate(), utils.agents.get.invalidate({ aid })]),
     onError: (caught) => setError(problemOf(caught).detail),
   });
+  const counts = summary.data?.counts;
+  const total = counts ? counts.running + counts.succeeded + counts.failed + counts.skipped : 0;
 
   return (
     <section className="panel" aria-labelledby="runs-heading">
-      <div className="row">
-        <h2 id="runs-heading" style={{ margin: 0 }}>
-          Autonomous runs
-        </h2>
-        <span className="spacer" />
-        <button type="button" onClick={() => runNow.mutate({ aid })} disabled={runNow.isPending}>
+      <div className="panel-header">
+        <h2 id="runs-heading">Autonomous runs</h2>
+        <button
+          type="button"
+          onClick={() => runNow.mutate({ aid })}
+          disabled={runNow.isPending || !canRun}
+          aria-describedby={canRun ? undefined : "run-now-hint"}
+        >
           {runNow.isPending ? "Running…" : "Run now"}
         </button>
       </div>
-      {summary.data && (
-        <p className="muted" data-testid="runs-summary">
-          {summary.data.autonomous_enabled
-            ? `Every ${summary.data.autonomous_minutes} min; next run ${
-                summary.data.next_run_at ? new Date(summary.data.next_run_at).toLocaleString() : "—"
-              }.`
-            : "Autonomous mode is off."}{" "}
-          {summary.data.counts.succeeded} succeeded, {summary.data.counts.failed} failed,{" "}
-          {summary.data.counts.skipped} skipped.
+      {!canRun && (
+        <p className="hint" id="run-now-hint">
+          To run it now, give it an instruction for each run in the configuration below.
         </p>
       )}
-      {error && <p className="error">{error}</p>}
-      {runs.isPending ? (
-        <p aria-busy="true">Loading…</p>
-      ) : runs.error ? (
-        <p className="error">{problemOf(runs.error).detail}</p>
-      ) : runs.data.runs.length === 0 ? (
-        <p className="muted">No runs yet.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Due</th>
-              <th>Outcome</th>
-              <th>Reply or reason</th>
-            </tr>
-          </thead>
-          <tbody>
-            {runs.data.runs.map((run) => (
-              <tr key={run.id} data-testid="run-row">
-                <td>
-                  {new Date(run.due_at).toLocaleString()}
-                  {run.trigger === "manual" && <div className="muted">manual</div>}
-                </td>
-                <td>
-                  <span className={`badge ${run.outcome}`}>{run.outcome}</span>
-                </td>
-                <td style={{ whiteSpace: "pre-wrap" }}>{run.reply ?? run.error ?? ""}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      {summary.data && (
+        <p className="muted" data-testid="runs-summary">
+          {summary.data.autonomous_enabled ? (
+            <>
+              Every {summary.data.autonomous_minutes} min; next run{" "}
+              <MaybeTime value={summary.data.next_run_at} none="not scheduled" />.
+            </>
+          ) : (
+            "Autonomous mode is off."
+          )}{" "}
+          {counts?.succeeded} succeeded, {counts?.failed} failed, {counts?.skipped} skipped.
+        </p>
       )}
+      {error && (
+        <p className="error" role="alert" data-testid="run-now-error">
+          Run now failed: {error}
+        </p>
+      )}
+      <RunsPage aid={aid} total={total} pages={pages} onOlder={() => setPages((n) => n + 1)} />
     </section>
+  );
+}
+
+/**
+ * One page of runs and, under it, the older pages shown. Each page starts where the one above
+ * it ends now (its cursor comes from that page's current answer), so the newest page can keep
+ * refreshing as runs come in without leaving a gap or a repeat between pages.
+ */
+function RunsPage({
+  aid,
+  total,
+  pages,
+  cursor,
+  depth = 0,
+  onOlder,
+}: {
+  aid: string;
+  total: number;
+  pages: number;
+  cursor?: string;
+  depth?: number;
+  onOlder: () => void;
+}) {
+  const runs = trpc.autonomous.runs.useQuery(
+    { aid, limit: PAGE, cursor },
+    { refetchInterval: depth === 0 ? 5_000 : false },
+  );
+  return (
+    <QueryState
+      query={runs}
+      what="the runs"
+      isEmpty={(data) => depth === 0 && data.runs.length === 0}
+      empty="No runs yet."
+    >
+      {(data) => {
+        const shown = depth * PAGE + data.runs.length;
+        const older = data.next_cursor;
+        return (
+          <>
+            <table className="cards fixed-columns">
+              {/* Every page's table has the headers (for screen readers); the older pages' are
+                  hidden, so the pages read as one list. */}
+              <thead className={depth === 0 ? undefined : "sr-only"}>
+                <tr>
+                  <th className="col-time">Due</th>
+                  <th className="col-status">Outcome</th>
+                  <th>Reply or reason</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.runs.map((run) => (
+                  <tr key={run.id} data-testid="run-row">
+                    <td data-label="Due">
+                      <RelativeTime value={run.due_at} />
+                      {run.trigger === "manual" && <div className="muted">manual</div>}
+                    </td>
+                    <td data-label="Outcome">
+                      <StatusBadge status={run.outcome} />
+                    </td>
+                    <td data-label="Reply or reason" className="pre-wrap">
+                      <ToolCalls calls={run.tool_calls} />
+                      {run.reply ?? run.error ?? ""}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {older && depth + 1 < pages ? (
+              <RunsPage
+                aid={aid}
+                total={total}
+                pages={pages}
+                cursor={older}
+                depth={depth + 1}
+                onOlder={onOlder}
+              />
+            ) : (
+              <div className="row">
+                <span className="muted small-text" data-testid="runs-shown">
+                  {shown} of {plural(Math.max(total, shown), "run")} shown
+                </span>
+                {older && (
+                  <button type="button" onClick={onOlder}>
+                    Show older runs
+                  </button>
+                )}
+              </div>
+            )}
+          </>
+        );
+      }}
+    </QueryState>
   );
 }

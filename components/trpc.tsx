@@ -1,26 +1,50 @@
 "use client";
 
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { httpBatchStreamLink, httpLink, splitLink } from "@trpc/client";
 import { createTRPCReact } from "@trpc/react-query";
 import { type ReactNode, useState } from "react";
 import type { AppRouter } from "@/server/routers/app";
+import { problemOf } from "./ui/problem";
 
 /** The dashboard's typed tRPC client: every read and write goes through the procedures. */
 export const trpc = createTRPCReact<AppRouter>();
 
-export function TrpcProvider({ children }: { children: ReactNode }) {
-  const [queryClient] = useState(
-    () =>
-      new QueryClient({
-        defaultOptions: {
-          queries: {
-            staleTime: 5_000,
-            retry: (failures, error) => failures < 2 && !isClientError(error),
-          },
+/** How often a query that failed because the service was unreachable tries again by itself. */
+const OUTAGE_POLL_MS = 3_000;
+
+/**
+ * `signedIn`: the pages behind a session (the dashboard). There, an answer saying the session
+ * is gone (signed out in another tab, ended by an admin, expired) takes the user to the sign-in
+ * page with a sentence, instead of every panel showing the API's refusal.
+ */
+export function TrpcProvider({
+  children,
+  signedIn = false,
+}: {
+  children: ReactNode;
+  signedIn?: boolean;
+}) {
+  const [queryClient] = useState(() => {
+    const onError = (error: unknown) => {
+      if (signedIn && sessionEnded(error)) window.location.replace("/login?ended=1");
+    };
+    return new QueryClient({
+      queryCache: new QueryCache({ onError }),
+      mutationCache: new MutationCache({ onError }),
+      defaultOptions: {
+        queries: {
+          staleTime: 5_000,
+          retry: (failures, error) => failures < 2 && !isClientError(error),
+          // After an outage, a failed query comes back by itself within seconds of the service.
+          refetchInterval: (query) =>
+            query.state.status === "error" && problemOf(query.state.error).unreachable
+              ? OUTAGE_POLL_MS
+              : false,
         },
-      }),
-  );
+      },
+    });
+  });
   const [client] = useState(() =>
     trpc.createClient({
       links: [
@@ -47,15 +71,8 @@ function isClientError(error: unknown): boolean {
   return status !== undefined && status >= 400 && status < 500;
 }
 
-/** The problem details the server sent with an error, for messages and field errors. */
-export function problemOf(error: unknown): {
-  detail: string;
-  errors?: { field: string; detail: string }[];
-} {
-  const problem = (
-    error as {
-      data?: { problem?: { detail: string; errors?: { field: string; detail: string }[] } };
-    }
-  )?.data?.problem;
-  return problem ?? { detail: error instanceof Error ? error.message : "Something went wrong." };
+/** A 401 on a signed-in page: the session this page was opened with has ended. */
+function sessionEnded(error: unknown): boolean {
+  const problem = problemOf(error);
+  return problem.status === 401 && problem.code === "unauthorized";
 }

@@ -9,6 +9,7 @@ import {
   index,
   integer,
   jsonb,
+  numeric,
   pgTable,
   primaryKey,
   serial,
@@ -16,9 +17,34 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-import { DEPLOYMENT_STATUSES, type DeploymentStatus } from "../server/deployments/statuses";
+import { CHAT_ACCESS, DEPLOYMENT_STATUSES, type DeploymentStatus } from "./enums";
 
 const timestamptz = () => timestamp({ withTimezone: true, mode: "date" });
+
+/**
+ * An MCP server of an agent as stored: each header's value encrypted (`enc`, AES-GCM, see
+ * server/tools/secrets.ts) with the hint that may be shown of it, or the name of the environment
+ * variable it is read from (`env`); never the plain value.
+ */
+export type StoredMcpServer = {
+  name: string;
+  url: string;
+  headers: Record<string, { enc: string; hint: string | null } | { env: string }>;
+  /** null: every tool the server lists. */
+  allowed_tools: string[] | null;
+};
+
+/** One tool call of a reply or run, as stored and shown (server/tools/schema.ts, ToolCall). */
+export type StoredToolCall = {
+  id: string;
+  step: number;
+  server: string | null;
+  name: string;
+  arguments: unknown;
+  result: string | null;
+  error: string | null;
+  duration_ms: number;
+};
 
 export const agents = pgTable(
   "agents",
@@ -31,16 +57,32 @@ export const agents = pgTable(
     autonomousEnabled: boolean().notNull().default(false),
     autonomousMinutes: integer().notNull().default(60),
     autonomousPrompt: text(),
+    /** Who may chat: anyone (`public`), or only callers with one of the agent's keys (`key`). */
+    chatAccess: text({ enum: CHAT_ACCESS }).notNull().default("public"),
+    /** Chats a minute per caller (key or client address); null = no limit. */
+    rateLimitRpm: integer(),
     /** The schedule: when the next autonomous run is due; null while autonomous mode is off. */
     autonomousNextRunAt: timestamptz(),
+    /**
+     * The MCP servers whose tools the agent may call, with their (encrypted) headers. On the
+     * agent's row, so the chat's opening statement reads it with the agent at no extra cost.
+     */
+    mcpServers: jsonb().$type<StoredMcpServer[]>().notNull().default([]),
+    /** Model turns that may call tools in one chat or run; 0 = tools are never called. */
+    maxToolSteps: integer().notNull().default(5),
     createdAt: timestamptz().notNull(),
     updatedAt: timestamptz().notNull(),
   },
   (t) => [
     // What the scheduler claims: due agents in due order.
     index("agents_autonomous_due").on(t.autonomousNextRunAt).where(sql`${t.autonomousEnabled}`),
+    // The listing in name order (case-insensitive, ties by aid): a page is an index range scan.
+    index("agents_by_name").on(sql`lower(${t.name})`, t.aid),
     check("agents_temperature_range", sql`${t.temperature} BETWEEN 0 AND 2`),
     check("agents_autonomous_minutes_range", sql`${t.autonomousMinutes} BETWEEN 1 AND 525600`),
+    check("agents_chat_access", sql`${t.chatAccess} IN ('public', 'key')`),
+    check("agents_rate_limit_rpm_range", sql`${t.rateLimitRpm} BETWEEN 1 AND 1000000`),
+    check("agents_max_tool_steps_range", sql`${t.maxToolSteps} BETWEEN 0 AND 20`),
     check(
       "agents_autonomous_prompt_when_enabled",
       sql`NOT ${t.autonomousEnabled} OR ${t.autonomousPrompt} IS NOT NULL`,
@@ -77,6 +119,33 @@ export const agentQuotas = pgTable(
     autonomousMonth: date({ mode: "string" }).notNull(),
     lastMessageAt: timestamptz(),
     lastAutonomousAt: timestamptz(),
+    /**
+     * Tokens of delivered replies and succeeded runs (as the provider reported them, or
+     * estimated), added by the statement that stores the reply, so they always equal what is
+     * stored; total, UTC month and UTC day like the message counters. A null period is none yet.
+     */
+    inputTokensTotal: bigint({ mode: "number" }).notNull().default(0),
+    outputTokensTotal: bigint({ mode: "number" }).notNull().default(0),
+    inputTokensMonthly: bigint({ mode: "number" }).notNull().default(0),
+    outputTokensMonthly: bigint({ mode: "number" }).notNull().default(0),
+    tokenMonth: date({ mode: "string" }),
+    inputTokensDaily: bigint({ mode: "number" }).notNull().default(0),
+    outputTokensDaily: bigint({ mode: "number" }).notNull().default(0),
+    tokenDay: date({ mode: "string" }),
+    /** What those tokens cost at the prices of `model_prices` (unpriced replies add nothing). */
+    costTotal: numeric({ mode: "number" }).notNull().default(0),
+    costMonthly: numeric({ mode: "number" }).notNull().default(0),
+    costDaily: numeric({ mode: "number" }).notNull().default(0),
+    /** Token budgets (input + output tokens); null = unlimited. */
+    tokenLimitTotal: bigint({ mode: "number" }),
+    tokenLimitMonthly: bigint({ mode: "number" }),
+    tokenLimitDaily: bigint({ mode: "number" }),
+    /**
+     * Chats and runs admitted and not yet stored or given back. A reply's tokens are known only
+     * when it ends, so each one in flight counts as one token against the budgets: at the
+     * boundary, no more start than there are tokens left.
+     */
+    tokenHolds: integer().notNull().default(0),
   },
   (t) => [
     check(
@@ -87,24 +156,39 @@ export const agentQuotas = pgTable(
       "agent_quotas_limits_not_negative",
       sql`${t.messageLimitTotal} >= 0 AND ${t.messageLimitMonthly} >= 0 AND ${t.messageLimitDaily} >= 0 AND ${t.autonomousLimitTotal} >= 0 AND ${t.autonomousLimitMonthly} >= 0`,
     ),
+    check(
+      "agent_quotas_tokens_not_negative",
+      sql`${t.inputTokensTotal} >= 0 AND ${t.outputTokensTotal} >= 0 AND ${t.inputTokensMonthly} >= 0 AND ${t.outputTokensMonthly} >= 0 AND ${t.inputTokensDaily} >= 0 AND ${t.outputTokensDaily} >= 0 AND ${t.tokenHolds} >= 0`,
+    ),
+    check(
+      "agent_quotas_token_limits_not_negative",
+      sql`${t.tokenLimitTotal} >= 0 AND ${t.tokenLimitMonthly} >= 0 AND ${t.tokenLimitDaily} >= 0`,
+    ),
   ],
 );
 
-/** A conversation thread of an agent, with what listing threads needs kept up to date. */
+/**
+ * A conversation thread of an agent, with what listing threads needs kept up to date. A thread
+ * belongs to its caller: `caller` is `key:<key id>`, `addr:<keyed hash of the client address>`,
+ * `wallet:<address>`, `admin`, `agent` (the autonomous runs' thread) or `shared` (threads
+ * written before threads had owners, which no caller can reach any more). The same `chat_id`
+ * of two callers is two threads.
+ */
 export const chatThreads = pgTable(
   "chat_threads",
   {
     aid: text()
       .notNull()
       .references(() => agents.aid, { onDelete: "cascade" }),
+    caller: text().notNull(),
     chatId: text().notNull(),
     messageCount: integer().notNull().default(0),
     createdAt: timestamptz().notNull(),
     lastMessageAt: timestamptz().notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.aid, t.chatId] }),
-    index("chat_threads_recent").on(t.aid, t.lastMessageAt.desc(), t.chatId),
+    primaryKey({ columns: [t.aid, t.caller, t.chatId] }),
+    index("chat_threads_recent").on(t.aid, t.lastMessageAt.desc(), t.caller, t.chatId),
   ],
 );
 
@@ -114,20 +198,101 @@ export const chatMessages = pgTable(
   {
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
     aid: text().notNull(),
+    caller: text().notNull(),
     chatId: text().notNull(),
     role: text({ enum: ["user", "assistant"] }).notNull(),
     content: text().notNull(),
+    /**
+     * The tool calls the model made before writing this reply, with their (capped) results,
+     * in order; null when it made none. On the reply's own row rather than as rows of their
+     * own: they are sent to the model with the reply as history, so the history read stays one
+     * index scan and an exchange stays two messages.
+     */
+    toolCalls: jsonb().$type<StoredToolCall[]>(),
     createdAt: timestamptz().notNull(),
+    /**
+     * The tokens of the model call that wrote a reply (null on questions, and on replies stored
+     * before usage was kept): from the provider's `usage`, or estimated when it sent none.
+     */
+    inputTokens: integer(),
+    outputTokens: integer(),
+    tokensEstimated: boolean(),
+    /** What the reply's tokens cost at the model's price then; null when the model had none. */
+    cost: numeric({ mode: "number" }),
   },
   (t) => [
     // The history read is "the last N messages of this thread": one backward index range scan.
-    index("chat_messages_thread").on(t.aid, t.chatId, t.id),
+    index("chat_messages_thread").on(t.aid, t.caller, t.chatId, t.id),
     foreignKey({
-      columns: [t.aid, t.chatId],
-      foreignColumns: [chatThreads.aid, chatThreads.chatId],
+      columns: [t.aid, t.caller, t.chatId],
+      foreignColumns: [chatThreads.aid, chatThreads.caller, chatThreads.chatId],
     }).onDelete("cascade"),
     check("chat_messages_role", sql`${t.role} IN ('user', 'assistant')`),
   ],
+);
+
+/**
+ * A chat's message use, held from the moment it is counted until its reply is stored or the use
+ * is given back; both delete the row in the statement that does them, so only one can. A row
+ * older than any live chat (LLM_TIMEOUT_MS and a margin) was left by a process that died: the
+ * sweep gives its use back. With PGlite (one process) every row found at start is such a one.
+ */
+export const chatReservations = pgTable(
+  "chat_reservations",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    aid: text()
+      .notNull()
+      .references(() => agents.aid, { onDelete: "cascade" }),
+    /** The UTC day and month whose counters the use was taken from. */
+    day: date({ mode: "string" }).notNull(),
+    month: date({ mode: "string" }).notNull(),
+    reservedAt: timestamptz().notNull(),
+  },
+  (t) => [index("chat_reservations_age").on(t.reservedAt)],
+);
+
+/**
+ * A caller's chats with an agent in its current rate-limit window: a window opens with the
+ * caller's first chat and lasts a minute; past `rate_limit_rpm` chats in it, the next waits for
+ * it to end. Rows of windows long over are deleted by the periodic sweep.
+ */
+export const chatRateLimits = pgTable(
+  "chat_rate_limits",
+  {
+    aid: text()
+      .notNull()
+      .references(() => agents.aid, { onDelete: "cascade" }),
+    caller: text().notNull(),
+    windowStartedAt: timestamptz().notNull(),
+    count: integer().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.aid, t.caller] }),
+    index("chat_rate_limits_age").on(t.windowStartedAt),
+  ],
+);
+
+/**
+ * A caller key of an agent: `ak_<id>_<secret>` is shown once at creation; only the SHA-256 of
+ * the secret is kept (the secret is 256 random bits, so a fast hash is enough). A revoked key is
+ * kept, so that its threads still name it, but is never accepted again.
+ */
+export const agentKeys = pgTable(
+  "agent_keys",
+  {
+    id: text().primaryKey(),
+    aid: text()
+      .notNull()
+      .references(() => agents.aid, { onDelete: "cascade" }),
+    name: text().notNull(),
+    secretHash: text().notNull(),
+    createdAt: timestamptz().notNull(),
+    /** Updated at most once a minute, so a busy key does not write on every chat. */
+    lastUsedAt: timestamptz(),
+    revokedAt: timestamptz(),
+  },
+  (t) => [index("agent_keys_by_agent").on(t.aid, t.createdAt)],
 );
 
 export const RUN_OUTCOMES = ["running", "succeeded", "failed", "skipped"] as const;
@@ -150,6 +315,14 @@ export const autonomousRuns = pgTable(
     outcome: text({ enum: RUN_OUTCOMES }).notNull(),
     reply: text(),
     error: text(),
+    /** The tool calls of a succeeded run, as on its reply's message; null when it made none. */
+    toolCalls: jsonb().$type<StoredToolCall[]>(),
+    /** The tokens of a succeeded run's model call, as for chat replies. */
+    inputTokens: integer(),
+    outputTokens: integer(),
+    tokensEstimated: boolean(),
+    /** Its tokens' cost, as for chat replies. */
+    cost: numeric({ mode: "number" }),
     /** The UTC month whose autonomous quota this run holds, until it finishes or is given back. */
     quotaMonth: date({ mode: "string" }),
   },
@@ -165,6 +338,56 @@ export const autonomousRuns = pgTable(
   ],
 );
 
+/**
+ * What a million tokens of a model cost, input and output (in the operator's currency), as
+ * MODEL_PRICES sets at start-up or an admin sets later. A reply is priced when it is stored,
+ * so changing a price does not rewrite the past.
+ */
+export const modelPrices = pgTable(
+  "model_prices",
+  {
+    model: text().primaryKey(),
+    inputPerMillion: numeric({ mode: "number" }).notNull(),
+    outputPerMillion: numeric({ mode: "number" }).notNull(),
+    updatedAt: timestamptz().notNull(),
+  },
+  (t) => [
+    check(
+      "model_prices_not_negative",
+      sql`${t.inputPerMillion} >= 0 AND ${t.outputPerMillion} >= 0`,
+    ),
+  ],
+);
+
+/**
+ * An agent's activity per UTC hour, for usage over time: written by the same statements that
+ * store a reply, finish a run or refuse a chat, so it always sums what is stored. Refused chats
+ * are stored nowhere else. Reading a month is at most 744 rows an agent, however busy.
+ */
+export const usageHourly = pgTable(
+  "usage_hourly",
+  {
+    aid: text()
+      .notNull()
+      .references(() => agents.aid, { onDelete: "cascade" }),
+    hour: timestamptz().notNull(),
+    messages: integer().notNull().default(0),
+    runs: integer().notNull().default(0),
+    inputTokens: bigint({ mode: "number" }).notNull().default(0),
+    outputTokens: bigint({ mode: "number" }).notNull().default(0),
+    /** The cost of the priced replies; `unpriced` counts those whose model had no price. */
+    cost: numeric({ mode: "number" }).notNull().default(0),
+    unpriced: integer().notNull().default(0),
+    refusedQuota: integer().notNull().default(0),
+    refusedRate: integer().notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.aid, t.hour] }),
+    // Usage across every agent reads a range of hours.
+    index("usage_hourly_by_hour").on(t.hour),
+  ],
+);
+
 /** Sign-In with Ethereum nonces: issued by GET /v1/nonce for one address, spent once. */
 export const siweNonces = pgTable(
   "siwe_nonces",
@@ -177,6 +400,62 @@ export const siweNonces = pgTable(
     usedAt: timestamptz(),
   },
   (t) => [index("siwe_nonces_expiry").on(t.expiresAt)],
+);
+
+/**
+ * Dashboard sessions. The cookie holds a random token; only its SHA-256 is kept here, so a
+ * copy of this table signs nobody in. Signing out deletes the row, and an admin can delete
+ * them all; whether a wallet is an admin is decided on every request from ADMIN_ADDRESSES.
+ */
+export const sessions = pgTable(
+  "sessions",
+  {
+    tokenHash: text().primaryKey(),
+    via: text({ enum: ["api_key", "wallet"] }).notNull(),
+    /** The wallet, EIP-55 checksummed; null for an admin-key session. */
+    address: text(),
+    createdAt: timestamptz().notNull(),
+    expiresAt: timestamptz().notNull(),
+  },
+  (t) => [
+    index("sessions_expiry").on(t.expiresAt),
+    check("sessions_via", sql`${t.via} IN ('api_key', 'wallet')`),
+  ],
+);
+
+/**
+ * Failed credentials per client (the keyed hash of its address): wrong admin keys, failed
+ * sign-ins, counted while they come less than a quarter of an hour apart. Past a few, the client
+ * is blocked for a time that doubles with each further failure; every credential it sends
+ * meanwhile is refused with 429 (server/auth/throttle.ts).
+ */
+export const authFailures = pgTable(
+  "auth_failures",
+  {
+    client: text().primaryKey(),
+    failures: integer().notNull(),
+    lastFailedAt: timestamptz().notNull(),
+    blockedUntil: timestamptz(),
+  },
+  (t) => [index("auth_failures_age").on(t.lastFailedAt)],
+);
+
+/**
+ * Fixed windows of a minute, per purpose and client, for writes anyone may make (nonces): a
+ * window opens with the client's first request and counts until it ends.
+ */
+export const rateWindows = pgTable(
+  "rate_windows",
+  {
+    scope: text().notNull(),
+    client: text().notNull(),
+    windowStartedAt: timestamptz().notNull(),
+    count: integer().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.scope, t.client] }),
+    index("rate_windows_age").on(t.windowStartedAt),
+  ],
 );
 
 export { DEPLOYMENT_STATUSES, type DeploymentStatus };
@@ -236,3 +515,6 @@ export type DeploymentHistoryRow = typeof deploymentStatusHistory.$inferSelect;
 export type AgentQuotaRow = typeof agentQuotas.$inferSelect;
 export type ChatMessageRow = typeof chatMessages.$inferSelect;
 export type ChatThreadRow = typeof chatThreads.$inferSelect;
+export type AgentKeyRow = typeof agentKeys.$inferSelect;
+export type SessionRow = typeof sessions.$inferSelect;
+export type ModelPriceRow = typeof modelPrices.$inferSelect;

@@ -1,16 +1,28 @@
 /**
  * `npm run worker`: the scheduler alone, without the web server. Run any number of these
  * against one PostgreSQL (set SCHEDULER=off on the web instances); they share the schedule.
+ * Without DATABASE_URL it refuses to start: the embedded database (PGlite) belongs to one
+ * process, the web server, whose own scheduler runs the schedule there.
  */
-import { ConfigError } from "@/server/config";
+import { ConfigError, parseConfig } from "@/server/config";
 import { startServices } from "@/server/services";
 import { installGracefulShutdown } from "@/server/shutdown";
-import { reportStart, startScheduler } from "@/server/start-up";
+import { reportStart, startBackgroundWork, startScheduler } from "@/server/start-up";
 
 try {
   // The worker exists to schedule, whatever SCHEDULER says for the web instances.
-  const services = await startServices({ ...process.env, SCHEDULER: "on" });
+  const env = { ...process.env, SCHEDULER: "on" };
+  if (!parseConfig(env).databaseUrl) {
+    throw new ConfigError(
+      "DATABASE_URL is not set. `npm run worker` is for several processes sharing one " +
+        "PostgreSQL; the embedded database (PGlite) is one process's, and there the web " +
+        "server's own scheduler runs autonomous agents (SCHEDULER=on, the default): run " +
+        "`npm start` alone, or set DATABASE_URL for both.",
+    );
+  }
+  const services = await startServices(env);
   reportStart(services);
+  startBackgroundWork(services);
   installGracefulShutdown(services, startScheduler(services));
 } catch (error) {
   console.error(error instanceof ConfigError ? `Worker cannot start. ${error.message}` : error);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseAllowedHosts } from "@/server/tools/hosts";
 
 /**
  * Environment configuration, validated once at start-up. Every variable is optional: the
@@ -9,8 +10,8 @@ import { z } from "zod";
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (value === "" ? undefined : value), schema.optional());
 
-/** A quota limit: a whole number of messages or runs, or `unlimited`. */
-const quotaLimit = (fallback: number | null) =>
+/** A limit: a whole number (of messages, runs, chats a minute), or `unlimited`. */
+const quotaLimit = (fallback: number | null, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.preprocess(
     (value) => (value === "" || value === undefined ? fallback : value),
     z.union([
@@ -19,9 +20,22 @@ const quotaLimit = (fallback: number | null) =>
       z.coerce
         .number({ error: "must be a whole number or `unlimited`" })
         .int("must be a whole number or `unlimited`")
-        .min(0, "must be 0 or more"),
+        .min(min, `must be ${min} or more`)
+        .max(max, `must be at most ${max.toLocaleString("en")}`),
     ]),
   );
+
+const pricePerMillion = z
+  .number({ error: "must be a number (a price per million tokens)" })
+  .min(0, "must not be negative")
+  .max(1_000_000, "must be at most 1,000,000");
+
+/** MODEL_PRICES: `{"<model>": {"input": <price>, "output": <price>}}`, per million tokens. */
+const modelPricesSchema = z.record(
+  z.string().min(1, "a model name must not be empty").max(200),
+  z.strictObject({ input: pricePerMillion, output: pricePerMillion }),
+  { error: 'must be an object like {"gpt-4o-mini": {"input": 0.15, "output": 0.6}}' },
+);
 
 export const envSchema = z.object({
   PORT: optional(z.coerce.number().int().min(1).max(65_535)).default(3000),
@@ -35,16 +49,29 @@ export const envSchema = z.object({
   LLM_API_KEY: optional(z.string()),
   LLM_MODEL: optional(z.string().min(1)).default("gpt-4o-mini"),
   LLM_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(600_000)).default(60_000),
-  LLM_MAX_CONCURRENCY: optional(z.coerce.number().int().min(1).max(10_000)).default(32),
+  LLM_MAX_CONCURRENCY: optional(z.coerce.number().int().min(1).max(10_000)).default(512),
   LLM_MAX_RETRIES: optional(z.coerce.number().int().min(0).max(10)).default(2),
   LLM_MAX_OUTPUT_TOKENS: optional(z.coerce.number().int().min(1).max(1_000_000)).default(1024),
   CHAT_MAX_REPLY_CHARS: optional(z.coerce.number().int().min(1).max(1_000_000)).default(16_000),
   CHAT_HISTORY_MESSAGES: optional(z.coerce.number().int().min(0).max(1000)).default(20),
   CHAT_HISTORY_MAX_CHARS: optional(z.coerce.number().int().min(0).max(10_000_000)).default(24_000),
+  CHAT_RATE_LIMIT_RPM: quotaLimit(60, 1, 1_000_000),
+  TRUST_PROXY: optional(z.coerce.number().int().min(0).max(10)).default(0),
+  LOG_LEVEL: optional(
+    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
+      error: "must be fatal, error, warn, info, debug, trace or silent",
+    }),
+  ).default("info"),
+  METRICS_TOKEN: optional(z.string().min(16, "must be at least 16 characters long")),
+  METRICS_PER_AGENT: optional(
+    z.enum(["true", "false"], { error: "must be `true` or `false`" }),
+  ).default("false"),
   ADMIN_ADDRESSES: optional(z.string()).default(""),
+  WORKER_ADDRESSES: optional(z.string()).default(""),
   SIWE_CHAIN_IDS: optional(z.string()).default(
     "1,10,56,97,137,8453,42161,80002,80084,84532,11155111",
   ),
+  NONCE_RATE_LIMIT_RPM: quotaLimit(60, 1, 1_000_000),
   SIWE_MAX_AGE_S: optional(z.coerce.number().int().min(1).max(86_400)).default(600),
   SIWE_CLOCK_SKEW_S: optional(z.coerce.number().int().min(0).max(3600)).default(60),
   RPC_URL: optional(
@@ -65,93 +92,33 @@ export const envSchema = z.object({
   QUOTA_DEFAULT_MESSAGE_LIMIT_DAILY: quotaLimit(1_000),
   QUOTA_DEFAULT_AUTONOMOUS_LIMIT_TOTAL: quotaLimit(null),
   QUOTA_DEFAULT_AUTONOMOUS_LIMIT_MONTHLY: quotaLimit(3_000),
+  MCP_ALLOWED_HOSTS: optional(z.string()).default(""),
+  MCP_TOOL_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(600_000)).default(15_000),
+  MCP_RESULT_MAX_CHARS: optional(z.coerce.number().int().min(100).max(1_000_000)).default(10_000),
+  QUOTA_DEFAULT_TOKEN_LIMIT_TOTAL: quotaLimit(null),
+  QUOTA_DEFAULT_TOKEN_LIMIT_MONTHLY: quotaLimit(null),
+  QUOTA_DEFAULT_TOKEN_LIMIT_DAILY: quotaLimit(null),
+  MODEL_PRICES: optional(
+    z
+      .string()
+      .transform((text, ctx) => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          ctx.addIssue({ code: "custom", message: "must be JSON" });
+          return z.NEVER;
+        }
+      })
+      .pipe(modelPricesSchema),
+  ).default({}),
 });
-
-export type QuotaLimits = {
-  messageLimitTotal: number | null;
-  messageLimitMonthly: number | null;
-  messageLimitDaily: number | null;
-  autonomousLimitTotal: number | null;
-  autonomousLimitMonthly: number | null;
-};
-
-/** The model provider: an OpenAI-compatible endpoint, or the built-in echo when none is set. */
-export type LlmConfig = {
-  /** Unset = the built-in `echo` provider. */
-  baseUrl: string | undefined;
-  apiKey: string | undefined;
-  /** Used for agents whose `model` is null. */
-  defaultModel: string;
-  timeoutMs: number;
-  maxConcurrency: number;
-  maxRetries: number;
-  maxOutputTokens: number;
-};
-
-export type ChatConfig = {
-  /** Replies are cut at this many characters, whatever the model sends. */
-  maxReplyChars: number;
-  /** At most this many earlier messages of the thread go to the model... */
-  historyMessages: number;
-  /** ...and at most this many characters of them (the oldest are dropped first). */
-  historyMaxChars: number;
-};
-
-export type SchedulerConfig = {
-  /** Off on web instances when `npm run worker` runs the schedule elsewhere. */
-  enabled: boolean;
-  tickMs: number;
-  /** Due agents claimed per transaction. */
-  batchSize: number;
-  /** Autonomous runs at once in this process (they also share the model slots). */
-  concurrency: number;
-  /** On SIGTERM: how long runs and model calls in flight may take to finish. */
-  shutdownGraceMs: number;
-};
-
-export type SiweConfig = {
-  /** host[:port] of PUBLIC_URL: the only domain a message may name. */
-  domain: string;
-  /** http or https, from PUBLIC_URL: a message that names a scheme must name this one. */
-  scheme: string;
-  /** A message's URI must be this base URL or below it. */
-  baseUrl: string;
-  chainIds: ReadonlySet<number>;
-  maxAgeS: number;
-  clockSkewS: number;
-  rpcUrl: string | undefined;
-  /** Lower-case wallet addresses with admin rights (dashboard, any deployment). */
-  adminAddresses: ReadonlySet<string>;
-};
-
-export type PrivyConfig = {
-  appId: string;
-  /** SPKI PEM of Privy's ES256 verification key. */
-  verificationKey: string;
-  required: boolean;
-};
-
-export type Config = {
-  port: number;
-  publicUrl: string;
-  dataDir: string;
-  databaseUrl: string | undefined;
-  adminApiKey: string | undefined;
-  quotaDefaults: QuotaLimits;
-  llm: LlmConfig;
-  chat: ChatConfig;
-  scheduler: SchedulerConfig;
-  siwe: SiweConfig;
-  /** Set when both PRIVY_APP_ID and PRIVY_VERIFICATION_KEY are. */
-  privy: PrivyConfig | undefined;
-};
 
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
 /** Parses the environment; throws a ConfigError that names every wrong variable. */
-export function parseConfig(env: Record<string, string | undefined>): Config {
+export function parseConfig(env: Record<string, string | undefined>) {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
@@ -167,25 +134,38 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       "is not a 0x address",
     ),
     ...listProblems(
+      "WORKER_ADDRESSES",
+      e.WORKER_ADDRESSES,
+      (a) => /^0x[0-9a-fA-F]{40}$/.test(a),
+      "is not a 0x address",
+    ),
+    ...listProblems(
       "SIWE_CHAIN_IDS",
       e.SIWE_CHAIN_IDS,
       (c) => /^[1-9]\d*$/.test(c),
       "is not a chain id",
     ),
   ];
+  const hosts = parseAllowedHosts(e.MCP_ALLOWED_HOSTS);
+  issues.push(...hosts.problems.map((problem) => `  MCP_ALLOWED_HOSTS: ${problem}`));
   if (e.PRIVY_REQUIRED === "true" && !(e.PRIVY_APP_ID && e.PRIVY_VERIFICATION_KEY)) {
     issues.push("  PRIVY_REQUIRED: needs PRIVY_APP_ID and PRIVY_VERIFICATION_KEY");
   }
   if (issues.length > 0) throw new ConfigError(`Invalid configuration:\n${issues.join("\n")}`);
   return {
     port: e.PORT,
+    /** A bearer token that may read GET /metrics besides the admin key (for a scraper). */
+    metricsToken: e.METRICS_TOKEN,
     publicUrl: publicUrl.toString().replace(/\/+$/, ""),
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
     adminApiKey: e.ADMIN_API_KEY,
+    /** The model provider: an OpenAI-compatible endpoint, or the built-in echo when none is set. */
     llm: {
+      /** Unset = the built-in `echo` provider. */
       baseUrl: e.LLM_BASE_URL,
       apiKey: e.LLM_API_KEY,
+      /** Used for agents whose `model` is null. */
       defaultModel: e.LLM_MODEL,
       timeoutMs: e.LLM_TIMEOUT_MS,
       maxConcurrency: e.LLM_MAX_CONCURRENCY,
@@ -193,44 +173,93 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       maxOutputTokens: e.LLM_MAX_OUTPUT_TOKENS,
     },
     chat: {
+      /** Replies are cut at this many characters, whatever the model sends. */
       maxReplyChars: e.CHAT_MAX_REPLY_CHARS,
+      /** At most this many earlier messages of the thread go to the model... */
       historyMessages: e.CHAT_HISTORY_MESSAGES,
+      /** ...and at most this many characters of them (the oldest are dropped first). */
       historyMaxChars: e.CHAT_HISTORY_MAX_CHARS,
+      /** `rate_limit_rpm` of a new agent: chats a minute per caller; null = no limit. */
+      defaultRateLimitRpm: e.CHAT_RATE_LIMIT_RPM,
+      /** How many proxies' X-Forwarded-For entries to believe for the client address. */
+      trustProxy: e.TRUST_PROXY,
+    },
+    /** Tools from MCP servers (server/tools). */
+    tools: {
+      /** Hosts MCP servers may be on (server/tools/hosts.ts); empty = any. */
+      allowedHosts: hosts.rules,
+      /** Bound on one tool call (connecting included). */
+      timeoutMs: e.MCP_TOOL_TIMEOUT_MS,
+      /** A tool's result is cut at this many characters before the model sees it or it is stored. */
+      maxResultChars: e.MCP_RESULT_MAX_CHARS,
     },
     siwe: {
+      /** host[:port] of PUBLIC_URL: the only domain a message may name. */
       domain: publicUrl.host,
+      /** http or https, from PUBLIC_URL: a message that names a scheme must name this one. */
       scheme: publicUrl.protocol.replace(":", ""),
+      /** A message's URI must be this base URL or below it. */
       baseUrl: publicUrl.toString().replace(/\/+$/, ""),
-      chainIds: new Set(splitList(e.SIWE_CHAIN_IDS).map(Number)),
+      chainIds: new Set(splitList(e.SIWE_CHAIN_IDS).map(Number)) as ReadonlySet<number>,
       maxAgeS: e.SIWE_MAX_AGE_S,
       clockSkewS: e.SIWE_CLOCK_SKEW_S,
       rpcUrl: e.RPC_URL,
-      adminAddresses: new Set(splitList(e.ADMIN_ADDRESSES).map((a) => a.toLowerCase())),
+      /** Lower-case wallet addresses with admin rights (dashboard, any deployment). */
+      adminAddresses: lowerCaseSet(e.ADMIN_ADDRESSES),
+      /** Nonces a client address may be issued a minute; null = no limit. */
+      nonceRateLimitRpm: e.NONCE_RATE_LIMIT_RPM,
+      /** Lower-case wallets that may pick up unassigned deployments; empty = any wallet. */
+      workerAddresses: lowerCaseSet(e.WORKER_ADDRESSES),
     },
+    /** Set when both PRIVY_APP_ID and PRIVY_VERIFICATION_KEY are. */
     privy:
       e.PRIVY_APP_ID && e.PRIVY_VERIFICATION_KEY
         ? {
             appId: e.PRIVY_APP_ID,
             // A PEM in one environment line may carry its line breaks as literal \n.
+            /** SPKI PEM of Privy's ES256 verification key. */
             verificationKey: e.PRIVY_VERIFICATION_KEY.replaceAll("\\n", "\n"),
             required: e.PRIVY_REQUIRED === "true",
           }
         : undefined,
     scheduler: {
+      /** Off on web instances when `npm run worker` runs the schedule elsewhere. */
       enabled: e.SCHEDULER === "on",
       tickMs: e.SCHEDULER_TICK_MS,
+      /** Due agents claimed per transaction. */
       batchSize: e.SCHEDULER_BATCH_SIZE,
+      /** Autonomous runs at once in this process (they also share the model slots). */
       concurrency: e.SCHEDULER_CONCURRENCY,
+      /** On SIGTERM: how long runs and model calls in flight may take to finish. */
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     },
+    /** The limits of a new agent's counters; null = unlimited. */
     quotaDefaults: {
       messageLimitTotal: e.QUOTA_DEFAULT_MESSAGE_LIMIT_TOTAL,
       messageLimitMonthly: e.QUOTA_DEFAULT_MESSAGE_LIMIT_MONTHLY,
       messageLimitDaily: e.QUOTA_DEFAULT_MESSAGE_LIMIT_DAILY,
       autonomousLimitTotal: e.QUOTA_DEFAULT_AUTONOMOUS_LIMIT_TOTAL,
       autonomousLimitMonthly: e.QUOTA_DEFAULT_AUTONOMOUS_LIMIT_MONTHLY,
+      tokenLimitTotal: e.QUOTA_DEFAULT_TOKEN_LIMIT_TOTAL,
+      tokenLimitMonthly: e.QUOTA_DEFAULT_TOKEN_LIMIT_MONTHLY,
+      tokenLimitDaily: e.QUOTA_DEFAULT_TOKEN_LIMIT_DAILY,
     },
+    /** Prices per million tokens by model, written to `model_prices` at start-up. */
+    modelPrices: e.MODEL_PRICES,
   };
+}
+
+export type Config = ReturnType<typeof parseConfig>;
+export type QuotaLimits = Config["quotaDefaults"];
+export type LlmConfig = Config["llm"];
+export type ChatConfig = Config["chat"];
+export type ToolsConfig = Config["tools"];
+export type SchedulerConfig = Config["scheduler"];
+export type SiweConfig = Config["siwe"];
+export type PrivyConfig = NonNullable<Config["privy"]>;
+
+function lowerCaseSet(list: string): ReadonlySet<string> {
+  return new Set(splitList(list).map((address) => address.toLowerCase()));
 }
 
 function splitList(value: string): string[] {

@@ -1,25 +1,39 @@
 import type { Db } from "@/db/client";
 import { type AuthKeys, bearerToken } from "@/server/auth/admin-key";
 import { readSession, type Session } from "@/server/auth/session";
-import { type ChatRuntime, createChatRuntime } from "@/server/chat/runtime";
+import { blockedFor, recordFailure } from "@/server/auth/throttle";
+import { type Caller, callerOf, clientOf } from "@/server/callers/caller";
 import type { Clock } from "@/server/clock";
 import type { Config } from "@/server/config";
+import { mapKnownError } from "@/server/errors";
+import { parseAgentKey } from "@/server/keys/format";
+import { createModelRuntime, type ModelRuntime } from "@/server/model-call";
 import { getServices } from "@/server/services";
 
 export type { Session };
 
 /** Why there is no session, so that a 401 can say what to fix. */
-export type Credentials = "none" | "invalid" | "valid";
+export type Credentials = "none" | "invalid" | "valid" | "throttled";
 
 /** Everything a procedure may use. Tests build it directly, with no HTTP. */
 export type InnerContext = {
   db: Db;
   /** The model provider and the process's cap on model calls. */
-  chat: ChatRuntime;
+  model: ModelRuntime;
   clock: Clock;
   config: Config;
   session: Session | null;
   credentials: Credentials;
+  /** Who is asking, for chat: its threads and rate-limit windows are its own. */
+  caller: Caller;
+  /** The keyed hash of the client's address: what throttles and per-client limits count by. */
+  client: string;
+  /** With credentials `throttled`: the seconds the client must wait. */
+  throttledForS?: number;
+  /** The id of the cookie's session, for signing out. */
+  sessionId?: string;
+  /** The request's id (X-Request-Id), for problems and log lines. */
+  requestId?: string;
   auth: AuthKeys;
   /** When the service started, for uptime. */
   startedAt: Date;
@@ -28,17 +42,31 @@ export type InnerContext = {
   resHeaders?: Headers;
 };
 
-type Optional = "session" | "credentials" | "startedAt" | "databaseKind" | "chat" | "resHeaders";
+type Optional =
+  | "session"
+  | "credentials"
+  | "caller"
+  | "client"
+  | "startedAt"
+  | "databaseKind"
+  | "model"
+  | "resHeaders";
 
 export function createInnerContext(
   options: Omit<InnerContext, Optional> & Partial<Pick<InnerContext, Optional>>,
 ): InnerContext {
+  const session = options.session ?? null;
+  // Tests that name none are one client, and chat as the admin would or as that client.
+  const client = options.client ?? "test-client";
   return {
     ...options,
-    session: options.session ?? null,
-    credentials: options.credentials ?? (options.session ? "valid" : "none"),
+    session,
+    client,
+    credentials: options.credentials ?? (session ? "valid" : "none"),
+    caller: options.caller ?? callerOf({ session, client }),
     startedAt: options.startedAt ?? new Date(),
-    chat: options.chat ?? createChatRuntime(options.config),
+    model:
+      options.model ?? createModelRuntime(options.config, { headerKey: options.auth.headerKey }),
   };
 }
 
@@ -47,34 +75,70 @@ export const startedAt = new Date(Date.now() - process.uptime() * 1000);
 
 /**
  * The context of a request, built from its headers alone (REST and /api/trpc alike): the admin
- * key as a bearer token, or else the dashboard's session cookie.
+ * key as a bearer token, or else (on the dashboard's paths only) the session cookie. A bearer token that is an
+ * agent key is no admin credential: it names the caller of a chat. A client that sent too many
+ * wrong keys is `throttled`: its credentials are not even looked at (server/auth/throttle.ts).
  */
 export async function createContext({
   headers,
   resHeaders,
+  cookies = true,
+  requestId,
 }: {
   headers: Headers;
   resHeaders?: Headers;
+  requestId?: string;
+  /** Whether the session cookie counts: the dashboard's paths only, never REST. */
+  cookies?: boolean;
 }): Promise<InnerContext> {
-  const { database, clock, config, auth, chat } = await getServices();
+  const { database, clock, config, auth, model } = await getServices();
+  const db = database.db;
+  const now = clock.now();
+  const client = clientOf(headers, {
+    trustProxy: config.chat.trustProxy,
+    hashKey: auth.callerHashKey,
+  });
   const token = bearerToken(headers);
-  const admin = token !== undefined && auth.adminKeyMatches(token);
-  const session: Session | null = admin
-    ? { role: "admin", via: "api_key" }
-    : token === undefined
-      ? await readSession(headers, {
-          key: auth.sessionKey,
-          adminAddresses: config.siwe.adminAddresses,
-          now: clock.now(),
-        })
-      : null;
+  let session: Session | null = null;
+  let credentials: Credentials = "none";
+  let throttledForS: number | undefined;
+  let sessionId: string | undefined;
+  try {
+    if (token !== undefined && parseAgentKey(token) === undefined) {
+      throttledForS = await blockedFor(db, client, now);
+      if (throttledForS !== undefined) credentials = "throttled";
+      else if (auth.adminKeyMatches(token)) {
+        session = { role: "admin", via: "api_key" };
+        credentials = "valid";
+      } else {
+        credentials = "invalid";
+        await recordFailure(db, client, now);
+      }
+    } else if (token === undefined && cookies) {
+      const found = await readSession(db, headers, {
+        adminAddresses: config.siwe.adminAddresses,
+        now,
+      });
+      session = found?.session ?? null;
+      sessionId = found?.id;
+      credentials = session ? "valid" : "none";
+    }
+  } catch (error) {
+    // A database that cannot be reached is a 503 here too, for tRPC as for REST.
+    throw mapKnownError(error) ?? error;
+  }
   return createInnerContext({
-    db: database.db,
-    chat,
+    db,
+    model,
     clock,
     config,
     session,
-    credentials: token === undefined ? (session ? "valid" : "none") : admin ? "valid" : "invalid",
+    credentials,
+    throttledForS,
+    sessionId,
+    requestId,
+    client,
+    caller: callerOf({ session, bearer: token, client }),
     auth,
     startedAt,
     databaseKind: database.kind,

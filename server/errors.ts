@@ -2,6 +2,8 @@ import { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { z } from "zod";
+import type { EmbeddedDatabaseError } from "@/db/client";
+import type { DataDirLockedError } from "@/db/pglite-lock";
 
 /**
  * The one place where errors become statuses and problem details.
@@ -25,17 +27,23 @@ const TRPC_CODES = {
   invalid_signature: "UNAUTHORIZED",
   invalid_nonce: "UNAUTHORIZED",
   invalid_token: "UNAUTHORIZED",
+  wrong_message_purpose: "UNAUTHORIZED",
+  key_required: "UNAUTHORIZED",
+  invalid_key: "UNAUTHORIZED",
   forbidden: "FORBIDDEN",
   not_found: "NOT_FOUND",
   agent_not_found: "NOT_FOUND",
   deployment_not_found: "NOT_FOUND",
   method_not_allowed: "METHOD_NOT_SUPPORTED",
   conflict: "CONFLICT",
+  agent_exists: "CONFLICT",
   transition_not_allowed: "CONFLICT",
   already_claimed: "CONFLICT",
   payload_too_large: "PAYLOAD_TOO_LARGE",
   unsupported_media_type: "UNSUPPORTED_MEDIA_TYPE",
   quota_exceeded: "TOO_MANY_REQUESTS",
+  rate_limited: "TOO_MANY_REQUESTS",
+  too_many_attempts: "TOO_MANY_REQUESTS",
   client_closed_request: "CLIENT_CLOSED_REQUEST",
   internal_error: "INTERNAL_SERVER_ERROR",
   provider_error: "BAD_GATEWAY",
@@ -99,7 +107,7 @@ export function toTRPCError(error: AppError): TRPCError {
 export function mapKnownError(error: unknown): TRPCError | undefined {
   const cause = error instanceof TRPCError ? error.cause : error;
   if (cause instanceof AppError) return toTRPCError(cause);
-  if (isDatabaseUnavailable(cause)) return toTRPCError(databaseUnavailable());
+  if (isDatabaseUnavailable(cause)) return toTRPCError(databaseUnavailable(cause));
   if (isUnstorableText(cause)) {
     return toTRPCError(
       new AppError(
@@ -111,12 +119,37 @@ export function mapKnownError(error: unknown): TRPCError | undefined {
   return undefined;
 }
 
-export function databaseUnavailable(): AppError {
-  return new AppError(
-    "database_unavailable",
-    "The database is not reachable right now; try again in a few seconds.",
-    { retryAfterS: 5 },
-  );
+/** The 503 for a database that cannot be used; `error` (the failure) picks the sentence. */
+export function databaseUnavailable(error?: unknown): AppError {
+  const detail = {
+    locked:
+      "The embedded database is in use by another process, so this instance cannot open it; " +
+      "the other process must stop first (see the server log).",
+    unopenable: "The embedded database could not be opened; the server log says why.",
+    unreachable: "The database is not reachable right now; try again in a few seconds.",
+  }[embeddedDatabaseFailure(error) ?? "unreachable"];
+  return new AppError("database_unavailable", detail, { retryAfterS: 5 });
+}
+
+// Type-only imports (checked by the compiler): this module stays free of the database drivers.
+const DATA_DIR_LOCKED: DataDirLockedError["code"] = "DATA_DIR_LOCKED";
+const EMBEDDED_DATABASE_UNAVAILABLE: EmbeddedDatabaseError["code"] =
+  "EMBEDDED_DATABASE_UNAVAILABLE";
+
+/**
+ * Why the embedded database (PGlite) could not be opened, if that is the failure: its data
+ * directory is locked by another process, or PGlite failed to open or migrate it. Either way
+ * the database is unavailable (503), not the server broken (500).
+ */
+export function embeddedDatabaseFailure(error: unknown): "locked" | "unopenable" | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    // By code rather than class: Next.js may load db/ in more than one server chunk.
+    const code = (e as { code?: unknown }).code;
+    if (code === DATA_DIR_LOCKED) return "locked";
+    if (code === EMBEDDED_DATABASE_UNAVAILABLE) return "unopenable";
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 // postgres.js connection failures and the server-side codes of a database that is going away.
@@ -142,6 +175,7 @@ const UNAVAILABLE_CODES = new Set([
 ]);
 
 export function isDatabaseUnavailable(error: unknown): boolean {
+  if (embeddedDatabaseFailure(error)) return true;
   for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string" && UNAVAILABLE_CODES.has(code)) return true;

@@ -1,8 +1,15 @@
-import { createDatabase, type Database } from "@/db/client";
+import { sql } from "drizzle-orm";
+import { APPLICATION_NAME, createDatabase, type Database } from "@/db/client";
+import { rowsOf } from "@/db/rows";
 import { type AdminKey, type AuthKeys, authKeys, resolveAdminKey } from "@/server/auth/admin-key";
-import { type ChatRuntime, createChatRuntime } from "@/server/chat/runtime";
+import { sweepReservations } from "@/server/chat/reservations";
 import { type Clock, systemClock } from "@/server/clock";
 import { type Config, parseConfig } from "@/server/config";
+import { embeddedDatabaseFailure } from "@/server/errors";
+import { createModelRuntime, type ModelRuntime } from "@/server/model-call";
+import { log } from "@/server/observability/log";
+import { metrics } from "@/server/observability/metrics";
+import { applyConfiguredPrices } from "@/server/prices/prices";
 
 /** What every request needs, made once per process. */
 export type Services = {
@@ -12,22 +19,34 @@ export type Services = {
   /** The session-signing key and the admin-key check, derived once from the admin key. */
   auth: AuthKeys;
   clock: Clock;
-  chat: ChatRuntime;
+  model: ModelRuntime;
 };
 
 const globalForServices = globalThis as unknown as { agentServices?: Promise<Services> };
 
+/** How long a failure to open the embedded database is answered before it is tried again. */
+export const EMBEDDED_RETRY_MS = 5000;
+
 /**
  * The process's services, started on first use: configuration checked, admin key resolved,
- * database opened and migrated. A failed start is not cached, so the next request tries again
- * (a database that comes up later is picked up without a restart).
+ * database opened and migrated. A failed start is not kept, so a later request tries again (a
+ * database that comes up later is picked up without a restart): the next request for
+ * PostgreSQL, where a try costs a refused connection; after EMBEDDED_RETRY_MS for the embedded
+ * database, where a try boots PGlite (about 0.3 s of CPU and hundreds of MB, even to fail).
  */
 export function getServices(): Promise<Services> {
-  globalForServices.agentServices ??= startServices(process.env).catch((error: unknown) => {
-    globalForServices.agentServices = undefined;
+  const running = globalForServices.agentServices;
+  if (running) return running;
+  const starting: Promise<Services> = startServices(process.env).catch((error: unknown) => {
+    const forget = () => {
+      if (globalForServices.agentServices === starting) globalForServices.agentServices = undefined;
+    };
+    if (embeddedDatabaseFailure(error)) setTimeout(forget, EMBEDDED_RETRY_MS).unref();
+    else forget();
     throw error;
   });
-  return globalForServices.agentServices;
+  globalForServices.agentServices = starting;
+  return starting;
 }
 
 let cachedConfig: Config | undefined;
@@ -48,16 +67,41 @@ export async function startServices(env: Record<string, string | undefined>): Pr
   );
   try {
     await database.migrate();
+    // The embedded database has one process (its directory is locked): a chat reservation
+    // found now was left by one that died, before any chat of this one began.
+    if (database.kind === "pglite") {
+      const given = await sweepReservations(database.db);
+      if (given > 0)
+        log.info(
+          { uses: given },
+          `Agent Service: gave back ${given} message uses of chats cut off by a stop.`,
+        );
+    }
+    await applyConfiguredPrices({ db: database.db, clock: systemClock }, config.modelPrices);
   } catch (error) {
     await database.close().catch(() => {});
     throw error;
+  }
+  const auth = authKeys(adminKey.key);
+  const model = createModelRuntime(config, { headerKey: auth.headerKey });
+  metrics.sources.slotsInUse = () => model.slots.busy;
+  if (database.kind === "postgres") {
+    const db = database.db;
+    metrics.sources.dbConnections = async () => {
+      const rows = rowsOf<{ state: string | null; count: number }>(
+        await db.execute(sql`SELECT state, count(*)::int AS count FROM pg_stat_activity
+          WHERE pid <> pg_backend_pid() AND application_name = ${APPLICATION_NAME}
+            AND usename = current_user GROUP BY state`),
+      );
+      return Object.fromEntries(rows.map((row) => [row.state ?? "unknown", row.count]));
+    };
   }
   return {
     config,
     database,
     adminKey,
-    auth: authKeys(adminKey.key),
+    auth,
     clock: systemClock,
-    chat: createChatRuntime(config),
+    model,
   };
 }

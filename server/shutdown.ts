@@ -1,10 +1,17 @@
+import { log } from "@/server/observability/log";
 import type { Scheduler } from "@/server/scheduler/scheduler";
 import type { Services } from "@/server/services";
 
+/** Whether this process is draining (SIGTERM received): /health/ready answers 503 meanwhile. */
+const state = globalThis as unknown as { agentServiceDraining?: boolean };
+export const isDraining = (): boolean => state.agentServiceDraining === true;
+
 /**
- * Graceful shutdown on SIGTERM or SIGINT: stop claiming autonomous runs, refuse new model calls
- * (503), let the runs and chats in flight finish within SHUTDOWN_GRACE_MS, close the database,
- * exit. Whatever is still running then is cut: its run is swept and refunded by a scheduler later.
+ * Graceful shutdown on SIGTERM or SIGINT: report not ready, stop claiming autonomous runs,
+ * refuse new model calls (503), let the runs and chats in flight finish, close the MCP
+ * connections and the database, exit. The whole of it is bounded by SHUTDOWN_GRACE_MS: the runs and the chats share one
+ * deadline rather than each getting the full grace. Whatever is still running then is cut: its
+ * run is swept and refunded by a scheduler later, a chat's use by the housekeeping.
  * (`npm start` sets NEXT_MANUAL_SIG_HANDLE so that Next.js leaves these signals to us.)
  */
 export function installGracefulShutdown(
@@ -15,17 +22,24 @@ export function installGracefulShutdown(
   const shutdown = async (signal: NodeJS.Signals) => {
     if (started) return;
     started = true;
+    state.agentServiceDraining = true;
     const graceMs = services.config.scheduler.shutdownGraceMs;
-    console.info(
+    const deadline = Date.now() + graceMs;
+    const left = () => Math.max(0, deadline - Date.now());
+    log.info(
+      { signal, grace_ms: graceMs },
       `Agent Service: ${signal} received; finishing work in flight (up to ${graceMs} ms).`,
     );
-    services.chat.slots.close();
-    const runsDone = scheduler ? await scheduler.stop(graceMs) : true;
-    const callsDone = await services.chat.slots.drained(graceMs);
-    if (!runsDone || !callsDone) console.warn("Agent Service: work still in flight was cut short.");
+    services.model.slots.close();
+    const runsDone = scheduler ? await scheduler.stop(left()) : true;
+    const callsDone = await services.model.slots.drained(left());
+    if (!runsDone || !callsDone) log.warn("Agent Service: work still in flight was cut short.");
+    // After the calls: a chat or run still in flight may be using a connection.
+    await services.model.tools.close().catch(() => {});
     await services.database.close().catch(() => {});
-    console.info("Agent Service: stopped.");
-    process.exit(0);
+    log.info({ took_ms: graceMs - left() }, "Agent Service: stopped.");
+    // Let the logger's last lines reach stdout before the process goes.
+    log.flush(() => process.exit(0));
   };
   process.once("SIGTERM", shutdown);
   process.once("SIGINT", shutdown);

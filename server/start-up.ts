@@ -1,4 +1,7 @@
 import { ConfigError } from "@/server/config";
+import { embeddedDatabaseFailure } from "@/server/errors";
+import { startHousekeeping } from "@/server/housekeeping";
+import { log } from "@/server/observability/log";
 import { Scheduler } from "@/server/scheduler/scheduler";
 import { getServices, type Services } from "@/server/services";
 import { installGracefulShutdown } from "@/server/shutdown";
@@ -8,23 +11,32 @@ export async function startUp(): Promise<void> {
   try {
     const services = await getServices();
     reportStart(services);
+    startBackgroundWork(services);
     const scheduler = services.config.scheduler.enabled ? startScheduler(services) : undefined;
     installGracefulShutdown(services, scheduler);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`Agent Service cannot start. ${error.message}`);
-      process.exit(1);
+    // A wrong setting, or the embedded database in use by another process: waiting will not help.
+    if (error instanceof ConfigError || embeddedDatabaseFailure(error) === "locked") {
+      log.fatal(`Agent Service cannot start. ${(error as Error).message}`);
+      log.flush(() => process.exit(1));
+      return;
     }
     // The database may come up later: requests retry the start and /health reports it meanwhile.
-    console.error("Agent Service: start-up failed; will retry on the next request:", error);
+    log.error({ err: error }, "Agent Service: start-up failed; will retry on the next request");
   }
 }
 
+/** The housekeeping every instance does, the worker's too (server/housekeeping.ts). */
+export function startBackgroundWork({ database, clock, config }: Services): void {
+  startHousekeeping({ db: database.db, clock }, { llmTimeoutMs: config.llm.timeoutMs });
+}
+
 export function startScheduler(services: Services): Scheduler {
-  const { database, clock, chat, config } = services;
-  const scheduler = new Scheduler({ db: database.db, clock, chat }, config.scheduler);
+  const { database, clock, model, config } = services;
+  const scheduler = new Scheduler({ db: database.db, clock, model }, config.scheduler);
   scheduler.start();
-  console.info(
+  log.info(
+    { tick_ms: config.scheduler.tickMs, concurrency: config.scheduler.concurrency },
     `Agent Service: scheduler on (tick ${config.scheduler.tickMs} ms, up to ${config.scheduler.concurrency} runs at once).`,
   );
   return scheduler;
@@ -35,14 +47,15 @@ export function reportStart({ adminKey, database, config }: Services): void {
     database.kind === "pglite"
       ? `embedded PGlite in ${config.dataDir}/pglite`
       : "PostgreSQL (DATABASE_URL)";
-  console.info(`Agent Service: database ready (${where}).`);
+  log.info({ database: database.kind }, `Agent Service: database ready (${where}).`);
   if (adminKey.generated) {
-    console.info(
+    log.info(
       `Agent Service: generated an admin API key and stored it in ${adminKey.file} (mode 600).`,
     );
-    // Shown once, and only on an interactive terminal: never into a log shipped elsewhere.
+    // Shown once, and only on an interactive terminal: never into a log shipped elsewhere (so
+    // not through the logger).
     if (process.stdout.isTTY) console.info(`Agent Service: admin API key: ${adminKey.key}`);
   } else if (adminKey.source === "file") {
-    console.info(`Agent Service: admin API key is in ${adminKey.file}.`);
+    log.info(`Agent Service: admin API key is in ${adminKey.file}.`);
   }
 }

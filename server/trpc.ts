@@ -1,4 +1,5 @@
 import { initTRPC } from "@trpc/server";
+import { tooManyAttempts } from "@/server/auth/throttle";
 import type { Context } from "@/server/context";
 import { AppError, mapKnownError, problemFromError, toTRPCError } from "@/server/errors";
 
@@ -6,8 +7,9 @@ import { AppError, mapKnownError, problemFromError, toTRPCError } from "@/server
  * The tRPC init module. It exports named builders only; the `t` object stays here.
  */
 const t = initTRPC.context<Context>().create({
-  errorFormatter({ shape, error }) {
-    const problem = problemFromError(error);
+  errorFormatter({ shape, error, ctx }) {
+    const found = problemFromError(error);
+    const problem = ctx?.requestId ? { ...found, request_id: ctx.requestId } : found;
     // The problem's detail replaces tRPC's message, so an unknown error's message never leaks.
     return {
       ...shape,
@@ -27,13 +29,36 @@ const mapDomainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/**
+ * A streamed procedure's events, with its failures mapped as every procedure's are. A generator
+ * fails while tRPC reads it, after the middleware above has returned: unmapped, a refusal (an
+ * unknown agent, a spent quota, no model slot) would reach the client as INTERNAL_SERVER_ERROR
+ * with status 500, and be logged as an unexpected error. Stopping early (`return`) reaches the
+ * inner generator through `yield*`, so its cleanup runs as before.
+ */
+export async function* mappedStream<T>(
+  events: AsyncGenerator<T, void, undefined>,
+): AsyncGenerator<T, void, undefined> {
+  try {
+    yield* events;
+  } catch (error) {
+    throw mapKnownError(error) ?? error;
+  }
+}
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
 export const publicProcedure = t.procedure.use(mapDomainErrors);
 
+/** A client blocked for wrong keys gets 429 wherever credentials are needed. */
+function refuseThrottled(ctx: Context): void {
+  if (ctx.credentials === "throttled") throw toTRPCError(tooManyAttempts(ctx.throttledForS ?? 1));
+}
+
 /** Anyone signed in (a wallet or an admin): 401 otherwise. */
 export const walletProcedure = publicProcedure.use(({ ctx, next }) => {
+  refuseThrottled(ctx);
   if (!ctx.session) {
     throw toTRPCError(
       new AppError(
@@ -47,6 +72,7 @@ export const walletProcedure = publicProcedure.use(({ ctx, next }) => {
 
 /** Admin only: 401 without valid admin credentials, 403 for a wallet that is not an admin. */
 export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
+  refuseThrottled(ctx);
   if (ctx.session && ctx.session.role !== "admin") {
     throw toTRPCError(new AppError("forbidden", "This needs an admin; your wallet is not one."));
   }

@@ -1,4 +1,5 @@
 import { isDatabaseUnavailable } from "@/server/errors";
+import { log } from "@/server/observability/log";
 
 const RETRY_FOR_MS = 10 * 60_000;
 const MAX_DELAY_MS = 5000;
@@ -30,7 +31,7 @@ function retryLater(
       if (isDatabaseUnavailable(error) && Date.now() < giveUpAt) {
         retryLater(what, write, giveUpAt, Math.min(delayMs * 2, MAX_DELAY_MS));
       } else {
-        console.error(`Giving up ${what}:`, error);
+        log.error({ err: error }, `Giving up ${what}`);
       }
     });
   }, delayMs);

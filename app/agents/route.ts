@@ -4,8 +4,19 @@ import { json, methodNotAllowed, queryParams, readJsonBody, restRoute } from "@/
 
 export const dynamic = "force-dynamic";
 
+const LIST_PARAMS = [
+  "limit",
+  "cursor",
+  "q",
+  "sort",
+  "order",
+  "quota",
+  "autonomous",
+  "include_total",
+] as const;
+
 export const GET = restRoute(async ({ request, caller }) =>
-  json(await caller.agents.list(queryParams(request, ["limit", "cursor", "q"]))),
+  json(await caller.agents.list(queryParams(request, LIST_PARAMS))),
 );
 
 export const POST = restRoute(async ({ request, caller }) => {

@@ -1,19 +1,21 @@
-import type { Metadata } from "next";
+import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { DashboardShell } from "@/components/dashboard-shell";
 import { TrpcProvider } from "@/components/trpc";
 import { requestSession } from "@/server/auth/request-session";
+import { SESSION_COOKIE } from "@/server/auth/session";
 
 export const dynamic = "force-dynamic";
-export const metadata: Metadata = { title: "Dashboard" };
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const session = await requestSession();
-  if (!session) redirect("/login");
+  // A session cookie that no longer signs anyone in: the session ended (signed out elsewhere,
+  // ended by an admin, or expired), which the sign-in page then says.
+  if (!session) redirect((await cookies()).has(SESSION_COOKIE) ? "/login?ended=1" : "/login");
   const who = session.via === "api_key" ? "Admin (API key)" : session.address;
   return (
-    <TrpcProvider>
+    <TrpcProvider signedIn>
       <DashboardShell isAdmin={session.role === "admin"} who={who}>
         {children}
       </DashboardShell>

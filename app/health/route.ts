@@ -1,5 +1,9 @@
 import { startedAt } from "@/server/context";
-import { isDatabaseUnavailable } from "@/server/errors";
+import {
+  databaseUnavailable,
+  embeddedDatabaseFailure,
+  isDatabaseUnavailable,
+} from "@/server/errors";
 import { healthReport } from "@/server/health/health";
 import { errorResponse, json, methodNotAllowed, restRoute } from "@/server/http/rest";
 import { providerName } from "@/server/providers/provider";
@@ -16,14 +20,20 @@ export async function GET(request: Request, route: { params: Promise<Record<stri
   try {
     await getServices();
   } catch (error) {
-    // The database never opened: still answer in the health format, so monitors can read it.
+    // The database never opened (unreachable, or the embedded one locked by another process or
+    // failing to open): still answer in the health format, so monitors can read it.
     if (!isDatabaseUnavailable(error)) return errorResponse(error);
     return json(
-      healthReport("unreachable", {
-        startedAt,
-        now: new Date(),
-        provider: providerName(getConfig().llm),
-      }),
+      healthReport(
+        embeddedDatabaseFailure(error) === "locked" ? "locked" : "unreachable",
+        {
+          startedAt,
+          now: new Date(),
+          provider: providerName(getConfig().llm),
+          databaseKind: getConfig().databaseUrl ? "postgres" : "pglite",
+        },
+        databaseUnavailable(error).detail,
+      ),
       503,
     );
   }

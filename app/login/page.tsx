@@ -1,8 +1,21 @@
 import type { Metadata } from "next";
 import { SignInPage } from "@/components/wallet/sign-in";
+import { getConfig } from "@/server/services";
 
 export const metadata: Metadata = { title: "Sign in" };
+// The accepted chains are read from the configuration of the running service, not the build.
+export const dynamic = "force-dynamic";
 
-export default function LoginPage() {
-  return <SignInPage />;
+export default async function LoginPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const ended = (await searchParams).ended;
+  return (
+    <SignInPage
+      chainIds={[...getConfig().siwe.chainIds]}
+      ended={typeof ended === "string" ? ended : undefined}
+    />
+  );
 }

@@ -2,34 +2,46 @@
 
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
-import { useAccount, useConnect, useDisconnect } from "wagmi";
-import { problemOf, TrpcProvider, trpc } from "@/components/trpc";
+import { useAccount, useDisconnect } from "wagmi";
+import { TrpcProvider, trpc } from "@/components/trpc";
+import { problemOf } from "@/components/ui/problem";
+import { ChainCheck, useChainAccepted } from "./chain-check";
+import { ConnectWallet } from "./connect-wallet";
 import { useSiweSigner } from "./use-siwe";
+import { signingFailure } from "./wallet-errors";
 import { WalletProvider } from "./wallet-provider";
 
-export function SignInPage() {
+export type SignInProps = {
+  /** Chains the service accepts in Sign-In with Ethereum messages (SIWE_CHAIN_IDS). */
+  chainIds: number[];
+  /** Why the user is here: their session ended (`1`) or an admin ended all of them (`all`). */
+  ended?: string;
+};
+
+export function SignInPage(props: SignInProps) {
   return (
     <TrpcProvider>
       <WalletProvider>
-        <SignIn />
+        <SignIn {...props} />
       </WalletProvider>
     </TrpcProvider>
   );
 }
 
-function SignIn() {
+function SignIn({ chainIds, ended }: SignInProps) {
   const router = useRouter();
   const { address, isConnected, connector } = useAccount();
-  const { connectors, connect, isPending: connecting, error: connectError } = useConnect();
   const { disconnect } = useDisconnect();
   const sign = useSiweSigner();
+  const chainAccepted = useChainAccepted(chainIds);
   const signIn = trpc.auth.signIn.useMutation();
   const signInWithKey = trpc.auth.signInWithKey.useMutation();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
 
-  const enter = () => {
-    router.replace("/dashboard");
+  // Admins start at the overview; a wallet at its deployments (the only pages it may see).
+  const enter = (role: "admin" | "wallet" | undefined) => {
+    router.replace(role === "admin" ? "/dashboard" : "/dashboard/deployments");
     router.refresh();
   };
 
@@ -37,11 +49,15 @@ function SignIn() {
     setError(undefined);
     setBusy(true);
     try {
-      const signed = await sign("Sign in to the Agent Service dashboard.");
-      await signIn.mutateAsync({ message: signed.message, signature: signed.signature });
-      enter();
+      // A sign-in message names the sign-in page as its URI (what tells it from a status update).
+      const signed = await sign("Sign in to the Agent Service dashboard.", "/login");
+      const session = await signIn.mutateAsync({
+        message: signed.message,
+        signature: signed.signature,
+      });
+      enter(session?.role);
     } catch (caught) {
-      setError(problemOf(caught).detail);
+      setError(signingFailure(caught));
     } finally {
       setBusy(false);
     }
@@ -52,44 +68,40 @@ function SignIn() {
     const key = new FormData(event.currentTarget).get("key");
     setError(undefined);
     try {
-      await signInWithKey.mutateAsync({ key: String(key ?? "") });
-      enter();
+      enter((await signInWithKey.mutateAsync({ key: String(key ?? "") }))?.role);
     } catch (caught) {
       setError(problemOf(caught).detail);
     }
   }
 
-  // EIP-6963 discovery lists each installed wallet; the generic "Injected" one is a fallback.
-  const wallets = connectors.filter((c) => c.id !== "injected" || connectors.length === 1);
-
   return (
     <main className="center-page">
       <h1>Sign in to Agent Service</h1>
+      {ended && (
+        <p className="notice info" role="status" data-testid="session-ended">
+          {ended === "all"
+            ? "Every dashboard session was ended, yours too. Sign in again to go on."
+            : "Your session has ended (signed out in another tab, or ended by an admin). Sign in again to go on."}
+        </p>
+      )}
       <section className="panel" aria-labelledby="wallet-heading">
         <h2 id="wallet-heading">With your wallet</h2>
         {!isConnected ? (
-          <div className="row">
-            {wallets.length === 0 && <p className="muted">No wallet found in this browser.</p>}
-            {wallets.map((wallet) => (
-              <button
-                key={wallet.uid}
-                type="button"
-                className="primary"
-                disabled={connecting}
-                onClick={() => connect({ connector: wallet })}
-              >
-                Connect wallet{wallets.length > 1 ? ` (${wallet.name})` : ""}
-              </button>
-            ))}
-          </div>
+          <ConnectWallet />
         ) : (
           <>
             <p>
               Connected{connector ? ` with ${connector.name}` : ""}:{" "}
               <code data-testid="address">{address}</code>
             </p>
+            <ChainCheck accepted={chainIds} />
             <div className="row">
-              <button type="button" className="primary" onClick={signInWithWallet} disabled={busy}>
+              <button
+                type="button"
+                className="primary"
+                onClick={signInWithWallet}
+                disabled={busy || !chainAccepted}
+              >
                 {busy ? "Waiting for the signature…" : "Sign in with Ethereum"}
               </button>
               <button type="button" onClick={() => disconnect()}>
@@ -98,7 +110,6 @@ function SignIn() {
             </div>
           </>
         )}
-        {connectError && <p className="error">{connectError.message}</p>}
       </section>
       <section className="panel" aria-labelledby="key-heading">
         <h2 id="key-heading">With the admin API key</h2>

@@ -14,8 +14,11 @@ export function useSiweSigner() {
   const nonce = trpc.auth.nonce.useMutation();
   const { signMessageAsync } = useSignMessage();
 
-  return async (statement: string, uriPath = "/") => {
-    if (!address) throw new Error("Connect a wallet first.");
+  return async (statement: string, uriPath: string) => {
+    if (!address)
+      throw Object.assign(new Error("Connect a wallet first."), {
+        name: "ConnectorNotConnectedError",
+      });
     const { nonce: value } = await nonce.mutateAsync({ user_address: address });
     const message = createSiweMessage({
       domain: window.location.host,

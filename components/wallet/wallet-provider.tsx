@@ -2,26 +2,22 @@
 
 import type { ReactNode } from "react";
 import { createConfig, http, WagmiProvider } from "wagmi";
-import { arbitrum, base, baseSepolia, mainnet, optimism, polygon, sepolia } from "wagmi/chains";
 import { injected } from "wagmi/connectors";
+import { WALLET_CHAINS } from "./chains";
 
 /**
  * Wallet support (wagmi + viem), loaded only by the pages that sign: sign-in and deployments.
- * Injected wallets are found through EIP-6963 discovery; the app only asks them to sign.
+ * Injected wallets are found through EIP-6963 discovery; the app only asks them to sign, and
+ * to switch network when the service does not accept the one they are on.
  */
 const walletConfig = createConfig({
-  chains: [mainnet, base, optimism, arbitrum, polygon, sepolia, baseSepolia],
+  chains: WALLET_CHAINS,
   connectors: [injected()],
   multiInjectedProviderDiscovery: true,
-  transports: {
-    [mainnet.id]: http(),
-    [base.id]: http(),
-    [optimism.id]: http(),
-    [arbitrum.id]: http(),
-    [polygon.id]: http(),
-    [sepolia.id]: http(),
-    [baseSepolia.id]: http(),
-  },
+  transports: Object.fromEntries(WALLET_CHAINS.map((chain) => [chain.id, http()])) as Record<
+    (typeof WALLET_CHAINS)[number]["id"],
+    ReturnType<typeof http>
+  >,
   ssr: true,
 });
 

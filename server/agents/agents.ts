@@ -1,32 +1,29 @@
-import { and, asc, eq, gt, ilike, or, sql } from "drizzle-orm";
-import { z } from "zod";
+import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { prepared } from "@/db/prepared";
 import { type AgentQuotaRow, type AgentRow, agentQuotas, agents } from "@/db/schema";
+import type { AuthKeys } from "@/server/auth/admin-key";
 import type { Clock } from "@/server/clock";
-import type { QuotaLimits } from "@/server/config";
+import type { Config, QuotaLimits } from "@/server/config";
 import { AppError } from "@/server/errors";
-import { decodeCursor, keysetPage } from "@/server/pagination/cursor";
 import { LIMIT_COLUMNS, newQuotaRow, presentQuota } from "@/server/quota/quota";
 import { nextRunAfterChange } from "@/server/scheduler/schedule";
-import {
-  type Agent,
-  type AgentInput,
-  autonomousPromptProblem,
-  type ListAgentsQuery,
-  QUOTA_LIMIT_FIELDS,
-} from "./schema";
+import { presentServers, storeServers } from "@/server/tools";
+import { DEFAULT_MAX_TOOL_STEPS } from "@/server/tools/schema";
+import { type Agent, type AgentInput, autonomousPromptProblem, QUOTA_LIMIT_FIELDS } from "./schema";
 
 type AgentsContext = { db: Db; clock: Clock };
 
 /** Configuration an agent starts with; `name` defaults to its aid. */
 const DEFAULTS = {
+  chatAccess: "public",
   model: null,
   prompt: null,
   temperature: null,
   autonomousEnabled: false,
   autonomousMinutes: 60,
   autonomousPrompt: null,
+  mcpServers: [],
+  maxToolSteps: DEFAULT_MAX_TOOL_STEPS,
 } as const;
 
 type AgentConfig = Omit<AgentRow, "aid" | "createdAt" | "updatedAt" | "autonomousNextRunAt">;
@@ -41,8 +38,14 @@ export async function assertAgentExists(db: Db, aid: string): Promise<void> {
   if (!found) throw agentNotFound(aid);
 }
 
+/** How the MCP servers `input` gives are stored: see storeServers (server/tools). */
+type StoreServers = (
+  given: NonNullable<AgentInput["mcp_servers"]>,
+  current: AgentConfig["mcpServers"],
+) => AgentConfig["mcpServers"];
+
 /** Applies the fields `input` gives (undefined = keep) over `current`. */
-function mergeConfig(current: AgentConfig, input: AgentInput): AgentConfig {
+function mergeConfig(current: AgentConfig, input: AgentInput, servers: StoreServers): AgentConfig {
   const pick = <T>(given: T | undefined, kept: T) => (given === undefined ? kept : given);
   return {
     name: pick(input.name, current.name),
@@ -52,6 +55,13 @@ function mergeConfig(current: AgentConfig, input: AgentInput): AgentConfig {
     autonomousEnabled: pick(input.autonomous_enabled, current.autonomousEnabled),
     autonomousMinutes: pick(input.autonomous_minutes, current.autonomousMinutes),
     autonomousPrompt: pick(input.autonomous_prompt, current.autonomousPrompt),
+    chatAccess: pick(input.chat_access, current.chatAccess),
+    rateLimitRpm: pick(input.rate_limit_rpm, current.rateLimitRpm),
+    mcpServers:
+      input.mcp_servers === undefined
+        ? current.mcpServers
+        : servers(input.mcp_servers ?? [], current.mcpServers),
+    maxToolSteps: pick(input.max_tool_steps, current.maxToolSteps),
   };
 }
 
@@ -81,14 +91,35 @@ function givenLimits(input: AgentInput): Partial<QuotaLimits> {
   return limits;
 }
 
+/** The refusal of a create-only write (the dashboard's "New agent") for an aid in use. */
+export function agentExists(aid: string): AppError {
+  return new AppError("agent_exists", `An agent with the ID '${aid}' exists already.`, {
+    errors: [{ field: "aid", detail: "is the ID of an existing agent" }],
+    aid,
+  });
+}
+
 /**
  * Creates the agent, or updates the fields `input` gives. One transaction: a failure leaves
  * nothing half-written. Concurrent creates of one aid end as one create and updates.
+ * `createOnly`: an aid in use is refused (409 agent_exists) instead of updated; of concurrent
+ * creates of one aid, one wins and the others are refused.
  */
 export async function upsertAgent(
-  { db, clock, quotaDefaults }: AgentsContext & { quotaDefaults: QuotaLimits },
+  {
+    db,
+    clock,
+    config: { quotaDefaults, chat, tools },
+    auth,
+  }: AgentsContext & {
+    config: Pick<Config, "quotaDefaults" | "chat" | "tools">;
+    auth: Pick<AuthKeys, "headerKey">;
+  },
   input: AgentInput,
+  { createOnly = false }: { createOnly?: boolean } = {},
 ): Promise<{ created: boolean; agent: Agent }> {
+  const servers: StoreServers = (given, current) =>
+    storeServers(given, current, { key: auth.headerKey, allowedHosts: tools.allowedHosts });
   for (let attempt = 0; attempt < 3; attempt++) {
     const outcome = await db.transaction(async (tx) => {
       const now = clock.now();
@@ -99,7 +130,8 @@ export async function upsertAgent(
         .for("update");
 
       if (existing) {
-        const config = mergeConfig(existing, input);
+        if (createOnly) throw agentExists(input.aid);
+        const config = mergeConfig(existing, input, servers);
         assertConsistent(config);
         const autonomousNextRunAt = nextRunAfterChange(existing, config, now);
         await tx
@@ -113,7 +145,11 @@ export async function upsertAgent(
         return { created: false, agent: await getAgent({ db: tx, clock }, input.aid) };
       }
 
-      const config = mergeConfig({ ...DEFAULTS, name: input.aid }, input);
+      const config = mergeConfig(
+        { ...DEFAULTS, mcpServers: [], name: input.aid, rateLimitRpm: chat.defaultRateLimitRpm },
+        input,
+        servers,
+      );
       assertConsistent(config);
       const inserted = await tx
         .insert(agents)
@@ -138,6 +174,17 @@ export async function upsertAgent(
   throw new Error(`Agent '${input.aid}' kept being created concurrently; gave up after 3 attempts`);
 }
 
+/**
+ * Deletes the agent and everything that is its own, in one statement (the foreign keys
+ * cascade): its quota, threads and messages, runs, keys, rate-limit windows and the
+ * reservations of chats in flight (those chats then fail, counting nothing). The aid is free
+ * again at once. 404 when there is no such agent.
+ */
+export async function deleteAgent({ db }: { db: Db }, aid: string): Promise<void> {
+  const deleted = await db.delete(agents).where(eq(agents.aid, aid)).returning({ aid: agents.aid });
+  if (deleted.length === 0) throw agentNotFound(aid);
+}
+
 export async function getAgent({ db, clock }: AgentsContext, aid: string): Promise<Agent> {
   const [found] = await db
     .select({ agent: agents, quota: agentQuotas })
@@ -146,64 +193,6 @@ export async function getAgent({ db, clock }: AgentsContext, aid: string): Promi
     .where(eq(agents.aid, aid));
   if (!found) throw agentNotFound(aid);
   return presentAgent(found.agent, found.quota, clock.now());
-}
-
-/** Position of a page of agents: the last aid it showed. */
-const agentCursor = z.object({ a: z.string() });
-
-/**
- * One page of agents in aid order. Keyset pagination: the cursor is the last aid of the
- * previous page, so a page costs an index range scan whatever the number of agents.
- */
-export async function listAgents(
-  { db, clock }: AgentsContext,
-  input: ListAgentsQuery,
-): Promise<{ agents: Agent[]; next_cursor: string | null }> {
-  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, agentCursor).a;
-  const pattern = input.q ? `%${escapeLike(input.q)}%` : undefined;
-
-  const rows = await agentsPageQuery(db, after !== undefined, pattern !== undefined).execute({
-    after,
-    pattern,
-    limit: input.limit + 1,
-  });
-
-  const { page, nextCursor } = keysetPage(rows, input.limit, (last) => ({ a: last.agent.aid }));
-  const now = clock.now();
-  return {
-    agents: page.map((row) => presentAgent(row.agent, row.quota, now)),
-    next_cursor: nextCursor,
-  };
-}
-
-/**
- * The page query, prepared once per database handle for each of its four shapes (with or without
- * a cursor, with or without a search): it runs on every listing, and drizzle would otherwise
- * build its SQL anew each time.
- */
-function agentsPageQuery(db: Db, hasCursor: boolean, hasPattern: boolean) {
-  const shape = `${hasCursor ? "after" : "first"}_${hasPattern ? "search" : "all"}`;
-  return prepared(db, `agents-page-${shape}`, () => {
-    const after = sql.placeholder("after");
-    const pattern = sql.placeholder("pattern");
-    return db
-      .select({ agent: agents, quota: agentQuotas })
-      .from(agents)
-      .innerJoin(agentQuotas, eq(agentQuotas.aid, agents.aid))
-      .where(
-        and(
-          hasCursor ? gt(agents.aid, after) : undefined,
-          // The same bound on the quota side: PostgreSQL does not carry it across the merge
-          // join, and without it the quota index is read from the start (a page cost grew with
-          // its depth).
-          hasCursor ? gt(agentQuotas.aid, after) : undefined,
-          hasPattern ? or(ilike(agents.aid, pattern), ilike(agents.name, pattern)) : undefined,
-        ),
-      )
-      .orderBy(asc(agents.aid))
-      .limit(sql.placeholder("limit"))
-      .prepare(`agents_page_${shape}`);
-  });
 }
 
 export function presentAgent(agent: AgentRow, quota: AgentQuotaRow, now: Date): Agent {
@@ -216,14 +205,13 @@ export function presentAgent(agent: AgentRow, quota: AgentQuotaRow, now: Date): 
     autonomous_enabled: agent.autonomousEnabled,
     autonomous_minutes: agent.autonomousMinutes,
     autonomous_prompt: agent.autonomousPrompt,
+    chat_access: agent.chatAccess,
+    rate_limit_rpm: agent.rateLimitRpm,
+    mcp_servers: presentServers(agent.mcpServers),
+    max_tool_steps: agent.maxToolSteps,
     autonomous_next_run_at: agent.autonomousNextRunAt?.toISOString() ?? null,
     created_at: agent.createdAt.toISOString(),
     updated_at: agent.updatedAt.toISOString(),
     quota: presentQuota(quota, now),
   };
-}
-
-/** Escapes LIKE wildcards so a search for `50%` finds the text `50%`. */
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }

@@ -1,8 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { callerHashKey } from "@/server/callers/caller";
 import type { Config } from "@/server/config";
-import { sessionKey } from "./session";
+import { headerSecretKey } from "@/server/tools/secrets";
 
 export type AdminKey = {
   key: string;
@@ -60,11 +61,21 @@ export function bearerToken(headers: Headers): string | undefined {
   return match?.[1];
 }
 
-/** What sign-in needs: the key that signs session cookies, and a check of the admin key. */
-export type AuthKeys = { sessionKey: Uint8Array; adminKeyMatches(presented: string): boolean };
+/**
+ * What is derived from the admin key: the key that hashes client addresses, the key that
+ * encrypts MCP servers' header secrets, and a check of the admin key itself.
+ */
+export type AuthKeys = {
+  callerHashKey: Uint8Array;
+  headerKey: Uint8Array;
+  adminKeyMatches(presented: string): boolean;
+};
 
 /** Made once per process (the admin key does not change while it runs). */
 export function authKeys(adminKey: string): AuthKeys {
-  const key = sessionKey(adminKey);
-  return { sessionKey: key, adminKeyMatches: (presented) => isAdminKey(presented, adminKey) };
+  return {
+    callerHashKey: callerHashKey(adminKey),
+    headerKey: headerSecretKey(adminKey),
+    adminKeyMatches: (presented) => isAdminKey(presented, adminKey),
+  };
 }

@@ -1,13 +1,16 @@
-import { createHash } from "node:crypto";
-import { jwtVerify, SignJWT } from "jose";
+import { createHash, randomBytes } from "node:crypto";
+import { and, eq, gt, lt, sql } from "drizzle-orm";
 import { getAddress } from "viem";
+import type { Db } from "@/db/client";
+import { prepared } from "@/db/prepared";
+import { sessions } from "@/db/schema";
 
 /**
- * Dashboard sessions: a JWT (HS256, signed with `jose`) in an httpOnly, SameSite=Lax cookie.
- * It holds who signed in and how; whether a wallet is an admin is decided on every request
- * from ADMIN_ADDRESSES, so removing an address takes effect at once. The signing key is
- * derived from the admin API key: nothing else to configure or share between instances, and
- * rotating the admin key ends every session.
+ * Dashboard sessions, kept in the database: the httpOnly, SameSite=Lax cookie holds a random
+ * token (256 bits), the `sessions` table its SHA-256 with who signed in, how, and until when.
+ * Signing out deletes the row, so a copied cookie stops working at once, on every instance;
+ * an admin can end every session. Whether a wallet is an admin is decided on every request
+ * from ADMIN_ADDRESSES, so removing an address takes effect at once.
  */
 
 export const SESSION_COOKIE = "agent_session";
@@ -20,20 +23,24 @@ export type Session =
 
 type Claims = { via: "api_key" } | { via: "wallet"; address: `0x${string}` };
 
-export function sessionKey(adminKey: string): Uint8Array {
-  return createHash("sha256").update(`agent-service session v1\0${adminKey}`).digest();
-}
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
-export async function sessionCookie(
+const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** Stores a new session; returns the Set-Cookie header that gives the browser its token. */
+export async function startSession(
+  db: Db,
   claims: Claims,
-  { key, secure, now }: { key: Uint8Array; secure: boolean; now: Date },
+  { secure, now }: { secure: boolean; now: Date },
 ): Promise<string> {
-  const issuedAt = Math.floor(now.getTime() / 1000);
-  const token = await new SignJWT(claims)
-    .setProtectedHeader({ alg: "HS256" })
-    .setIssuedAt(issuedAt)
-    .setExpirationTime(issuedAt + SESSION_TTL_S)
-    .sign(key);
+  const token = randomBytes(32).toString("base64url");
+  await db.insert(sessions).values({
+    tokenHash: hashToken(token),
+    via: claims.via,
+    address: claims.via === "wallet" ? claims.address : null,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + SESSION_TTL_S * 1000),
+  });
   return cookie(token, SESSION_TTL_S, secure);
 }
 
@@ -45,32 +52,66 @@ function cookie(value: string, maxAgeS: number, secure: boolean): string {
   return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeS}${secure ? "; Secure" : ""}`;
 }
 
-/** The session a request's cookie carries, or null (absent, forged, expired). */
+/**
+ * The session a request's cookie names, with its id (the token's hash, for signing out), or
+ * null: no cookie, or one that names no live session (unknown, ended, expired).
+ */
 export async function readSession(
+  db: Db,
   headers: Headers,
-  { key, adminAddresses, now }: { key: Uint8Array; adminAddresses: ReadonlySet<string>; now: Date },
-): Promise<Session | null> {
-  const token = cookieValue(headers.get("cookie"), SESSION_COOKIE);
+  { adminAddresses, now }: { adminAddresses: ReadonlySet<string>; now: Date },
+): Promise<{ session: Session; id: string } | null> {
+  const token = sessionToken(headers);
   if (!token) return null;
-  try {
-    const { payload } = await jwtVerify(token, key, { algorithms: ["HS256"], currentDate: now });
-    if (payload.via === "api_key") return { role: "admin", via: "api_key" };
-    if (payload.via === "wallet" && typeof payload.address === "string") {
-      const address = getAddress(payload.address);
-      return adminAddresses.has(address.toLowerCase())
-        ? { role: "admin", via: "wallet", address }
-        : { role: "wallet", via: "wallet", address };
-    }
-  } catch {
-    // forged or expired: no session
-  }
-  return null;
+  const id = hashToken(token);
+  const [row] = await sessionByToken(db).execute({ tokenHash: id, now: now.toISOString() });
+  if (!row) return null;
+  if (row.via === "api_key" || !row.address)
+    return { session: { role: "admin", via: "api_key" }, id };
+  const address = getAddress(row.address);
+  const session: Session = adminAddresses.has(address.toLowerCase())
+    ? { role: "admin", via: "wallet", address }
+    : { role: "wallet", via: "wallet", address };
+  return { session, id };
 }
 
-function cookieValue(header: string | null, name: string): string | undefined {
-  for (const part of header?.split(";") ?? []) {
+/** Ends the session `id` names (signing out). */
+export async function endSession(db: Db, id: string | undefined): Promise<void> {
+  if (id) await db.delete(sessions).where(eq(sessions.tokenHash, id));
+}
+
+/** Ends every session (an admin's "sign out everyone"); returns how many there were. */
+export async function endAllSessions(db: Db): Promise<number> {
+  const ended = await db.delete(sessions).returning({ tokenHash: sessions.tokenHash });
+  return ended.length;
+}
+
+/** Deletes sessions past their end (housekeeping). */
+export async function purgeExpiredSessions(db: Db, now: Date): Promise<void> {
+  await db.delete(sessions).where(lt(sessions.expiresAt, now));
+}
+
+function sessionByToken(db: Db) {
+  return prepared(db, "session-by-token", () =>
+    db
+      .select({ via: sessions.via, address: sessions.address })
+      .from(sessions)
+      .where(
+        and(
+          eq(sessions.tokenHash, sql.placeholder("tokenHash")),
+          gt(sessions.expiresAt, sql`${sql.placeholder("now")}::timestamptz`),
+        ),
+      )
+      .prepare("session_by_token"),
+  );
+}
+
+function sessionToken(headers: Headers): string | undefined {
+  for (const part of headers.get("cookie")?.split(";") ?? []) {
     const [key, ...rest] = part.trim().split("=");
-    if (key === name) return rest.join("=") || undefined;
+    if (key !== SESSION_COOKIE) continue;
+    const value = rest.join("=");
+    return TOKEN_PATTERN.test(value) ? value : undefined;
   }
   return undefined;
 }

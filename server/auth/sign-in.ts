@@ -5,42 +5,85 @@ import type { Clock } from "@/server/clock";
 import type { Config } from "@/server/config";
 import { AppError } from "@/server/errors";
 import { spendNonce } from "@/server/siwe/nonces";
-import { verifySiweMessage } from "@/server/siwe/verify";
-import type { Session } from "./session";
+import { verifySiweMessage, wrongPurpose } from "@/server/siwe/verify";
+import { type Session, startSession } from "./session";
+import { blockedFor, forgetFailures, recordFailure, tooManyAttempts } from "./throttle";
 
 /**
  * Signing in to the dashboard: a Sign-In with Ethereum message checked as strictly as a
  * deployment status update (domain, URI, chain, times, address, signature, and a nonce from
- * GET /v1/nonce spent once), or the admin API key.
+ * GET /v1/nonce spent once), or the admin API key. Either way a failure counts against the
+ * client (throttle.ts), and a blocked client is refused before its credential is looked at.
  */
+
+type SignInContext = {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, "siwe" | "publicUrl">;
+  /** The client's address hash, what failures are counted by. */
+  client: string;
+  adminKeyMatches(presented: string): boolean;
+};
+
+/** A session begun: who, and the Set-Cookie header that gives the browser its token. */
+export type SignedIn = { session: Session; cookie: string };
+
 export async function signInWithWallet(
-  { db, clock, config }: { db: Db; clock: Clock; config: Pick<Config, "siwe"> },
+  ctx: SignInContext,
   input: { message: string; signature: string },
-): Promise<Session> {
-  const claimed = parseSiweMessage(input.message).address;
-  if (!claimed)
-    throw new AppError("invalid_siwe_message", "The message is not an EIP-4361 sign-in message.");
-  const now = clock.now();
-  const verified = await verifySiweMessage(
-    config.siwe,
-    { message: input.message, signature: input.signature, address: claimed },
-    now,
-  );
-  await spendNonce(db, verified.nonce, verified.address, now);
-  return walletSession(verified.address, config.siwe.adminAddresses);
+): Promise<SignedIn> {
+  return throttled(ctx, async () => {
+    const claimed = parseSiweMessage(input.message).address;
+    if (!claimed)
+      throw new AppError("invalid_siwe_message", "The message is not an EIP-4361 sign-in message.");
+    const now = ctx.clock.now();
+    const verified = await verifySiweMessage(
+      ctx.config.siwe,
+      { message: input.message, signature: input.signature, address: claimed },
+      now,
+    );
+    // Spent before anything else is checked: a refused sign-in message cannot be sent again.
+    await spendNonce(ctx.db, verified.nonce, verified.address, now);
+    if (verified.purpose !== "sign-in" || verified.statement?.trimStart().startsWith("{"))
+      throw wrongPurpose("sign-in");
+    return walletSession(verified.address, ctx.config.siwe.adminAddresses);
+  });
+}
+
+export async function signInWithKey(ctx: SignInContext, presented: string): Promise<SignedIn> {
+  return throttled(ctx, async () => {
+    if (!ctx.adminKeyMatches(presented))
+      throw new AppError("unauthorized", "The admin API key is not valid.");
+    return { role: "admin", via: "api_key" };
+  });
+}
+
+/** Runs a sign-in check for a client that is not blocked; stores the session it yields. */
+async function throttled(ctx: SignInContext, check: () => Promise<Session>): Promise<SignedIn> {
+  const { db, client } = ctx;
+  const waitS = await blockedFor(db, client, ctx.clock.now());
+  if (waitS !== undefined) throw tooManyAttempts(waitS);
+  let session: Session;
+  try {
+    session = await check();
+  } catch (error) {
+    if (error instanceof AppError) await recordFailure(db, client, ctx.clock.now());
+    throw error;
+  }
+  await forgetFailures(db, client);
+  const claims =
+    session.via === "wallet"
+      ? { via: "wallet" as const, address: session.address }
+      : { via: "api_key" as const };
+  const cookie = await startSession(db, claims, {
+    secure: ctx.config.publicUrl.startsWith("https:"),
+    now: ctx.clock.now(),
+  });
+  return { session, cookie };
 }
 
 export function walletSession(address: Address, adminAddresses: ReadonlySet<string>): Session {
   return adminAddresses.has(address.toLowerCase())
     ? { role: "admin", via: "wallet", address }
     : { role: "wallet", via: "wallet", address };
-}
-
-export function signInWithKey(
-  presented: string,
-  adminKeyMatches: (presented: string) => boolean,
-): Session {
-  if (!adminKeyMatches(presented))
-    throw new AppError("unauthorized", "The admin API key is not valid.");
-  return { role: "admin", via: "api_key" };
 }

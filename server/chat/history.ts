@@ -1,8 +1,10 @@
-import { and, asc, desc, eq, gt, lt, or } from "drizzle-orm";
+import { and, asc, desc, eq, gt, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
-import { chatMessages, chatThreads } from "@/db/schema";
+import { agentKeys, chatMessages, chatThreads } from "@/db/schema";
 import { assertAgentExists } from "@/server/agents/agents";
+import { AGENT_CALLER } from "@/server/conversations/threads";
+import { storedUsage } from "@/server/model-call/usage";
 import { beforeIdCursor, decodeCursor, keysetPage } from "@/server/pagination/cursor";
 import type {
   listMessagesInputSchema,
@@ -28,6 +30,7 @@ export async function listMessages(
     .where(
       and(
         eq(chatMessages.aid, input.aid),
+        eq(chatMessages.caller, input.caller),
         eq(chatMessages.chatId, input.chat_id),
         before === undefined ? undefined : lt(chatMessages.id, before),
       ),
@@ -44,14 +47,16 @@ export async function listMessages(
       role: m.role,
       content: m.content,
       created_at: m.createdAt.toISOString(),
+      usage: storedUsage(m),
+      tool_calls: m.toolCalls ?? [],
     })),
     next_cursor: nextCursor,
   };
 }
 
-const threadCursor = z.object({ at: z.iso.datetime(), id: z.string() });
+const threadCursor = z.object({ at: z.iso.datetime(), caller: z.string(), id: z.string() });
 
-/** A page of an agent's threads, most recently active first. */
+/** A page of an agent's threads, most recently active first, each with whose it is. */
 export async function listThreads(
   { db }: Ctx,
   input: z.output<typeof listThreadsInputSchema>,
@@ -59,33 +64,57 @@ export async function listThreads(
   await assertAgentExists(db, input.aid);
   const after = input.cursor ? decodeCursor(input.cursor, threadCursor) : undefined;
   const afterAt = after ? new Date(after.at) : undefined;
+  const t = chatThreads;
   const rows = await db
-    .select()
-    .from(chatThreads)
+    .select({ thread: t, keyName: agentKeys.name })
+    .from(t)
+    .leftJoin(agentKeys, eq(sql`'key:' || ${agentKeys.id}`, t.caller))
     .where(
       and(
-        eq(chatThreads.aid, input.aid),
+        eq(t.aid, input.aid),
+        input.caller === undefined ? undefined : eq(t.caller, input.caller),
         after && afterAt
           ? or(
-              lt(chatThreads.lastMessageAt, afterAt),
-              and(eq(chatThreads.lastMessageAt, afterAt), gt(chatThreads.chatId, after.id)),
+              lt(t.lastMessageAt, afterAt),
+              and(
+                eq(t.lastMessageAt, afterAt),
+                or(
+                  gt(t.caller, after.caller),
+                  and(eq(t.caller, after.caller), gt(t.chatId, after.id)),
+                ),
+              ),
             )
           : undefined,
       ),
     )
-    .orderBy(desc(chatThreads.lastMessageAt), asc(chatThreads.chatId))
+    .orderBy(desc(t.lastMessageAt), asc(t.caller), asc(t.chatId))
     .limit(input.limit + 1);
   const { page, nextCursor } = keysetPage(rows, input.limit, (last) => ({
-    at: last.lastMessageAt.toISOString(),
-    id: last.chatId,
+    at: last.thread.lastMessageAt.toISOString(),
+    caller: last.thread.caller,
+    id: last.thread.chatId,
   }));
   return {
-    threads: page.map((t) => ({
-      chat_id: t.chatId,
-      message_count: t.messageCount,
-      created_at: t.createdAt.toISOString(),
-      last_message_at: t.lastMessageAt.toISOString(),
+    threads: page.map(({ thread, keyName }) => ({
+      caller: thread.caller,
+      caller_label: callerLabel(thread.caller, keyName),
+      chat_id: thread.chatId,
+      message_count: thread.messageCount,
+      created_at: thread.createdAt.toISOString(),
+      last_message_at: thread.lastMessageAt.toISOString(),
     })),
     next_cursor: nextCursor,
   };
+}
+
+/** Whose a thread is, in words (see chat_threads.caller for the stored forms). */
+function callerLabel(caller: string, keyName: string | null): string {
+  if (caller === "admin") return "admin";
+  if (caller === AGENT_CALLER) return "autonomous runs";
+  if (caller === "shared") return "shared (before thread owners)";
+  const [kind, id = ""] = caller.split(/:(.*)/s);
+  if (kind === "key") return keyName === null ? `key ${id}` : `key '${keyName}'`;
+  if (kind === "addr") return `address #${id.slice(0, 8)}`;
+  if (kind === "wallet") return `wallet ${id.slice(0, 6)}…${id.slice(-4)}`;
+  return caller;
 }

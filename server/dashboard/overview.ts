@@ -2,6 +2,7 @@ import { count, desc, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { agentQuotas, agents, autonomousRuns, DEPLOYMENT_STATUSES, deployments } from "@/db/schema";
+import { quotaFilterSql } from "@/server/agents/list";
 import type { Clock } from "@/server/clock";
 import { utcDay, utcMonth } from "@/server/quota/periods";
 import { presentRun } from "@/server/scheduler/history";
@@ -12,8 +13,10 @@ import { runSchema } from "@/server/scheduler/schema";
 export const overviewSchema = z.object({
   agents: z.object({ total: z.int(), autonomous: z.int() }),
   messages: z.object({ today: z.int(), this_month: z.int() }),
-  /** Agents at 80% or more of a daily or monthly message limit. */
+  /** Agents at 80% or more of any of their five limits: the agents listing's `quota=near`. */
   agents_near_limit: z.int(),
+  /** Agents at a limit (the next use of that kind is refused): the listing's `quota=over`. */
+  agents_over_limit: z.int(),
   recent_runs: z.array(runSchema),
   deployments_by_status: z.record(z.string(), z.int()),
 });
@@ -41,9 +44,10 @@ export async function overview({
     .select({
       today: sql<number>`coalesce(sum(${daily}), 0)`.mapWith(Number),
       thisMonth: sql<number>`coalesce(sum(${monthly}), 0)`.mapWith(Number),
-      nearLimit: sql<number>`count(*) FILTER (WHERE
-        (${agentQuotas.messageLimitDaily} > 0 AND ${daily} >= 0.8 * ${agentQuotas.messageLimitDaily}) OR
-        (${agentQuotas.messageLimitMonthly} > 0 AND ${monthly} >= 0.8 * ${agentQuotas.messageLimitMonthly}))`.mapWith(
+      nearLimit: sql<number>`count(*) FILTER (WHERE ${quotaFilterSql("near", day, month)})`.mapWith(
+        Number,
+      ),
+      overLimit: sql<number>`count(*) FILTER (WHERE ${quotaFilterSql("over", day, month)})`.mapWith(
         Number,
       ),
     })
@@ -60,6 +64,7 @@ export async function overview({
     agents: { total: agentCounts?.total ?? 0, autonomous: agentCounts?.autonomous ?? 0 },
     messages: { today: usage?.today ?? 0, this_month: usage?.thisMonth ?? 0 },
     agents_near_limit: usage?.nearLimit ?? 0,
+    agents_over_limit: usage?.overLimit ?? 0,
     recent_runs: recent.map(presentRun),
     deployments_by_status: deploymentsByStatus,
   };

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, desc, eq, lt } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, lt } from "drizzle-orm";
 import { getAddress } from "viem";
-import type { z } from "zod";
+import { z } from "zod";
 import type { Db } from "@/db/client";
 import {
   type DeploymentHistoryRow,
@@ -12,10 +12,13 @@ import {
 import type { Clock } from "@/server/clock";
 import type { Config } from "@/server/config";
 import { AppError } from "@/server/errors";
-import { beforeIdCursor, decodeCursor, keysetPage } from "@/server/pagination/cursor";
+import { metrics } from "@/server/observability/metrics";
+import { beforeIdCursor, decodeCursor, encodeCursor } from "@/server/pagination/cursor";
+import { parseJsonStatement } from "@/server/siwe/json-statement";
 import { spendNonce } from "@/server/siwe/nonces";
 import { checkPrivyToken } from "@/server/siwe/privy";
-import { verifySiweMessage } from "@/server/siwe/verify";
+import { verifySiweMessage, wrongPurpose } from "@/server/siwe/verify";
+import { isAdmin, notYours, refusal } from "./permissions";
 import {
   type createDeploymentInputSchema,
   type Deployment,
@@ -26,7 +29,6 @@ import {
   statusStatementSchema,
   type statusUpdateInputSchema,
 } from "./schema";
-import { allowedNext, canTransition } from "./transitions";
 
 type Ctx = { db: Db; clock: Clock };
 
@@ -77,6 +79,7 @@ export async function createDeployment(
       proposalId: input.proposal_id ?? null,
       deploymentDetails: input.deployment_details ?? {},
       proposal: input.proposal,
+      workerAddress: input.worker_address ? getAddress(input.worker_address) : null,
       status: "init",
       createdAt: now,
       updatedAt: now,
@@ -91,7 +94,16 @@ export async function createDeployment(
   return presentDeployment(row);
 }
 
-/** A page of deployments, newest first, filtered by owner, status and proposal. */
+/**
+ * Where a page of deployments starts: older than `before` (the next page), or newer than
+ * `after` (the page before, read backwards).
+ */
+const deploymentCursor = z.union([beforeIdCursor, z.object({ after: z.int().positive() })]);
+
+/**
+ * A page of deployments, newest first, filtered by owner, status and proposal, with cursors
+ * both ways and, when asked, how many match over all pages.
+ */
 export async function listDeployments(
   { db }: Ctx,
   input: z.output<typeof listDeploymentsInputSchema>,
@@ -102,22 +114,46 @@ export async function listDeployments(
     throw new AppError("forbidden", "A wallet may list its own deployments only.");
   }
   const userAddress = owner ?? input.user_address;
-  const before = input.cursor ? decodeCursor(input.cursor, beforeIdCursor).before : undefined;
+  const cursor = input.cursor ? decodeCursor(input.cursor, deploymentCursor) : undefined;
+  const backwards = cursor !== undefined && "after" in cursor;
+  const filters = and(
+    userAddress ? eq(deployments.userAddress, getAddress(userAddress)) : undefined,
+    input.status ? eq(deployments.status, input.status) : undefined,
+    input.proposal_id === undefined ? undefined : eq(deployments.proposalId, input.proposal_id),
+  );
   const rows = await db
     .select()
     .from(deployments)
     .where(
       and(
-        userAddress ? eq(deployments.userAddress, getAddress(userAddress)) : undefined,
-        input.status ? eq(deployments.status, input.status) : undefined,
-        input.proposal_id === undefined ? undefined : eq(deployments.proposalId, input.proposal_id),
-        before === undefined ? undefined : lt(deployments.id, before),
+        filters,
+        cursor === undefined
+          ? undefined
+          : "after" in cursor
+            ? gt(deployments.id, cursor.after)
+            : lt(deployments.id, cursor.before),
       ),
     )
-    .orderBy(desc(deployments.id))
+    .orderBy(backwards ? asc(deployments.id) : desc(deployments.id))
     .limit(input.limit + 1);
-  const { page, nextCursor } = keysetPage(rows, input.limit, (last) => ({ before: last.id }));
-  return { deployments: page.map(presentDeployment), next_cursor: nextCursor };
+  const more = rows.length > input.limit;
+  const page = rows.slice(0, input.limit);
+  if (backwards) page.reverse();
+  const first = page[0];
+  const last = page.at(-1);
+  const hasNext = backwards ? true : more;
+  const hasPrevious = backwards ? more : cursor !== undefined;
+  let total: number | undefined;
+  if (input.include_total) {
+    const [counted] = await db.select({ n: count() }).from(deployments).where(filters);
+    total = counted?.n ?? 0;
+  }
+  return {
+    deployments: page.map(presentDeployment),
+    next_cursor: hasNext && last ? encodeCursor({ before: last.id }) : null,
+    prev_cursor: hasPrevious && first ? encodeCursor({ after: first.id }) : null,
+    ...(total === undefined ? {} : { total }),
+  };
 }
 
 /** One deployment with its status history, oldest change first. */
@@ -149,13 +185,22 @@ export async function updateStatus(
   input: z.output<typeof statusUpdateInputSchema>,
 ): Promise<Deployment> {
   const now = clock.now();
+  // Refusals before the signature is known good leave the nonce: the message was not the
+  // signer's to spend. Every refusal after it spends it, so a signed message works once.
   const message = await verifySiweMessage(
     config.siwe,
     { message: input.siwe_msg, signature: input.signature, address: input.user_address },
     now,
   );
-  const statement = parseStatement(message.statement);
-  await checkPrivyToken(config.privy, input.privy_token);
+  let statement: StatusStatement;
+  try {
+    if (message.purpose !== "status-update") throw wrongPurpose("status-update");
+    statement = parseStatement(message.statement);
+    await checkPrivyToken(config.privy, input.privy_token, message.address);
+  } catch (error) {
+    await spendNonce(db, message.nonce, message.address, now);
+    throw error;
+  }
 
   const outcome = await db.transaction(async (tx) => {
     await spendNonce(tx, message.nonce, message.address, now);
@@ -164,15 +209,9 @@ export async function updateStatus(
       .from(deployments)
       .where(eq(deployments.requestId, statement.request_id))
       .for("update");
-    if (!current) {
-      return {
-        refused: new AppError(
-          "deployment_not_found",
-          `No deployment has request_id '${statement.request_id}'.`,
-        ),
-      };
-    }
-    const refused = refusal(current, statement, message.address, config.siwe.adminAddresses);
+    // Committed with the nonce spent: a refused message cannot be sent again either.
+    if (!current) return { refused: notYours(statement.request_id) };
+    const refused = refusal(current, statement, message.address, config.siwe);
     if (refused) return { refused };
 
     const claims =
@@ -198,14 +237,11 @@ export async function updateStatus(
       deploymentDetails: statement.deployment_details ?? null,
       createdAt: now,
     });
-    return { updated: updated as DeploymentRow };
+    return { updated: updated as DeploymentRow, from: current.status };
   });
   if ("refused" in outcome) throw outcome.refused;
+  metrics.deploymentChanges.inc({ from: outcome.from, to: statement.status });
   return presentDeployment(outcome.updated);
-}
-
-function isAdmin(address: string, config: Pick<Config, "siwe">): boolean {
-  return config.siwe.adminAddresses.has(address.toLowerCase());
 }
 
 /** The statement is a JSON object (the form worker SDKs sign); anything else is a 400. */
@@ -216,16 +252,7 @@ function parseStatement(statement: string | undefined): StatusStatement {
       "The message has no statement; it must be a JSON object with request_id and status.",
     );
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(statement);
-  } catch {
-    throw new AppError(
-      "invalid_statement",
-      "The message's statement is not JSON; it must be a JSON object with request_id and status.",
-    );
-  }
-  return statementOrError(value);
+  return statementOrError(parseJsonStatement(statement));
 }
 
 function statementOrError(value: unknown): StatusStatement {
@@ -244,43 +271,4 @@ function statementOrError(value: unknown): StatusStatement {
       })),
     },
   );
-}
-
-/** Why `signer` may not make this change, if it may not. */
-function refusal(
-  current: DeploymentRow,
-  statement: StatusStatement,
-  signer: string,
-  adminAddresses: ReadonlySet<string>,
-): AppError | undefined {
-  const admin = adminAddresses.has(signer.toLowerCase());
-  const assignedTo = current.workerAddress;
-  if (!admin && assignedTo && assignedTo !== signer) {
-    if (statement.status === "pick_up") {
-      return new AppError(
-        "already_claimed",
-        `Deployment '${current.requestId}' has already been picked up by another worker.`,
-      );
-    }
-    return new AppError(
-      "forbidden",
-      `Deployment '${current.requestId}' is assigned to another worker.`,
-    );
-  }
-  if (!admin && !assignedTo && statement.status !== "pick_up") {
-    return new AppError(
-      "forbidden",
-      `Deployment '${current.requestId}' is not assigned to you: a worker claims it by signing pick_up first.`,
-    );
-  }
-  if (!canTransition(current.status, statement.status)) {
-    const next = allowedNext(current.status);
-    return new AppError(
-      "transition_not_allowed",
-      `A deployment in ${current.status} cannot move to ${statement.status}; ${
-        next.length > 0 ? `it can move to ${next.join(", ")}` : `${current.status} is final`
-      }.`,
-    );
-  }
-  return undefined;
 }

@@ -1,17 +1,16 @@
-import { isAddress } from "viem";
 import { z } from "zod";
 import { DEPLOYMENT_STATUSES } from "@/server/deployments/statuses";
-import { pageParams } from "@/server/pagination/schema";
+import { isoDateTime } from "@/server/iso-date-time";
+import { includeTotalParam, pageOutputFields, pageParams } from "@/server/pagination/schema";
 import { jsonWithoutNul, NUL_RULE, storableString } from "@/server/text";
 
 /** Deployment schemas, defined once for the procedures, REST, OpenAPI and the dashboard. */
 
 export const addressSchema = z
   .string({ error: "must be a 0x-prefixed Ethereum address" })
-  .refine(
-    (value) => isAddress(value, { strict: false }),
-    "must be a 0x-prefixed Ethereum address of 40 hex digits",
-  )
+  // What viem's isAddress checks without `strict` (mixed case need not be a checksum), as a
+  // pattern, so the OpenAPI document shows it.
+  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed Ethereum address of 40 hex digits")
   .meta({ examples: ["0x5B38Da6a701c568545dCfcB03FcB875f56beddC4"] });
 
 export const statusSchema = z.enum(DEPLOYMENT_STATUSES, {
@@ -57,9 +56,11 @@ export const createDeploymentInputSchema = z.strictObject({
   proposal_id: z.int().min(0).max(2_147_483_647).optional(),
   deployment_details: detailsSchema.optional(),
   proposal: proposalSchema,
+  worker_address: addressSchema.optional().meta({
+    description:
+      "The worker it is assigned to from the start; left out, the first allowed worker that signs pick_up claims it.",
+  }),
 });
-
-const isoDateTime = z.iso.datetime({ offset: true });
 
 /** The deployment record exactly as the interface gives it (note `Status`), plus assignment and times. */
 export const deploymentSchema = z
@@ -107,11 +108,12 @@ export const listDeploymentsInputSchema = z.strictObject({
     .number({ error: "must be a whole number" })
     .int("must be a whole number")
     .optional(),
+  include_total: includeTotalParam("deployments"),
 });
 
 export const listDeploymentsOutputSchema = z.object({
   deployments: z.array(deploymentSchema),
-  next_cursor: z.string().nullable(),
+  ...pageOutputFields("deployments"),
 });
 
 export const deploymentIdInputSchema = z.strictObject({
@@ -132,7 +134,7 @@ export const statusUpdateInputSchema = z
     siwe_msg: z.string({ error: "must be the signed EIP-4361 message" }).min(1).max(20_000),
     privy_token: z.string().max(10_000).nullish().meta({
       description:
-        "A Privy access token; checked when Privy is configured, required only if so configured.",
+        "A Privy token, checked when Privy is configured: an identity token must list the signing wallet among its linked accounts; with PRIVY_REQUIRED it must be such an identity token.",
     }),
   })
   .meta({ id: "StatusUpdate" });
@@ -147,6 +149,16 @@ export const statusStatementSchema = z.object({
 });
 
 export type StatusStatement = z.infer<typeof statusStatementSchema>;
+
+export const changeOptionsInputSchema = deploymentIdInputSchema.extend({
+  signer: addressSchema.meta({ description: "The wallet that would sign the change." }),
+});
+
+export const changeOptionsSchema = z.object({
+  statuses: z.array(statusSchema),
+  reason: z.string().nullable().meta({ description: "Why there is no change to offer." }),
+  privy_token: z.enum(["ignored", "optional", "required"]),
+});
 
 export const nonceInputSchema = z.strictObject({ user_address: addressSchema });
 

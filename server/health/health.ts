@@ -2,11 +2,21 @@ import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import packageJson from "@/package.json" with { type: "json" };
+import { databaseUnavailable } from "@/server/errors";
 
 export const healthSchema = z
   .object({
     status: z.enum(["healthy", "unhealthy"]),
-    database: z.enum(["ok", "timeout", "unreachable"]),
+    database: z.enum(["ok", "timeout", "unreachable", "locked"]).meta({
+      description:
+        "`timeout`: no answer within 1 s; `unreachable`: the database cannot be reached or " +
+        "(embedded) could not be opened; `locked`: the embedded database's data directory is in " +
+        "use by another process.",
+    }),
+    reason: z
+      .string()
+      .optional()
+      .meta({ description: "Why the database is not `ok`, in a sentence; only when it is not." }),
     database_kind: z.enum(["pglite", "postgres"]).optional(),
     provider: z.string().meta({ description: "The model provider that answers chats." }),
     version: z.string(),
@@ -50,14 +60,25 @@ export async function checkHealth(
   return healthReport(await checkDatabase(db, timeoutMs), facts);
 }
 
-/** The report for a database state; also what /health says when the database never opened. */
+const REASONS: Record<Exclude<Health["database"], "ok">, string> = {
+  timeout: "The database did not answer a trivial query in time.",
+  unreachable: databaseUnavailable().detail,
+  locked: "The embedded database's data directory is in use by another process.",
+};
+
+/**
+ * The report for a database state; also what /health says when the database never opened
+ * (then with the `reason` of that failure).
+ */
 export function healthReport(
   database: Health["database"],
   { startedAt, now, provider, databaseKind }: HealthFacts,
+  reason?: string,
 ): Health {
   return {
     status: database === "ok" ? "healthy" : "unhealthy",
     database,
+    ...(database === "ok" ? {} : { reason: reason ?? REASONS[database] }),
     ...(databaseKind ? { database_kind: databaseKind } : {}),
     provider,
     version: packageJson.version,
@@ -71,13 +92,13 @@ export function healthOf(ctx: {
   startedAt: Date;
   clock: { now(): Date };
   databaseKind?: Health["database_kind"];
-  chat: { provider: { name: string } };
+  model: { provider: { name: string } };
 }): Promise<Health> {
   return checkHealth({
     db: ctx.db,
     startedAt: ctx.startedAt,
     now: ctx.clock.now(),
     databaseKind: ctx.databaseKind,
-    provider: ctx.chat.provider.name,
+    provider: ctx.model.provider.name,
   });
 }

@@ -42,3 +42,6 @@ export function keysetPage<T>(
     nextCursor: rows.length > limit && last !== undefined ? encodeCursor(position(last)) : null,
   };
 }
+
+/** The cursor of a page of a ranking (no stable key to page by): how many came before it. */
+export const offsetCursor = z.object({ offset: z.int().min(0).max(1_000_000) });

@@ -3,7 +3,8 @@ import type { ModelProvider, ModelRequest } from "./provider";
 /**
  * The built-in provider when no endpoint is configured: it answers at once and
  * deterministically, so the whole service (quotas, threads, streaming) runs offline.
- * The reply repeats the last user message and says how much history came with it.
+ * The reply repeats the last user message and says how much history came with it. It reports
+ * no usage, so its token counts are estimated, as for any provider that does not say.
  */
 export function echoReply(request: Pick<ModelRequest, "messages">): string {
   const last = request.messages.at(-1);
@@ -15,13 +16,13 @@ export const echoProvider: ModelProvider = {
   name: "echo",
   async generate(request) {
     request.signal.throwIfAborted();
-    return echoReply(request);
+    return { text: echoReply(request) };
   },
   async *stream(request) {
     // Word by word, so streaming clients see several chunks.
-    for (const chunk of echoReply(request).match(/\S+\s*/g) ?? []) {
+    for (const text of echoReply(request).match(/\S+\s*/g) ?? []) {
       request.signal.throwIfAborted();
-      yield chunk;
+      yield { text };
     }
   },
 };

@@ -1,8 +1,14 @@
 import { and, eq, inArray, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
+import { rowsOf } from "@/db/rows";
 import { type AgentQuotaRow, agentQuotas } from "@/db/schema";
-import type { Quota, QuotaLimitField } from "@/server/agents/schema";
+import {
+  QUOTA_COUNTERS,
+  type Quota,
+  type QuotaCounterName,
+  type QuotaLimitField,
+} from "@/server/agents/schema";
 import type { Clock } from "@/server/clock";
 import type { QuotaLimits } from "@/server/config";
 import { writeReliably } from "@/server/write-reliably";
@@ -14,6 +20,13 @@ import {
   utcDay,
   utcMonth,
 } from "./periods";
+import {
+  TOKEN_BUDGETS,
+  type TokenBudget,
+  tokenFigure,
+  tokensUsed,
+  withinTokenBudgets,
+} from "./tokens";
 
 /**
  * The quota model: per agent, message counters (total, monthly, daily) and autonomous-run
@@ -30,7 +43,7 @@ export type QuotaKind = "message" | "autonomous";
 type Period = "total" | "monthly" | "daily";
 
 type CounterKey = keyof AgentQuotaRow & `${string}Count${string}`;
-type LimitKey = keyof AgentQuotaRow & `${string}Limit${string}`;
+type LimitKey = keyof AgentQuotaRow & (`${string}Limit${string}` | `tokenLimit${string}`);
 type PeriodKey = "messageMonth" | "messageDay" | "autonomousMonth";
 
 type Counter = {
@@ -114,6 +127,11 @@ function effectiveCount(counter: Counter, day: unknown, month: unknown): SQL {
   if (!counter.periodColumn) return sql`${count}`;
   const stored = agentQuotas[counter.periodColumn];
   return sql`(CASE WHEN ${stored} = ${periodValue(counter, day, month)} THEN ${count} ELSE 0 END)`;
+}
+
+/** What a consume counts in, for `consumeUpdate`: the UTC day and month of `now`. */
+export function consumePeriods(now: Date) {
+  return { day: utcDay(now), month: utcMonth(now), now: now.toISOString() };
 }
 
 /** Atomically checks every limit of `kind` and counts one use. */
@@ -207,16 +225,21 @@ function consumeStatement(db: Db, kind: QuotaKind) {
 
 /**
  * Counts one use of `kind` on the agents `which` selects, where every limit has room; returns
- * the rows it counted. `day`, `month` and `now` are values or placeholders.
+ * the rows it counted. `day`, `month` and `now` are values or placeholders. Also usable as a
+ * WITH clause of a larger statement (the chat's opening read): a refusal is then explained by
+ * `consumeQuota`, which tries again and names the limit.
  */
-function consumeUpdate(
+export function consumeUpdate(
   db: Db,
   kind: QuotaKind,
   which: SQL,
   { day, month, now }: { day: unknown; month: unknown; now: unknown },
 ) {
   const counters = COUNTERS[kind];
-  const set: Record<string, unknown> = { [LAST_AT[kind]]: sql`${now}` };
+  const set: Record<string, unknown> = {
+    [LAST_AT[kind]]: sql`${now}`,
+    tokenHolds: sql`${agentQuotas.tokenHolds} + 1`,
+  };
   for (const counter of counters) {
     set[counter.count] = sql`${effectiveCount(counter, day, month)} + 1`;
     if (counter.periodColumn) set[counter.periodColumn] = sql`${periodValue(counter, day, month)}`;
@@ -230,7 +253,7 @@ function consumeUpdate(
   return db
     .update(agentQuotas)
     .set(set)
-    .where(and(which, ...withinLimits))
+    .where(and(which, ...withinLimits, ...withinTokenBudgets(day, month)))
     .returning();
 }
 
@@ -243,7 +266,7 @@ export function autonomousReservation(aid: string, month: string): Reservation {
 /** Gives back one use taken by `reservation`, in the periods it was taken from. */
 export async function refundQuota({ db }: { db: Db }, reservation: Reservation): Promise<void> {
   const { aid, kind, day, month } = reservation;
-  const set: Record<string, SQL> = {};
+  const set: Record<string, SQL> = { tokenHolds: sql`GREATEST(${agentQuotas.tokenHolds} - 1, 0)` };
   for (const counter of COUNTERS[kind]) {
     const count = agentQuotas[counter.count];
     const decremented = sql`GREATEST(${count} - 1, 0)`;
@@ -252,6 +275,31 @@ export async function refundQuota({ db }: { db: Db }, reservation: Reservation):
       : decremented;
   }
   await db.update(agentQuotas).set(set).where(eq(agentQuotas.aid, aid));
+}
+
+/**
+ * Gives back the message uses that `released` returns (a data-modifying statement yielding
+ * `aid`, `day`, `month` rows, such as a DELETE of chat reservations), in the same statement,
+ * each to the periods it was taken from. Returns how many uses it gave back. Used one at a
+ * time (a chat that failed) and in bulk (the sweep of chats whose process died).
+ */
+export async function refundReleasedMessageUses(db: Db, released: SQL): Promise<number> {
+  const q = agentQuotas;
+  const result = await db.execute(sql`
+    WITH released AS (${released}), refunded AS (
+      UPDATE ${q} SET
+        ${sql.identifier("message_count_total")} = GREATEST(${q.messageCountTotal}
+          - (SELECT count(*) FROM released r WHERE r.aid = ${q.aid}), 0),
+        ${sql.identifier("message_count_monthly")} = GREATEST(${q.messageCountMonthly}
+          - (SELECT count(*) FROM released r WHERE r.aid = ${q.aid} AND r.month = ${q.messageMonth}), 0),
+        ${sql.identifier("message_count_daily")} = GREATEST(${q.messageCountDaily}
+          - (SELECT count(*) FROM released r WHERE r.aid = ${q.aid} AND r.day = ${q.messageDay}), 0),
+        ${sql.identifier("token_holds")} = GREATEST(${q.tokenHolds}
+          - (SELECT count(*) FROM released r WHERE r.aid = ${q.aid}), 0)
+      WHERE ${q.aid} IN (SELECT aid FROM released)
+    )
+    SELECT count(*)::int AS uses FROM released`);
+  return rowsOf<{ uses: number }>(result)[0]?.uses ?? 0;
 }
 
 /** The stored count for `counter` as of `now` (0 when its period has passed). */
@@ -267,29 +315,43 @@ export function findExceeded(
   kind: QuotaKind,
   now: Date,
 ): QuotaExceeded | undefined {
-  const hit = COUNTERS[kind]
-    .filter((counter) => {
-      const limit = row[counter.limit];
-      return limit !== null && effectiveCountOf(row, counter, now) >= limit;
-    })
-    .map((counter) => {
-      const limit = row[counter.limit] as number;
-      const resetsAt = limit === 0 ? null : resetTime(counter.period, now);
-      return { counter, limit, resetsAt };
+  const uses = COUNTERS[kind].map((counter) => ({
+    period: counter.period,
+    limitField: counter.limitField,
+    limit: row[counter.limit],
+    used: effectiveCountOf(row, counter, now),
+    describe: (limit: number, resetsAt: Date | null) =>
+      describeExceeded(row.aid, kind, counter.period, limit, resetsAt),
+  }));
+  // A budget's tokens in flight count one each (see tokens.ts), as the consume counted them.
+  const budgets = TOKEN_BUDGETS.map((budget: TokenBudget) => ({
+    period: budget.period,
+    limitField: budget.limitField,
+    limit: row[budget.limit],
+    used: tokensUsed(row, budget, now) + row.tokenHolds,
+    describe: (limit: number, resetsAt: Date | null) =>
+      describeTokensExceeded(row, budget, limit, resetsAt, now),
+  }));
+  const hit = [...uses, ...budgets]
+    .filter(({ limit, used }) => limit !== null && used >= limit)
+    .map((use) => {
+      const limit = use.limit as number;
+      const resetsAt = limit === 0 ? null : resetTime(use.period, now);
+      return { ...use, limit, resetsAt };
     })
     // Never-freeing limits first, then the latest reset: waiting for an earlier one is useless.
     .sort((a, b) => (b.resetsAt?.getTime() ?? Infinity) - (a.resetsAt?.getTime() ?? Infinity));
   const binding = hit[0];
   if (!binding) return undefined;
-  const { counter, limit, resetsAt } = binding;
+  const { period, limitField, limit, resetsAt } = binding;
   return {
     kind,
-    period: counter.period,
-    limitField: counter.limitField,
+    period,
+    limitField,
     limit,
     resetsAt,
     retryAfterS: resetsAt ? secondsUntil(now, resetsAt) : null,
-    detail: describeExceeded(row.aid, kind, counter.period, limit, resetsAt),
+    detail: binding.describe(limit, resetsAt),
   };
 }
 
@@ -315,6 +377,25 @@ function describeExceeded(
   return `${label} ${what} limit reached for agent '${aid}': ${limit.toLocaleString("en")} ${plural} allowed, ${when}.`;
 }
 
+function describeTokensExceeded(
+  row: AgentQuotaRow,
+  budget: TokenBudget,
+  limit: number,
+  resetsAt: Date | null,
+  now: Date,
+) {
+  const label = { total: "Total", monthly: "Monthly", daily: "Daily" }[budget.period];
+  const used = tokensUsed(row, budget, now);
+  const inFlight =
+    row.tokenHolds > 0
+      ? ` and ${row.tokenHolds.toLocaleString("en")} ${row.tokenHolds === 1 ? "reply" : "replies"} in progress`
+      : "";
+  const when = resetsAt
+    ? `it resets at ${resetsAt.toISOString().replace(".000Z", "Z")}`
+    : "it does not reset by itself; an admin can raise it";
+  return `${label} token limit reached for agent '${row.aid}': ${limit.toLocaleString("en")} tokens allowed, ${used.toLocaleString("en")} used${inFlight}; ${when}.`;
+}
+
 /** The quota as the API shows it: effective counts, limits and the next reset times. */
 export function presentQuota(row: AgentQuotaRow, now: Date): Quota {
   const count = (kind: QuotaKind, period: Period) => {
@@ -332,10 +413,31 @@ export function presentQuota(row: AgentQuotaRow, now: Date): Quota {
     autonomous_limit_total: row.autonomousLimitTotal,
     autonomous_count_monthly: count("autonomous", "monthly"),
     autonomous_limit_monthly: row.autonomousLimitMonthly,
+    ...presentTokens(row, now),
     last_message_at: row.lastMessageAt?.toISOString() ?? null,
     last_autonomous_at: row.lastAutonomousAt?.toISOString() ?? null,
     daily_resets_at: periodsAt(now).dailyResetsAt,
     monthly_resets_at: periodsAt(now).monthlyResetsAt,
+  };
+}
+
+function presentTokens(row: AgentQuotaRow, now: Date) {
+  const [total, monthly, daily] = TOKEN_BUDGETS as [TokenBudget, TokenBudget, TokenBudget];
+  const figure = (budget: TokenBudget, column: "input" | "output" | "cost") =>
+    tokenFigure(row, budget, column, now);
+  return {
+    input_tokens_total: figure(total, "input"),
+    output_tokens_total: figure(total, "output"),
+    cost_total: figure(total, "cost"),
+    token_limit_total: row.tokenLimitTotal,
+    input_tokens_monthly: figure(monthly, "input"),
+    output_tokens_monthly: figure(monthly, "output"),
+    cost_monthly: figure(monthly, "cost"),
+    token_limit_monthly: row.tokenLimitMonthly,
+    input_tokens_daily: figure(daily, "input"),
+    output_tokens_daily: figure(daily, "output"),
+    cost_daily: figure(daily, "cost"),
+    token_limit_daily: row.tokenLimitDaily,
   };
 }
 
@@ -361,23 +463,50 @@ export const LIMIT_COLUMNS: Record<QuotaLimitField, LimitKey> = {
   message_limit_daily: "messageLimitDaily",
   autonomous_limit_total: "autonomousLimitTotal",
   autonomous_limit_monthly: "autonomousLimitMonthly",
+  token_limit_total: "tokenLimitTotal",
+  token_limit_monthly: "tokenLimitMonthly",
+  token_limit_daily: "tokenLimitDaily",
 };
 
-/** Sets every counter of an agent back to 0, in the current periods (the limits stay). */
-export async function resetQuotaCounts({ db, clock }: QuotaContext, aid: string): Promise<boolean> {
+/**
+ * Sets the named counters of an agent back to 0 (all of them when none are named), the periodic
+ * ones in the current period; the limits stay. False when there is no such agent.
+ */
+export async function resetQuotaCounts(
+  { db, clock }: QuotaContext,
+  aid: string,
+  counters: readonly QuotaCounterName[] = QUOTA_COUNTERS,
+): Promise<boolean> {
   const now = clock.now();
+  const set: Partial<typeof agentQuotas.$inferInsert> = {};
+  const named = new Set(counters);
+  if (named.has("message_total")) set.messageCountTotal = 0;
+  if (named.has("message_monthly"))
+    Object.assign(set, { messageCountMonthly: 0, messageMonth: utcMonth(now) });
+  if (named.has("message_daily"))
+    Object.assign(set, { messageCountDaily: 0, messageDay: utcDay(now) });
+  if (named.has("autonomous_total")) set.autonomousCountTotal = 0;
+  if (named.has("autonomous_monthly"))
+    Object.assign(set, { autonomousCountMonthly: 0, autonomousMonth: utcMonth(now) });
+  if (named.has("token_total"))
+    Object.assign(set, { inputTokensTotal: 0, outputTokensTotal: 0, costTotal: 0 });
+  if (named.has("token_monthly"))
+    Object.assign(set, {
+      inputTokensMonthly: 0,
+      outputTokensMonthly: 0,
+      costMonthly: 0,
+      tokenMonth: utcMonth(now),
+    });
+  if (named.has("token_daily"))
+    Object.assign(set, {
+      inputTokensDaily: 0,
+      outputTokensDaily: 0,
+      costDaily: 0,
+      tokenDay: utcDay(now),
+    });
   const reset = await db
     .update(agentQuotas)
-    .set({
-      messageCountTotal: 0,
-      messageCountMonthly: 0,
-      messageCountDaily: 0,
-      autonomousCountTotal: 0,
-      autonomousCountMonthly: 0,
-      messageDay: utcDay(now),
-      messageMonth: utcMonth(now),
-      autonomousMonth: utcMonth(now),
-    })
+    .set(set)
     .where(eq(agentQuotas.aid, aid))
     .returning({ aid: agentQuotas.aid });
   return reset.length > 0;

@@ -1,11 +1,13 @@
 import { z } from "zod";
-import { agentNotFound, getAgent, listAgents, upsertAgent } from "@/server/agents/agents";
+import { agentNotFound, deleteAgent, getAgent, upsertAgent } from "@/server/agents/agents";
+import { listAgents } from "@/server/agents/list";
 import {
   agentInputSchema,
   agentSchema,
+  aidInputSchema,
   listAgentsInputSchema,
   listAgentsOutputSchema,
-  lookupAidSchema,
+  resetQuotaInputSchema,
   upsertAgentOutputSchema,
 } from "@/server/agents/schema";
 import { resetQuotaCounts } from "@/server/quota/quota";
@@ -15,8 +17,14 @@ export const agentsRouter = router({
   upsert: adminProcedure
     .input(agentInputSchema)
     .output(upsertAgentOutputSchema)
-    .mutation(({ ctx, input }) =>
-      upsertAgent({ ...ctx, quotaDefaults: ctx.config.quotaDefaults }, input),
+    .mutation(({ ctx, input }) => upsertAgent(ctx, input)),
+
+  /** The dashboard's "New agent": like upsert, but an aid in use is refused (409), not updated. */
+  create: adminProcedure
+    .input(agentInputSchema)
+    .output(agentSchema)
+    .mutation(
+      async ({ ctx, input }) => (await upsertAgent(ctx, input, { createOnly: true })).agent,
     ),
 
   list: adminProcedure
@@ -24,17 +32,23 @@ export const agentsRouter = router({
     .output(listAgentsOutputSchema)
     .query(({ ctx, input }) => listAgents(ctx, input)),
 
-  /** Sets the agent's five counters back to 0 (the limits stay). */
+  /** Sets the agent's counters back to 0, those named or all of them (the limits stay). */
   resetQuota: adminProcedure
-    .input(z.strictObject({ aid: lookupAidSchema }))
+    .input(resetQuotaInputSchema)
     .output(agentSchema)
     .mutation(async ({ ctx, input }) => {
-      if (!(await resetQuotaCounts(ctx, input.aid))) throw agentNotFound(input.aid);
+      if (!(await resetQuotaCounts(ctx, input.aid, input.counters))) throw agentNotFound(input.aid);
       return getAgent(ctx, input.aid);
     }),
 
+  /** Deletes the agent with its threads, runs and keys; the aid may be used again. */
+  delete: adminProcedure
+    .input(aidInputSchema)
+    .output(z.void())
+    .mutation(({ ctx, input }) => deleteAgent(ctx, input.aid)),
+
   get: adminProcedure
-    .input(z.strictObject({ aid: lookupAidSchema }))
+    .input(aidInputSchema)
     .output(agentSchema)
     .query(({ ctx, input }) => getAgent(ctx, input.aid)),
 });

@@ -5,6 +5,10 @@ import { chatRouter } from "@/server/routers/chat";
 import { dashboardRouter } from "@/server/routers/dashboard";
 import { deploymentsRouter } from "@/server/routers/deployments";
 import { healthRouter } from "@/server/routers/health";
+import { keysRouter } from "@/server/routers/keys";
+import { pricesRouter } from "@/server/routers/prices";
+import { toolsRouter } from "@/server/routers/tools";
+import { usageRouter } from "@/server/routers/usage";
 import { createCallerFactory, router } from "@/server/trpc";
 
 export const appRouter = router({
@@ -12,6 +16,10 @@ export const appRouter = router({
   auth: authRouter,
   agents: agentsRouter,
   chat: chatRouter,
+  keys: keysRouter,
+  prices: pricesRouter,
+  usage: usageRouter,
+  tools: toolsRouter,
   autonomous: autonomousRouter,
   deployments: deploymentsRouter,
   dashboard: dashboardRouter,

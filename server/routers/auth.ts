@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { clearedSessionCookie, type Session, sessionCookie } from "@/server/auth/session";
-import { signInWithKey, signInWithWallet } from "@/server/auth/sign-in";
+import { clearedSessionCookie, endAllSessions, endSession } from "@/server/auth/session";
+import { type SignedIn, signInWithKey, signInWithWallet } from "@/server/auth/sign-in";
 import type { Context } from "@/server/context";
 import { nonceInputSchema, nonceOutputSchema } from "@/server/deployments/schema";
 import { issueNonce } from "@/server/siwe/nonces";
-import { publicProcedure, router } from "@/server/trpc";
+import { adminProcedure, publicProcedure, router } from "@/server/trpc";
 
 const sessionSchema = z
   .object({
@@ -14,29 +14,20 @@ const sessionSchema = z
   })
   .nullable();
 
-/** Sets the session cookie on the response (the /api/trpc path; REST clients use the API key). */
-async function startSession(ctx: Context, session: Session): Promise<Session> {
-  const claims =
-    session.via === "wallet"
-      ? { via: "wallet" as const, address: session.address }
-      : { via: "api_key" as const };
-  const secure = ctx.config.publicUrl.startsWith("https:");
-  ctx.resHeaders?.append(
-    "set-cookie",
-    await sessionCookie(claims, { key: ctx.auth.sessionKey, secure, now: ctx.clock.now() }),
-  );
+/** Gives the browser its session cookie (the /api/trpc path; REST clients use the API key). */
+function setCookie(ctx: Context, { session, cookie }: SignedIn) {
+  ctx.resHeaders?.append("set-cookie", cookie);
   return session;
 }
+
+const signInContext = (ctx: Context) => ({ ...ctx, adminKeyMatches: ctx.auth.adminKeyMatches });
 
 export const authRouter = router({
   /** A single-use nonce for a Sign-In with Ethereum message (sign-in or status update). */
   nonce: publicProcedure
     .input(nonceInputSchema)
     .output(nonceOutputSchema)
-    .mutation(async ({ ctx, input }) => {
-      const { nonce, expiresAt } = await issueNonce(ctx, input.user_address);
-      return { nonce, user_address: input.user_address, expires_at: expiresAt.toISOString() };
-    }),
+    .mutation(({ ctx, input }) => issueNonce(ctx, input.user_address)),
 
   signIn: publicProcedure
     .input(
@@ -46,22 +37,31 @@ export const authRouter = router({
       }),
     )
     .output(sessionSchema)
-    .mutation(async ({ ctx, input }) => startSession(ctx, await signInWithWallet(ctx, input))),
+    .mutation(async ({ ctx, input }) =>
+      setCookie(ctx, await signInWithWallet(signInContext(ctx), input)),
+    ),
 
   signInWithKey: publicProcedure
     .input(z.strictObject({ key: z.string().min(1).max(1000) }))
     .output(sessionSchema)
-    .mutation(({ ctx, input }) =>
-      startSession(ctx, signInWithKey(input.key, ctx.auth.adminKeyMatches)),
+    .mutation(async ({ ctx, input }) =>
+      setCookie(ctx, await signInWithKey(signInContext(ctx), input.key)),
     ),
 
-  signOut: publicProcedure.output(z.null()).mutation(({ ctx }) => {
+  /** Ends this browser's session: its token stops working at once, on every instance. */
+  signOut: publicProcedure.output(z.null()).mutation(async ({ ctx }) => {
+    await endSession(ctx.db, ctx.sessionId);
     ctx.resHeaders?.append(
       "set-cookie",
       clearedSessionCookie(ctx.config.publicUrl.startsWith("https:")),
     );
     return null;
   }),
+
+  /** Ends every session, this one too (everyone signs in again). */
+  endAllSessions: adminProcedure
+    .output(z.object({ ended: z.int() }))
+    .mutation(async ({ ctx }) => ({ ended: await endAllSessions(ctx.db) })),
 
   session: publicProcedure.output(sessionSchema).query(({ ctx }) => ctx.session),
 });

@@ -1,7 +1,7 @@
+import { aidInputSchema } from "@/server/agents/schema";
 import { listRuns, presentRun, summarizeRuns } from "@/server/scheduler/history";
 import { runNow } from "@/server/scheduler/runs";
 import {
-  aidInputSchema,
   listRunsInputSchema,
   listRunsOutputSchema,
   runSchema,

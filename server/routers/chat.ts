@@ -1,4 +1,4 @@
-import { sendMessage, streamMessage } from "@/server/chat/chat";
+import { checkChat, sendMessage, streamMessage } from "@/server/chat/chat";
 import { listMessages, listThreads } from "@/server/chat/history";
 import {
   chatInputSchema,
@@ -8,7 +8,7 @@ import {
   listThreadsInputSchema,
   listThreadsOutputSchema,
 } from "@/server/chat/schema";
-import { adminProcedure, publicProcedure, router } from "@/server/trpc";
+import { adminProcedure, mappedStream, publicProcedure, router } from "@/server/trpc";
 
 export const chatRouter = router({
   /** Public, like GET /{aid}/chat: the agent's quota is what bounds it. */
@@ -19,11 +19,14 @@ export const chatRouter = router({
 
   /**
    * The reply as it is produced (start, deltas, done). No `.output()`: tRPC would try to parse
-   * the generator itself; the events are typed by `ChatEvent`.
+   * the generator itself; the events are typed by `ChatEvent`. Refusals keep their status.
    */
   stream: publicProcedure
     .input(chatInputSchema)
-    .mutation(({ ctx, input, signal }) => streamMessage(ctx, input, signal)),
+    .mutation(({ ctx, input, signal }) => mappedStream(streamMessage(ctx, input, signal))),
+
+  /** What HEAD /{aid}/chat answers: the question is valid and the agent exists; nothing else. */
+  check: publicProcedure.input(chatInputSchema).query(({ ctx, input }) => checkChat(ctx, input)),
 
   threads: adminProcedure
     .input(listThreadsInputSchema)

@@ -1,4 +1,5 @@
 import type { Session } from "@/server/auth/session";
+import { changeOptions } from "@/server/deployments/change-options";
 import {
   createDeployment,
   getDeployment,
@@ -6,6 +7,8 @@ import {
   updateStatus,
 } from "@/server/deployments/deployments";
 import {
+  changeOptionsInputSchema,
+  changeOptionsSchema,
   createDeploymentInputSchema,
   deploymentIdInputSchema,
   deploymentSchema,
@@ -37,6 +40,12 @@ export const deploymentsRouter = router({
     .input(deploymentIdInputSchema)
     .output(deploymentWithHistorySchema)
     .query(({ ctx, input }) => getDeployment(ctx, input.id, ownerScope(ctx.session))),
+
+  /** For the dashboard: the changes a wallet could sign on a deployment, and if a Privy token must go with them. */
+  changeOptions: walletProcedure
+    .input(changeOptionsInputSchema)
+    .output(changeOptionsSchema)
+    .query(({ ctx, input }) => changeOptions(ctx, input, ctx.session)),
 
   /** Public: the signed message is the credential. */
   updateStatus: publicProcedure

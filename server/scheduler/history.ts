@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Db } from "@/db/client";
 import { type AutonomousRunRow, agents, autonomousRuns, RUN_OUTCOMES } from "@/db/schema";
 import { agentNotFound, assertAgentExists } from "@/server/agents/agents";
+import { storedUsage } from "@/server/model-call/usage";
 import { beforeIdCursor, decodeCursor, keysetPage } from "@/server/pagination/cursor";
 import type { listRunsInputSchema, listRunsOutputSchema, Run, runSummarySchema } from "./schema";
 
@@ -19,6 +20,8 @@ export function presentRun(run: AutonomousRunRow): Run {
     outcome: run.outcome,
     reply: run.reply,
     error: run.error,
+    usage: storedUsage(run),
+    tool_calls: run.toolCalls ?? [],
   };
 }
 

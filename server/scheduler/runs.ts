@@ -2,19 +2,17 @@ import { and, asc, eq, inArray, lt, lte, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { type AgentRow, type AutonomousRunRow, agents, autonomousRuns } from "@/db/schema";
 import { agentNotFound } from "@/server/agents/agents";
-import {
-  type ChatRuntime,
-  capReply,
-  classifyFailure,
-  type Deadline,
-  loadHistory,
-  modelRequest,
-  noModelSlot,
-  startDeadline,
-  storeExchange,
-} from "@/server/chat/chat";
 import type { Clock } from "@/server/clock";
+import { loadHistory, storeExchange } from "@/server/conversations/store";
+import { AGENT_CALLER, AUTONOMOUS_THREAD } from "@/server/conversations/threads";
 import { AppError, isDatabaseUnavailable } from "@/server/errors";
+import {
+  type ModelCall,
+  type ModelRuntime,
+  noModelSlot,
+  startModelCall,
+} from "@/server/model-call";
+import { log } from "@/server/observability/log";
 import { autonomousReservation, consumeQuotaOfMany, refundQuota } from "@/server/quota/quota";
 import { writeReliably } from "@/server/write-reliably";
 import { nextSlotAfter } from "./schedule";
@@ -30,10 +28,7 @@ import { nextSlotAfter } from "./schedule";
  * failed and gives the quota back. A crash loses the run in flight, and nothing else.
  */
 
-/** The thread autonomous runs talk in, so each run sees the earlier ones as history. */
-export const AUTONOMOUS_THREAD = "autonomous";
-
-type RunContext = { db: Db; clock: Clock; chat: ChatRuntime };
+type RunContext = { db: Db; clock: Clock; model: ModelRuntime };
 
 /** A claimed run that holds its quota and awaits the model. */
 export type ClaimedRun = { runId: number; agent: AgentRow; quotaMonth: string };
@@ -144,40 +139,40 @@ export async function executeRun(
   run: ClaimedRun,
 ): Promise<AutonomousRunRow["outcome"]> {
   const { agent } = run;
-  const { llm, chat } = ctx.chat;
-  let deadline: Deadline | undefined;
+  let call: ModelCall | undefined;
   let failure: unknown;
   // Waiting for a slot counts against the run's time, so a stale run can be told from a live one.
-  const release = await ctx.chat.slots.acquire(llm.timeoutMs);
+  const releaseSlot = await ctx.model.slots.acquire(ctx.model.llm.timeoutMs);
   try {
-    if (!release) throw noModelSlot(ctx.chat.slots);
+    if (!releaseSlot) throw noModelSlot(ctx.model.slots);
     const askedAt = ctx.clock.now();
-    const prompt = agent.autonomousPrompt ?? "";
-    const history = await loadHistory(ctx.db, { aid: agent.aid, chat_id: AUTONOMOUS_THREAD }, chat);
-    deadline = startDeadline(llm.timeoutMs, undefined);
-    const request = modelRequest(agent, history, prompt, llm, deadline.signal);
-    const reply = capReply(await ctx.chat.provider.generate(request), chat.maxReplyChars);
+    const question = agent.autonomousPrompt ?? "";
+    const thread = { aid: agent.aid, caller: AGENT_CALLER, chatId: AUTONOMOUS_THREAD };
+    const history = await loadHistory(ctx.db, thread, ctx.model.chat);
+    call = startModelCall(ctx.model, { agent, history, question, releaseSlot });
+    const { text, model, usage, toolCalls } = await call.generate();
     const answeredAt = ctx.clock.now();
-    // The exchange and the run's success are one statement: both are stored, or neither.
-    await storeExchange(
+    const storedCalls = toolCalls.length > 0 ? JSON.stringify(toolCalls) : null;
+    // The exchange and the run's success are one statement: both are stored, or neither; and
+    // only while the run is still `running`, so a run the sweeper has already failed and
+    // refunded (its instance looked dead) cannot turn succeeded and keep a use it gave back.
+    const { stored } = await storeExchange(
       ctx.db,
-      {
-        aid: agent.aid,
-        chatId: AUTONOMOUS_THREAD,
-        question: prompt,
-        reply,
-        askedAt,
-        answeredAt,
-      },
-      sql`UPDATE autonomous_runs SET outcome = 'succeeded', reply = ${reply},
-            finished_at = ${answeredAt.toISOString()} WHERE id = ${run.runId}`,
+      { ...thread, question, reply: text, model, usage, toolCalls, askedAt, answeredAt },
+      sql`UPDATE autonomous_runs SET outcome = 'succeeded', reply = ${text},
+            tool_calls = ${storedCalls}::jsonb,
+            finished_at = ${answeredAt.toISOString()}, input_tokens = ${usage.input_tokens},
+            output_tokens = ${usage.output_tokens}, tokens_estimated = ${usage.estimated},
+            cost = (SELECT cost FROM price)
+          WHERE id = ${run.runId} AND outcome = 'running' RETURNING id`,
+      "run",
     );
-    return "succeeded";
+    return stored ? "succeeded" : "failed";
   } catch (error) {
-    failure = deadline ? classifyFailure(error, deadline, llm.timeoutMs) : error;
+    failure = call ? call.failure(error) : error;
   } finally {
-    deadline?.clear();
-    release?.();
+    if (call) call.end();
+    else releaseSlot?.();
   }
   // Recorded with the model slot already free; if the database is down (often why the run
   // failed), the record and the refund are retried in the background, not left to the sweeper.
@@ -192,7 +187,10 @@ function runFailureDetail(run: ClaimedRun, failure: unknown): string {
   if (failure instanceof AppError) return failure.detail;
   if (isDatabaseUnavailable(failure))
     return "The database could not be reached during the run; it runs again at its next slot.";
-  console.error(`Autonomous run ${run.runId} of '${run.agent.aid}' failed:`, failure);
+  log.error(
+    { err: failure, run_id: run.runId, aid: run.agent.aid },
+    `Autonomous run ${run.runId} of '${run.agent.aid}' failed`,
+  );
   return "An unexpected error occurred. It has been logged.";
 }
 
@@ -267,7 +265,7 @@ export async function runNow(ctx: RunContext, aid: string): Promise<AutonomousRu
   if (!agent.autonomousPrompt) {
     throw new AppError(
       "conflict",
-      `Agent '${aid}' has no autonomous_prompt to run; set one with POST /agents first.`,
+      `Agent '${aid}' has no instruction for autonomous runs (autonomous_prompt) to run; set one first.`,
     );
   }
   const [started] = await ctx.db.transaction((tx) =>

@@ -1,10 +1,12 @@
 import type { Db } from "@/db/client";
-import type { ChatRuntime } from "@/server/chat/chat";
 import type { Clock } from "@/server/clock";
 import type { SchedulerConfig } from "@/server/config";
+import type { ModelRuntime } from "@/server/model-call";
+import { log } from "@/server/observability/log";
+import { metrics } from "@/server/observability/metrics";
 import { type ClaimedRun, claimDueRuns, executeRun, sweepInterruptedRuns } from "./runs";
 
-type SchedulerContext = { db: Db; clock: Clock; chat: ChatRuntime };
+type SchedulerContext = { db: Db; clock: Clock; model: ModelRuntime };
 
 /**
  * The loop that runs autonomous agents: every tick it sweeps runs left by a dead instance,
@@ -26,14 +28,14 @@ export class Scheduler {
     private readonly ctx: SchedulerContext,
     private readonly options: Pick<SchedulerConfig, "tickMs" | "batchSize" | "concurrency">,
   ) {
-    this.staleAfterMs = 2 * ctx.chat.llm.timeoutMs + 60_000;
+    this.staleAfterMs = 2 * ctx.model.llm.timeoutMs + 60_000;
     this.minClaim = Math.min(options.batchSize, Math.ceil(options.concurrency / 4));
   }
 
   start(): void {
     const loop = async () => {
       this.ticking = this.tick().catch((error: unknown) => {
-        console.error("Scheduler tick failed; trying again next tick:", error);
+        log.error({ err: error }, "Scheduler tick failed; trying again next tick");
       });
       await this.ticking;
       if (!this.stopping) this.timer = setTimeout(loop, this.options.tickMs);
@@ -60,6 +62,7 @@ export class Scheduler {
       }
       const limit = Math.min(this.options.batchSize, room);
       const { runs, skipped } = await claimDueRuns(this.ctx, limit);
+      observeClaim(runs, skipped, this.ctx.clock.now());
       for (const run of runs) this.track(run);
       started += runs.length;
       if (runs.length + skipped < limit) break; // nothing more is due
@@ -92,11 +95,25 @@ export class Scheduler {
 
   private track(run: ClaimedRun): void {
     const execution = executeRun(this.ctx, run)
+      .then((outcome) => metrics.runs.inc({ outcome }))
       .catch((error: unknown) => {
         // Left `running`: the sweeper marks it failed and gives its quota back later.
-        console.error(`Autonomous run ${run.runId} could not be recorded as finished:`, error);
+        log.error(
+          { err: error, run_id: run.runId },
+          `Autonomous run ${run.runId} could not be recorded as finished`,
+        );
       })
       .finally(() => this.inFlight.delete(execution));
     this.inFlight.add(execution);
+  }
+}
+
+/** A claim's due agents, the skipped runs, and how late the started ones start. */
+function observeClaim(runs: ClaimedRun[], skipped: number, now: Date): void {
+  metrics.dueAgents.set(runs.length + skipped);
+  if (skipped > 0) metrics.runs.inc({ outcome: "skipped" }, skipped);
+  for (const run of runs) {
+    const due = run.agent.autonomousNextRunAt;
+    if (due) metrics.schedulerLag.observe(Math.max(0, now.getTime() - due.getTime()) / 1000);
   }
 }

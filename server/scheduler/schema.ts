@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { lookupAidSchema } from "@/server/agents/schema";
+import { isoDateTime } from "@/server/iso-date-time";
+import { usageSchema } from "@/server/model-call/usage";
 import { pageParams } from "@/server/pagination/schema";
-
-const isoDateTime = z.iso.datetime({ offset: true });
+import { toolCallsSchema } from "@/server/tools/schema";
 
 export const runSchema = z
   .object({
@@ -15,12 +16,17 @@ export const runSchema = z
     outcome: z.enum(["running", "succeeded", "failed", "skipped"]),
     reply: z.string().nullable(),
     error: z.string().nullable().meta({ description: "Why it failed or was skipped." }),
+    usage: usageSchema
+      .nullable()
+      .meta({ description: "The tokens of a succeeded run's model call." }),
+    tool_calls: toolCallsSchema.meta({
+      description:
+        "The tool calls of a succeeded run, with their results; empty when it made none.",
+    }),
   })
   .meta({ id: "AutonomousRun" });
 
 export type Run = z.infer<typeof runSchema>;
-
-export const aidInputSchema = z.strictObject({ aid: lookupAidSchema });
 
 export const listRunsInputSchema = z.strictObject({
   aid: lookupAidSchema,

@@ -1,29 +1,55 @@
+import { randomBytes } from "node:crypto";
 import { and, eq, gt, isNull, lt } from "drizzle-orm";
-import { generateSiweNonce } from "viem/siwe";
 import type { Db } from "@/db/client";
 import { siweNonces } from "@/db/schema";
 import type { Clock } from "@/server/clock";
+import type { SiweConfig } from "@/server/config";
 import { AppError } from "@/server/errors";
+import { countRequest } from "@/server/rate-limits/windows";
 
 /** How long a nonce may wait for its signed message. */
 export const NONCE_TTL_MS = 10 * 60_000;
 
 /**
- * Issues a single-use nonce for `address`, stored in the database so any instance can check it.
- * Nonces expired for a day are cleaned up on the way.
+ * Issues a single-use nonce for `address`, stored in the database so any instance can check it;
+ * at most NONCE_RATE_LIMIT_RPM a minute per client address, since anyone may ask.
  */
 export async function issueNonce(
-  { db, clock }: { db: Db; clock: Clock },
+  {
+    db,
+    clock,
+    client,
+    config,
+  }: {
+    db: Db;
+    clock: Clock;
+    client: string;
+    config: { siwe: Pick<SiweConfig, "nonceRateLimitRpm"> };
+  },
   address: string,
-): Promise<{ nonce: string; expiresAt: Date }> {
+): Promise<{ nonce: string; user_address: string; expires_at: string }> {
   const now = clock.now();
+  const limit = config.siwe.nonceRateLimitRpm;
+  if (limit !== null)
+    await countRequest(db, { scope: "nonce", client, limit, now, what: "nonces" });
   const expiresAt = new Date(now.getTime() + NONCE_TTL_MS);
-  const nonce = generateSiweNonce();
-  await db.delete(siweNonces).where(lt(siweNonces.expiresAt, new Date(now.getTime() - 86_400_000)));
+  // 128 bits from the CSPRNG, in hex (EIP-4361 wants letters and digits); viem's
+  // generateSiweNonce draws from Math.random.
+  const nonce = randomBytes(16).toString("hex");
   await db
     .insert(siweNonces)
     .values({ nonce, address: address.toLowerCase(), issuedAt: now, expiresAt });
-  return { nonce, expiresAt };
+  return { nonce, user_address: address, expires_at: expiresAt.toISOString() };
+}
+
+/**
+ * Deletes nonces expired for a while (housekeeping): a nonce is kept ten minutes past its end,
+ * so that using it late is answered "expired" rather than "not issued".
+ */
+export async function purgeExpiredNonces(db: Db, now: Date): Promise<void> {
+  await db
+    .delete(siweNonces)
+    .where(lt(siweNonces.expiresAt, new Date(now.getTime() - NONCE_TTL_MS)));
 }
 
 /**

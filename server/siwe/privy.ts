@@ -1,29 +1,40 @@
-import { importSPKI, jwtVerify } from "jose";
+import { importSPKI, type JWTPayload, jwtVerify } from "jose";
 import type { PrivyConfig } from "@/server/config";
 import { AppError } from "@/server/errors";
 
 /**
- * Privy access tokens: ES256 JWTs issued by privy.io for our app id. Checked when Privy is
- * configured; required only when PRIVY_REQUIRED is true. Without configuration the token is
- * ignored.
+ * Privy tokens: ES256 JWTs issued by privy.io for our app id, checked when Privy is configured.
+ *
+ * Only an identity token says which wallets the Privy user has: its `linked_accounts` claim (a
+ * JSON array) lists them, signed by Privy, so the signer can be checked against it offline. An
+ * access token names the user (`sub`) and nothing of its wallets. So with PRIVY_REQUIRED=true
+ * the token must be an identity token listing the signing wallet; otherwise a token is
+ * optional, an identity token sent is checked the same way, and an access token only proves
+ * that its bearer has a Privy session. Without configuration the token is ignored.
  */
 export async function checkPrivyToken(
   config: PrivyConfig | undefined,
   token: string | null | undefined,
+  signer: string,
 ): Promise<void> {
   if (!config) return;
   if (!token) {
     if (config.required)
-      throw new AppError("invalid_token", "A Privy access token (privy_token) is required.");
+      throw new AppError(
+        "invalid_token",
+        "A Privy identity token (privy_token) listing the signing wallet is required.",
+      );
     return;
   }
   const key = await verificationKey(config.verificationKey);
+  let payload: JWTPayload;
   try {
-    await jwtVerify(token, key, {
+    ({ payload } = await jwtVerify(token, key, {
       issuer: "privy.io",
       audience: config.appId,
       algorithms: ["ES256"],
-    });
+      requiredClaims: ["exp", "sub"],
+    }));
   } catch (error) {
     const code = (error as { code?: string }).code;
     const detail =
@@ -34,6 +45,41 @@ export async function checkPrivyToken(
           : "The Privy token is not valid.";
     throw new AppError("invalid_token", detail);
   }
+  const wallets = linkedWallets(payload);
+  if (wallets === undefined) {
+    if (config.required) {
+      throw new AppError(
+        "invalid_token",
+        "The Privy token is an access token, which does not say whose wallets are whose; send the Privy identity token (it lists the user's linked wallets).",
+      );
+    }
+    return;
+  }
+  if (!wallets.has(signer.toLowerCase())) {
+    throw new AppError(
+      "invalid_token",
+      "The Privy token belongs to a user whose linked wallets do not include the signing wallet.",
+    );
+  }
+}
+
+/** The wallets an identity token's `linked_accounts` lists (lower case), or undefined if it has none. */
+function linkedWallets(payload: JWTPayload): Set<string> | undefined {
+  const claim = payload.linked_accounts;
+  if (claim === undefined) return undefined;
+  let accounts: unknown;
+  try {
+    accounts = typeof claim === "string" ? JSON.parse(claim) : claim;
+  } catch {
+    return new Set();
+  }
+  const wallets = new Set<string>();
+  if (!Array.isArray(accounts)) return wallets;
+  for (const account of accounts as { type?: unknown; address?: unknown }[]) {
+    if (account?.type === "wallet" && typeof account.address === "string")
+      wallets.add(account.address.toLowerCase());
+  }
+  return wallets;
 }
 
 const importedKeys = new Map<string, Promise<CryptoKey>>();

@@ -4,6 +4,7 @@ import {
   getAddress,
   type Hex,
   http,
+  isAddress,
   isAddressEqual,
   verifyMessage,
 } from "viem";
@@ -18,6 +19,17 @@ import { AppError } from "@/server/errors";
  * caller, which spends it in the transaction of the change it authorises.
  */
 
+/**
+ * What a signed message may be used for, told apart by its URI: a sign-in message names the
+ * dashboard's sign-in page, `${PUBLIC_URL}/login`, and a status update any other URI under
+ * PUBLIC_URL (worker SDKs name the status endpoint). Each use also checks its statement: a
+ * sign-in's is plain text, a status update's a JSON object. So neither can stand in for the
+ * other.
+ */
+export type MessagePurpose = "sign-in" | "status-update";
+
+export const SIGN_IN_PATH = "/login";
+
 export type VerifiedMessage = {
   /** The signer, EIP-55 checksummed. */
   address: Address;
@@ -25,7 +37,21 @@ export type VerifiedMessage = {
   /** The message's statement, as written (worker SDKs put a JSON object there). */
   statement: string | undefined;
   chainId: number;
+  purpose: MessagePurpose;
 };
+
+/** 401 for a message signed for the other use; its nonce is spent by the caller. */
+export function wrongPurpose(expected: MessagePurpose): AppError {
+  return new AppError(
+    "wrong_message_purpose",
+    expected === "sign-in"
+      ? `This is not a sign-in message: a sign-in message's URI is the dashboard's sign-in page (PUBLIC_URL${SIGN_IN_PATH}) and its statement is plain text.`
+      : `This is not a status update: a sign-in message cannot change a deployment (a status update's URI is not PUBLIC_URL${SIGN_IN_PATH}, and its statement is a JSON object).`,
+  );
+}
+
+// secp256k1's order, halved: an `s` above it is the malleated twin of a valid signature (EIP-2).
+const HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
 
 const rejected = (detail: string) => new AppError("siwe_rejected", detail);
 
@@ -47,6 +73,19 @@ export async function verifySiweMessage(
       "invalid_siwe_message",
       `The message's Version is '${version}'; only 1 exists.`,
     );
+  // The parser reads "Chain ID: 01" as 1; only the canonical form is one message.
+  if (!/^Chain ID: [1-9]\d*$/m.test(input.message)) {
+    throw new AppError(
+      "invalid_siwe_message",
+      "The message's Chain ID must be a decimal number without leading zeros.",
+    );
+  }
+  if (!isAddress(address, { strict: true })) {
+    throw new AppError(
+      "invalid_siwe_message",
+      "The message's address has mixed case but is not EIP-55 checksummed; write it checksummed or all in lower case.",
+    );
+  }
   const dates = { issuedAt, expirationTime: fields.expirationTime, notBefore: fields.notBefore };
   for (const [name, date] of Object.entries(dates)) {
     if (date && Number.isNaN(date.getTime())) {
@@ -79,13 +118,26 @@ export async function verifySiweMessage(
   if (!isAddressEqual(address, input.address as Address)) {
     throw rejected("The message was written for a different address than user_address.");
   }
+  if (isHighS(input.signature)) {
+    throw new AppError(
+      "invalid_signature",
+      "The signature is not in canonical (low-s) form; sign again with a standard wallet.",
+    );
+  }
   if (!(await signatureIsValid(config, address, input.message, input.signature as Hex))) {
     throw new AppError(
       "invalid_signature",
       "The signature does not match the message and address.",
     );
   }
-  return { address: getAddress(address), nonce, statement: fields.statement, chainId };
+  const purpose = uri === `${config.baseUrl}${SIGN_IN_PATH}` ? "sign-in" : "status-update";
+  return { address: getAddress(address), nonce, statement: fields.statement, chainId, purpose };
+}
+
+/** A 65-byte ECDSA signature whose `s` is in the upper half (contract wallets' are longer). */
+function isHighS(signature: string): boolean {
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return false;
+  return BigInt(`0x${signature.slice(66, 130)}`) > HALF_ORDER;
 }
 
 function checkTimes(

@@ -260,11 +260,24 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return file;
 }
 
-export const test = base.extend<{ injectWallet: typeof injectWallet }>({
+export const test = base.extend<{ injectWallet: typeof injectWallet; noCspViolations: undefined }>({
   // biome-ignore lint/correctness/noEmptyPattern: Playwright fixtures take a destructured object.
   injectWallet: async ({}, use) => {
     await use(injectWallet);
   },
+  /** Every test fails if the page broke the Content-Security-Policy the service sends. */
+  noCspViolations: [
+    async ({ page }, use) => {
+      const violations: string[] = [];
+      page.on("console", (message) => {
+        if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+      });
+      await use(undefined);
+      if (violations.length > 0)
+        throw new Error(`Content-Security-Policy violations:\n${violations.join("\n")}`);
+    },
+    { auto: true },
+  ],
 });
 
 export { expect } from "@playwright/test";

@@ -1,10 +1,11 @@
 import type { Db } from "@/db/client";
 import { authKeys } from "@/server/auth/admin-key";
-import type { ChatRuntime } from "@/server/chat/chat";
+import type { Caller } from "@/server/callers/caller";
 import { type Clock, systemClock } from "@/server/clock";
 import { type Config, parseConfig } from "@/server/config";
 import { createInnerContext } from "@/server/context";
 import { type Problem, problemFromError } from "@/server/errors";
+import type { ModelRuntime } from "@/server/model-call";
 import { createCaller } from "@/server/routers/app";
 
 /** The admin key tRPC callers in tests are made with (the HTTP tests' servers use it too). */
@@ -20,14 +21,17 @@ export function callerFor(
     clock = systemClock,
     config = testConfig(),
     admin = true,
-    chat,
+    model,
     signal,
+    caller,
   }: {
     clock?: Clock;
     config?: Config;
     admin?: boolean;
-    chat?: ChatRuntime;
+    model?: ModelRuntime;
     signal?: AbortSignal;
+    /** Who chats: the admin when admin, else one anonymous address, unless given. */
+    caller?: Caller;
   } = {},
 ) {
   return createCaller(
@@ -35,9 +39,10 @@ export function callerFor(
       db,
       clock,
       config,
-      chat,
+      model,
       auth: authKeys(TEST_ADMIN_KEY),
       session: admin ? { role: "admin", via: "api_key" } : null,
+      caller,
     }),
     { signal },
   );

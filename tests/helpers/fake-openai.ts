@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, beforeEach } from "vitest";
 
 /**
  * A fake OpenAI-compatible server on loopback that speaks the real /v1/chat/completions
@@ -10,15 +9,62 @@ import { afterAll, beforeAll, beforeEach } from "vitest";
 
 export type ChatCompletionRequest = {
   model: string;
-  messages: { role: string; content: string }[];
+  messages: {
+    role: string;
+    content: string | null;
+    tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[];
+    tool_call_id?: string;
+  }[];
   temperature?: number;
   max_tokens?: number;
   stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  tools?: {
+    type: "function";
+    function: { name: string; description?: string; parameters: object };
+  }[];
+  tool_choice?: string;
 };
+
+/** A tool call the fake model asks for; `arguments` as an object is sent as its JSON. */
+export type FakeToolCall = { name: string; arguments: object | string; id?: string };
+
+/** The `usage` block the fake sends: in JSON replies, and in streams that ask for it. */
+export type FakeUsage = { prompt_tokens: number; completion_tokens: number };
+
+const DEFAULT_USAGE: FakeUsage = { prompt_tokens: 10, completion_tokens: 5 };
 
 export type Behaviour =
   /** Answers with this text; streamed in `chunks` pieces when the client asks to stream. */
-  | { kind: "reply"; text: string; chunks?: number; chunkDelayMs?: number; delayMs?: number }
+  | {
+      kind: "reply";
+      text: string;
+      chunks?: number;
+      chunkDelayMs?: number;
+      delayMs?: number;
+      /** The usage reported; null sends none (default: 10 in, 5 out). */
+      usage?: FakeUsage | null;
+    }
+  /**
+   * A model of realistic shape: `tokens` tokens ("tok0 tok1 …", one SSE event each when
+   * streamed) sent in `writes` network writes spread evenly over `latencyMs` (the first after
+   * latencyMs / writes); a JSON reply comes whole after `latencyMs`. Usage: the prompt's
+   * characters / 4 in, `tokens` out.
+   */
+  | { kind: "tokens"; tokens: number; writes?: number; latencyMs?: number; usage?: boolean }
+  /**
+   * Asks for tool calls, as OpenAI does (finish_reason "tool_calls"): whole in a JSON reply;
+   * streamed, the first chunk of each call brings its index, id and name, and its arguments
+   * follow in `fragments` pieces (default 3), each naming only the index. `text`, if given,
+   * comes before the calls, as some models say something first.
+   */
+  | {
+      kind: "tools";
+      calls: FakeToolCall[];
+      text?: string;
+      fragments?: number;
+      usage?: FakeUsage | null;
+    }
   /** Answers with an HTTP error (and a short Retry-After, so client retries are quick). */
   | { kind: "error"; status: number }
   /** Never answers; the socket stays open until the client gives up. */
@@ -61,6 +107,8 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   let abandoned = 0;
   const noneServed = (): Record<Behaviour["kind"], number> => ({
     reply: 0,
+    tokens: 0,
+    tools: 0,
     error: 0,
     hang: 0,
     stall: 0,
@@ -146,25 +194,11 @@ async function answer(behaviour: Behaviour, request: ChatCompletionRequest, res:
       startStream(res);
       sendChunk(res, request.model, { role: "assistant", content: behaviour.text.slice(0, 5) });
       return;
-    case "reply":
+    case "reply": {
+      const usage = behaviour.usage === undefined ? DEFAULT_USAGE : behaviour.usage;
       if (behaviour.delayMs) await new Promise((r) => setTimeout(r, behaviour.delayMs));
       if (!request.stream) {
-        res.writeHead(200, { "content-type": "application/json" }).end(
-          JSON.stringify({
-            id: "chatcmpl-fake",
-            object: "chat.completion",
-            created: created(),
-            model: request.model,
-            choices: [
-              {
-                index: 0,
-                message: { role: "assistant", content: behaviour.text },
-                finish_reason: "stop",
-              },
-            ],
-            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-          }),
-        );
+        sendCompletion(res, request, behaviour.text, usage);
         return;
       }
       startStream(res);
@@ -173,12 +207,163 @@ async function answer(behaviour: Behaviour, request: ChatCompletionRequest, res:
         if (behaviour.chunkDelayMs) await new Promise((r) => setTimeout(r, behaviour.chunkDelayMs));
       }
       sendChunk(res, request.model, {}, "stop");
-      res.end("data: [DONE]\n\n");
+      endStream(res, request, usage);
+      return;
+    }
+    case "tokens":
+      await answerTokens(behaviour, request, res);
+      return;
+    case "tools":
+      answerTools(behaviour, request, res);
   }
+}
+
+function answerTools(
+  behaviour: Extract<Behaviour, { kind: "tools" }>,
+  request: ChatCompletionRequest,
+  res: ServerResponse,
+) {
+  const usage = behaviour.usage === undefined ? DEFAULT_USAGE : behaviour.usage;
+  const calls = behaviour.calls.map((call, i) => ({
+    id: call.id ?? `call_fake_${i + 1}`,
+    type: "function" as const,
+    function: {
+      name: call.name,
+      arguments:
+        typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+    },
+  }));
+  if (!request.stream) {
+    res.writeHead(200, { "content-type": "application/json" }).end(
+      JSON.stringify({
+        id: "chatcmpl-fake",
+        object: "chat.completion",
+        created: created(),
+        model: request.model,
+        choices: [
+          {
+            index: 0,
+            message: { role: "assistant", content: behaviour.text ?? null, tool_calls: calls },
+            finish_reason: "tool_calls",
+          },
+        ],
+        ...usageField(usage),
+      }),
+    );
+    return;
+  }
+  startStream(res);
+  if (behaviour.text) sendChunk(res, request.model, { role: "assistant", content: behaviour.text });
+  for (const [index, call] of calls.entries()) {
+    sendChunk(res, request.model, {
+      ...(index === 0 && !behaviour.text ? { role: "assistant", content: null } : {}),
+      tool_calls: [
+        {
+          index,
+          id: call.id,
+          type: "function",
+          function: { name: call.function.name, arguments: "" },
+        },
+      ],
+    });
+    for (const piece of split(call.function.arguments, behaviour.fragments ?? 3))
+      sendChunk(res, request.model, { tool_calls: [{ index, function: { arguments: piece } }] });
+  }
+  sendChunk(res, request.model, {}, "tool_calls");
+  endStream(res, request, usage);
+}
+
+async function answerTokens(
+  behaviour: Extract<Behaviour, { kind: "tokens" }>,
+  request: ChatCompletionRequest,
+  res: ServerResponse,
+) {
+  const latencyMs = behaviour.latencyMs ?? 0;
+  const writes = Math.max(1, Math.min(behaviour.writes ?? behaviour.tokens, behaviour.tokens));
+  const promptChars = request.messages.reduce((sum, m) => sum + (m.content ?? "").length, 0);
+  const usage =
+    behaviour.usage === false
+      ? null
+      : { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: behaviour.tokens };
+  const words = Array.from({ length: behaviour.tokens }, (_, i) => `tok${i} `);
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  if (!request.stream) {
+    await sleep(latencyMs);
+    if (res.destroyed) return;
+    sendCompletion(res, request, words.join(""), usage);
+    return;
+  }
+  startStream(res);
+  const started = Date.now();
+  const perWrite = Math.ceil(behaviour.tokens / writes);
+  for (let w = 0; w < writes; w++) {
+    // Each write at its place on the schedule, so timer drift does not add up.
+    await sleep(started + (latencyMs * (w + 1)) / writes - Date.now());
+    if (res.destroyed) return;
+    let frames = "";
+    for (const word of words.slice(w * perWrite, (w + 1) * perWrite)) {
+      frames += chunkFrame(request.model, { content: word });
+    }
+    res.write(frames);
+  }
+  sendChunk(res, request.model, {}, "stop");
+  endStream(res, request, usage);
+}
+
+/** A whole (non-streamed) chat completion. */
+function sendCompletion(
+  res: ServerResponse,
+  request: ChatCompletionRequest,
+  text: string,
+  usage: FakeUsage | null,
+) {
+  res.writeHead(200, { "content-type": "application/json" }).end(
+    JSON.stringify({
+      id: "chatcmpl-fake",
+      object: "chat.completion",
+      created: created(),
+      model: request.model,
+      choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
+      ...usageField(usage),
+    }),
+  );
+}
+
+function usageField(usage: FakeUsage | null) {
+  return usage
+    ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }
+    : {};
+}
+
+/** Ends a stream as OpenAI does: a last chunk with no choices and the usage, if asked for. */
+function endStream(res: ServerResponse, request: ChatCompletionRequest, usage: FakeUsage | null) {
+  if (usage && request.stream_options?.include_usage) {
+    const chunk = {
+      id: "chatcmpl-fake",
+      object: "chat.completion.chunk",
+      created: created(),
+      model: request.model,
+      choices: [],
+      ...usageField(usage),
+    };
+    res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  }
+  res.end("data: [DONE]\n\n");
 }
 
 function startStream(res: ServerResponse) {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+}
+
+function chunkFrame(model: string, delta: object, finishReason: string | null = null): string {
+  const chunk = {
+    id: "chatcmpl-fake",
+    object: "chat.completion.chunk",
+    created: created(),
+    model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  };
+  return `data: ${JSON.stringify(chunk)}\n\n`;
 }
 
 function sendChunk(
@@ -187,14 +372,7 @@ function sendChunk(
   delta: object,
   finishReason: string | null = null,
 ) {
-  const chunk = {
-    id: "chatcmpl-fake",
-    object: "chat.completion.chunk",
-    created: created(),
-    model,
-    choices: [{ index: 0, delta, finish_reason: finishReason }],
-  };
-  res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  res.write(chunkFrame(model, delta, finishReason));
 }
 
 function split(text: string, pieces: number): string[] {
@@ -202,24 +380,4 @@ function split(text: string, pieces: number): string[] {
   const parts: string[] = [];
   for (let i = 0; i < text.length; i += size) parts.push(text.slice(i, i + size));
   return parts;
-}
-
-/**
- * A fake endpoint for one describe block: started before its tests, reset before each (requests
- * forgotten, `reply` as the answer), closed after. Returns a getter for it.
- */
-export function useFakeOpenAi(reply = "Hello from the fake model."): () => FakeOpenAi {
-  let fake: FakeOpenAi | undefined;
-  beforeAll(async () => {
-    fake = await startFakeOpenAi();
-  });
-  afterAll(() => fake?.close());
-  beforeEach(() => {
-    fake?.requests.splice(0);
-    fake?.behave({ kind: "reply", text: reply });
-  });
-  return () => {
-    if (!fake) throw new Error("the fake endpoint is not started yet");
-    return fake;
-  };
 }

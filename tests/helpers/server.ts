@@ -37,9 +37,11 @@ export async function freePort(): Promise<number> {
 
 export async function startServer(
   env: Record<string, string | undefined> = {},
+  /** A port and data directory to reuse: a server started again where a stopped one was. */
+  at: { port?: number; dataDir?: string } = {},
 ): Promise<RunningServer> {
-  const port = await freePort();
-  const dataDir = await mkdtemp(path.join(tmpdir(), "agent-service-"));
+  const port = at.port ?? (await freePort());
+  const dataDir = at.dataDir ?? (await mkdtemp(path.join(tmpdir(), "agent-service-")));
   const nextBin = path.resolve("node_modules", "next", "dist", "bin", "next");
   let output = "";
   const child: ChildProcess = spawn(
@@ -56,6 +58,9 @@ export async function startServer(
         NEXT_MANUAL_SIG_HANDLE: "true",
         NODE_OPTIONS: "--max-old-space-size=1024",
         SHUTDOWN_GRACE_MS: "5000",
+        // Tests send many chats from one address; those about rate limits set them per agent.
+        CHAT_RATE_LIMIT_RPM: "unlimited",
+        NONCE_RATE_LIMIT_RPM: "unlimited",
         DATA_DIR: dataDir,
         ADMIN_API_KEY: TEST_ADMIN_KEY,
         PORT: String(port),
@@ -86,8 +91,10 @@ export async function startServer(
 
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null)
+    if (child.exitCode !== null) {
+      await rm(dataDir, { recursive: true, force: true });
       throw new Error(`The server exited (${child.exitCode}):\n${output}`);
+    }
     try {
       await fetch(`${url}/health`);
       break;

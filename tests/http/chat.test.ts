@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createThrowawayPostgres, DATABASE_KINDS } from "../helpers/databases";
-import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai";
-import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
+import { DATABASE_KINDS } from "../helpers/databases";
+import type { FakeOpenAi } from "../helpers/fake-openai";
+import { type ModelServer, startModelServer } from "../helpers/model-server";
+import { type RunningServer, TEST_ADMIN_KEY } from "../helpers/server";
 
 const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, "content-type": "application/json" };
 
@@ -20,27 +21,18 @@ function parseEvents(buffer: string): { events: { event: string; data: unknown }
 describe.each(DATABASE_KINDS)("GET /{aid}/chat over HTTP on %s", (kind) => {
   let server: RunningServer;
   let fake: FakeOpenAi;
-  let dropDatabase: (() => Promise<void>) | undefined;
+  let running: ModelServer | undefined;
 
   beforeAll(async () => {
-    fake = await startFakeOpenAi();
-    const throwaway = kind === "postgres" ? await createThrowawayPostgres() : undefined;
-    dropDatabase = throwaway?.drop;
-    server = await startServer({
-      ...(throwaway ? { DATABASE_URL: throwaway.url } : {}),
-      LLM_BASE_URL: fake.baseUrl,
-      LLM_API_KEY: "sk-test",
+    running = await startModelServer(kind, {
       LLM_MAX_RETRIES: "0",
       LLM_TIMEOUT_MS: "1500",
       // Room for 100 requests at once, so the concurrency test measures the quota, not the cap.
       LLM_MAX_CONCURRENCY: "200",
     });
+    ({ server, fake } = running);
   });
-  afterAll(async () => {
-    await server?.stop();
-    await fake?.close();
-    await dropDatabase?.();
-  });
+  afterAll(() => running?.stop());
   beforeEach(() => {
     fake.behave({ kind: "reply", text: "Hello from the fake model." });
   });
@@ -118,16 +110,7 @@ describe.each(DATABASE_KINDS)("GET /{aid}/chat over HTTP on %s", (kind) => {
 
   it("100 parallel chats against a daily limit of 10: exactly ten 200s and ninety 429s", async () => {
     await createAgent("crowd", { message_limit_daily: 10 });
-    const responses = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => chat("crowd", `hello ${i}`)),
-    );
-    const statuses = responses.map((r) => r.status);
-    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(90);
-
-    const refused = responses.find((r) => r.status === 429) as Response;
-    const retryAfter = Number(refused.headers.get("retry-after"));
-    const secondsToMidnight =
+    const secondsToMidnight = () =>
       (Date.UTC(
         new Date().getUTCFullYear(),
         new Date().getUTCMonth(),
@@ -135,12 +118,52 @@ describe.each(DATABASE_KINDS)("GET /{aid}/chat over HTTP on %s", (kind) => {
       ) -
         Date.now()) /
       1000;
-    expect(Math.abs(retryAfter - secondsToMidnight)).toBeLessThan(5);
+    const before = secondsToMidnight();
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => chat("crowd", `hello ${i}`)),
+    );
+    const after = secondsToMidnight();
+    const statuses = responses.map((r) => r.status);
+    const others = responses.filter((r) => r.status !== 200 && r.status !== 429);
+    expect(
+      await Promise.all(others.map(async (r) => `${r.status} ${await r.clone().text()}`)),
+    ).toEqual([]);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(90);
+
+    const refused = responses.find((r) => r.status === 429) as Response;
+    // Seconds to midnight when it was refused: between those before and after the requests.
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(Math.floor(after) - 1);
+    expect(retryAfter).toBeLessThanOrEqual(Math.ceil(before) + 1);
     const bodies = await Promise.all(responses.map((r) => r.text()));
     const refusal = JSON.parse(bodies[statuses.indexOf(429)] as string);
     expect(refusal.detail).toMatch(/^Daily message limit reached for agent 'crowd'/);
 
     expect(await messageCount("crowd")).toBe(10);
+  });
+
+  it("answers HEAD without calling the model, counting or storing anything", async () => {
+    await createAgent("headed");
+    const asked = fake.requests.length;
+    const head = await fetch(`${server.url}/headed/chat?q=hello`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(await head.text()).toBe("");
+    const json = await fetch(`${server.url}/headed/chat?q=hello`, {
+      method: "HEAD",
+      headers: { accept: "application/json" },
+    });
+    expect(json.headers.get("content-type")).toBe("application/json");
+    expect((await fetch(`${server.url}/ghost/chat?q=hi`, { method: "HEAD" })).status).toBe(404);
+    expect((await fetch(`${server.url}/headed/chat`, { method: "HEAD" })).status).toBe(400);
+    expect(fake.requests.length).toBe(asked);
+    expect(await messageCount("headed")).toBe(0);
+    const threads = await fetch(
+      `${server.url}/api/trpc/chat.threads?input=${encodeURIComponent(JSON.stringify({ aid: "headed" }))}`,
+      { headers: admin },
+    );
+    expect((await threads.json()).result.data.threads).toEqual([]);
   });
 
   it("maps provider failure to 502 and a timeout to 504, and counts neither", async () => {

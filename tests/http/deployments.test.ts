@@ -3,6 +3,7 @@ import path from "node:path";
 import { exportSPKI, generateKeyPair, SignJWT } from "jose";
 import type { LocalAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createThrowawayPostgres, DATABASE_KINDS } from "../helpers/databases";
 import { sampleProposal } from "../helpers/proposal";
@@ -422,13 +423,13 @@ describe.each(DATABASE_KINDS)("worker deployments over HTTP on %s", (kind) => {
         );
       });
 
-      it("another worker on a claimed deployment: 403, or 409 when it tries to pick it up", async () => {
+      it("another worker on a claimed deployment: 404 as for an unknown one, or 409 when it tries to pick it up", async () => {
         const intruder = newAccount();
         await expectRefusal(
           await update(intruder, next()),
-          403,
-          "forbidden",
-          /assigned to another worker/,
+          404,
+          "deployment_not_found",
+          /that you may change/,
         );
         await expectRefusal(await update(intruder, next("pick_up")), 409, "already_claimed");
       });
@@ -583,12 +584,13 @@ describe.each(DATABASE_KINDS)("worker deployments over HTTP on %s", (kind) => {
   describe("wallet sign-in (the dashboard's session)", () => {
     const signIn = async (account: LocalAccount, tamper?: (message: string) => string) => {
       const nonce = await nonceFor(account);
-      const message = buildMessage(
-        "viem",
-        account,
-        { request_id: "-", status: "sign-in" },
-        baseFields(nonce),
-      );
+      const message = createSiweMessage({
+        ...baseFields(nonce),
+        address: account.address,
+        version: "1",
+        statement: "Sign in to the Agent Service dashboard.",
+        uri: `http://${domain()}/login`,
+      });
       const signature = await account.signMessage({ message });
       return fetch(`${server.url}/api/trpc/auth.signIn`, {
         method: "POST",
@@ -610,45 +612,53 @@ describe.each(DATABASE_KINDS)("worker deployments over HTTP on %s", (kind) => {
       });
       const setCookie = response.headers.get("set-cookie") ?? "";
       expect(setCookie).toMatch(
-        /^agent_session=[\w-]+\.[\w-]+\.[\w-]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=43200$/,
+        /^agent_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=43200$/,
       );
 
-      const forged = await signIn(wallet, (message) => message.replace("sign-in", "sign-on"));
+      const forged = await signIn(wallet, (message) => message.replace("dashboard", "dashboards"));
       expect(forged.status).toBe(401);
       expect(forged.headers.get("set-cookie")).toBeNull();
     });
 
-    it("shows a wallet its own deployments only, and no admin pages", async () => {
+    it("shows a wallet its own deployments only on the dashboard's paths, and no admin pages", async () => {
       const wallet = newAccount();
       const own = await createDeployment({ user_address: wallet.address });
       const other = await createDeployment();
       const cookie = sessionCookieOf(await signIn(wallet));
-      const get = (path: string) => fetch(`${server.url}${path}`, { headers: { cookie } });
+      const query = (procedure: string, input: unknown) =>
+        fetch(
+          `${server.url}/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`,
+          {
+            headers: { cookie },
+          },
+        );
+      const result = async (response: Response) => (await response.json()).result.data;
 
-      const listed = await (await get("/v1/deployments")).json();
+      const listed = await result(await query("deployments.list", {}));
       expect(listed.deployments.map((d: { id: number }) => d.id)).toEqual([own.id]);
-      expect((await get(`/v1/deployments/${own.id}`)).status).toBe(200);
-      await expectRefusal(await get(`/v1/deployments/${other.id}`), 404, "deployment_not_found");
-      await expectRefusal(
-        await get(`/v1/deployments?user_address=${other.user_address}`),
+      expect((await query("deployments.get", { id: String(own.id) })).status).toBe(200);
+      expect((await query("deployments.get", { id: String(other.id) })).status).toBe(404);
+      expect((await query("deployments.list", { user_address: other.user_address })).status).toBe(
         403,
-        "forbidden",
       );
-      await expectRefusal(await get("/agents"), 403, "forbidden");
+      expect((await query("agents.list", {})).status).toBe(403);
+      // REST takes the admin key only: the cookie is not a credential there.
       await expectRefusal(
-        await fetch(`${server.url}/v1/deployments`, {
-          headers: { cookie: "agent_session=forged.token.here" },
-        }),
+        await fetch(`${server.url}/v1/deployments`, { headers: { cookie } }),
         401,
         "unauthorized",
       );
+      const forged = await fetch(`${server.url}/api/trpc/deployments.list?input=%7B%7D`, {
+        headers: { cookie: "agent_session=forged-token-forged-token-forged-token-forged-tok" },
+      });
+      expect(forged.status).toBe(401);
     });
 
     it("makes an ADMIN_ADDRESSES wallet, or the admin key, an admin", async () => {
+      const asAdmin = (cookie: string) =>
+        fetch(`${server.url}/api/trpc/agents.list?input=%7B%7D`, { headers: { cookie } });
       const walletCookie = sessionCookieOf(await signIn(adminWallet));
-      expect(
-        (await fetch(`${server.url}/agents`, { headers: { cookie: walletCookie } })).status,
-      ).toBe(200);
+      expect((await asAdmin(walletCookie)).status).toBe(200);
 
       const withKey = await fetch(`${server.url}/api/trpc/auth.signInWithKey`, {
         method: "POST",
@@ -656,10 +666,7 @@ describe.each(DATABASE_KINDS)("worker deployments over HTTP on %s", (kind) => {
         body: JSON.stringify({ key: TEST_ADMIN_KEY }),
       });
       expect((await withKey.json()).result.data).toEqual({ role: "admin", via: "api_key" });
-      expect(
-        (await fetch(`${server.url}/agents`, { headers: { cookie: sessionCookieOf(withKey) } }))
-          .status,
-      ).toBe(200);
+      expect((await asAdmin(sessionCookieOf(withKey))).status).toBe(200);
 
       const wrongKey = await fetch(`${server.url}/api/trpc/auth.signInWithKey`, {
         method: "POST",
@@ -670,9 +677,10 @@ describe.each(DATABASE_KINDS)("worker deployments over HTTP on %s", (kind) => {
 
       const signOut = await fetch(`${server.url}/api/trpc/auth.signOut`, {
         method: "POST",
-        headers: { cookie: walletCookie, "content-type": "application/json" },
+        headers: { cookie: walletCookie, "content-type": "application/json", origin: server.url },
       });
       expect(signOut.headers.get("set-cookie")).toMatch(/^agent_session=; .*Max-Age=0/);
+      expect((await asAdmin(walletCookie)).status).toBe(401);
     });
   });
 });

@@ -125,6 +125,43 @@ describe.each(DATABASE_KINDS)("agents on %s", (kind) => {
     }
   });
 
+  it("creates only with agents.create: an aid in use is refused and left as it was", async () => {
+    const made = await caller().agents.create({ aid: "only-once", name: "First", temperature: 1 });
+    expect(made).toMatchObject({ aid: "only-once", name: "First", temperature: 1 });
+    const refused = await problemOf(caller().agents.create({ aid: "only-once", name: "Second" }));
+    expect(refused).toMatchObject({
+      status: 409,
+      code: "agent_exists",
+      aid: "only-once",
+      errors: [{ field: "aid", detail: "is the ID of an existing agent" }],
+    });
+    expect(await caller().agents.get({ aid: "only-once" })).toMatchObject({
+      name: "First",
+      temperature: 1,
+    });
+    // The upsert (POST /agents) still updates.
+    expect((await caller().agents.upsert({ aid: "only-once", name: "Second" })).created).toBe(
+      false,
+    );
+  });
+
+  it("lets one of many concurrent creates of an aid win, and refuses the others", async () => {
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) =>
+        caller().agents.create({ aid: "raced", name: `Racer ${i}` }),
+      ),
+    );
+    const won = outcomes.filter((o) => o.status === "fulfilled");
+    expect(won).toHaveLength(1);
+    for (const outcome of outcomes.filter((o) => o.status === "rejected"))
+      expect(await problemOf(Promise.reject(outcome.reason))).toMatchObject({
+        status: 409,
+        code: "agent_exists",
+      });
+    const winner = (won[0] as PromiseFulfilledResult<{ name: string }>).value.name;
+    expect((await caller().agents.get({ aid: "raced" })).name).toBe(winner);
+  });
+
   it("pages through agents in aid order with an opaque cursor", async () => {
     const aids = Array.from({ length: 25 }, (_, i) => `agent-${String(i).padStart(2, "0")}`);
     for (const aid of [...aids].reverse()) await caller().agents.upsert({ aid });

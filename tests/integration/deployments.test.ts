@@ -83,14 +83,18 @@ describe.each(DATABASE_KINDS)("signed status updates on %s", (kind) => {
   });
 });
 
+const SIGNER = "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4";
+
 describe("Privy tokens", () => {
   it("are required only when configured so", async () => {
     const required = { appId: "app", verificationKey: "unused", required: true };
-    expect(await problemOf(checkPrivyToken(required, ""))).toMatchObject({
+    expect(await problemOf(checkPrivyToken(required, "", SIGNER))).toMatchObject({
       status: 401,
       code: "invalid_token",
     });
-    await expect(checkPrivyToken({ ...required, required: false }, "")).resolves.toBeUndefined();
-    await expect(checkPrivyToken(undefined, "anything")).resolves.toBeUndefined();
+    await expect(
+      checkPrivyToken({ ...required, required: false }, "", SIGNER),
+    ).resolves.toBeUndefined();
+    await expect(checkPrivyToken(undefined, "anything", SIGNER)).resolves.toBeUndefined();
   });
 });

@@ -2,8 +2,8 @@ import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDatabase, type Database } from "@/db/client";
 import { autonomousRuns } from "@/db/schema";
-import { createChatRuntime } from "@/server/chat/runtime";
 import { fixedClock } from "@/server/clock";
+import { createModelRuntime } from "@/server/model-call";
 import { Scheduler } from "@/server/scheduler/scheduler";
 import { callerFor, testConfig } from "../helpers/context";
 import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/databases";
@@ -48,7 +48,7 @@ describe.skipIf(!TEST_DATABASE_URL)("two scheduler instances on one PostgreSQL",
     const schedulers = [first, second].map(
       (instance) =>
         new Scheduler(
-          { db: instance.db, clock, chat: createChatRuntime(testConfig()) },
+          { db: instance.db, clock, model: createModelRuntime(testConfig()) },
           // Small batches, so the two really interleave their claims within a tick.
           { tickMs: 1000, batchSize: 3, concurrency: 6 },
         ),

@@ -1,14 +1,14 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { autonomousRuns } from "@/db/schema";
-import type { ChatRuntime } from "@/server/chat/chat";
-import { createChatRuntime } from "@/server/chat/runtime";
 import { fixedClock } from "@/server/clock";
-import { claimDueRuns } from "@/server/scheduler/runs";
+import type { ModelRuntime } from "@/server/model-call";
+import { createModelRuntime } from "@/server/model-call";
+import { claimDueRuns, executeRun, sweepInterruptedRuns } from "@/server/scheduler/runs";
 import { Scheduler } from "@/server/scheduler/scheduler";
 import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
-import { useFakeOpenAi } from "../helpers/fake-openai";
+import { useFakeOpenAi } from "../helpers/use-fake-openai";
 
 const START = "2026-11-21T10:00:00Z";
 const MINUTE = 60_000;
@@ -18,17 +18,17 @@ describe.each(DATABASE_KINDS)("autonomous runs on %s", (kind) => {
   const testDatabase = useTestDatabase(kind, { clock, start: START });
   const fakeEndpoint = useFakeOpenAi("Done.");
 
-  const echo = () => createChatRuntime(testConfig());
+  const echo = () => createModelRuntime(testConfig());
   const openAi = (env: Record<string, string> = {}) =>
-    createChatRuntime(
+    createModelRuntime(
       testConfig({ LLM_BASE_URL: fakeEndpoint().baseUrl, LLM_MAX_RETRIES: "0", ...env }),
     );
-  const schedulerWith = (chat: ChatRuntime = echo()) =>
+  const schedulerWith = (chat: ModelRuntime = echo()) =>
     new Scheduler(
-      { db: testDatabase().db, clock, chat },
+      { db: testDatabase().db, clock, model: chat },
       { tickMs: 1000, batchSize: 10, concurrency: 8 },
     );
-  const admin = (chat?: ChatRuntime) => callerFor(testDatabase().db, { clock, chat });
+  const admin = (chat?: ModelRuntime) => callerFor(testDatabase().db, { clock, model: chat });
   const autonomousAgent = (aid: string, fields: Record<string, unknown> = {}) =>
     admin().agents.upsert({
       aid,
@@ -133,6 +133,11 @@ describe.each(DATABASE_KINDS)("autonomous runs on %s", (kind) => {
     expect(runs.map((r) => r.outcome)).toEqual(["failed", "succeeded"]);
     expect(runs[0]?.error).toBe("The model provider failed (HTTP 500).");
     expect(runs[1]?.reply).toBe("Recovered.");
+    // The fake reports 10 tokens in and 5 out; a failed run has none.
+    expect(runs.map((r) => r.usage)).toEqual([
+      null,
+      { input_tokens: 10, output_tokens: 5, estimated: false, cost: null },
+    ]);
     expect((await admin().agents.get({ aid: "flaky" })).quota.autonomous_count_total).toBe(1);
   });
 
@@ -144,7 +149,7 @@ describe.each(DATABASE_KINDS)("autonomous runs on %s", (kind) => {
     expect((await admin().agents.get({ aid: "orphan" })).quota.autonomous_count_total).toBe(1);
 
     clock.advance(2 * 60_000 + 60_000 + 1000); // past the stale bound of a 60 s model timeout
-    await schedulerWith(createChatRuntime(testConfig({ LLM_TIMEOUT_MS: "60000" }))).tick();
+    await schedulerWith(createModelRuntime(testConfig({ LLM_TIMEOUT_MS: "60000" }))).tick();
     const [orphan] = await testDatabase()
       .db.select()
       .from(autonomousRuns)
@@ -158,10 +163,33 @@ describe.each(DATABASE_KINDS)("autonomous runs on %s", (kind) => {
     expect((await admin().agents.get({ aid: "orphan" })).quota.autonomous_count_total).toBe(0);
   });
 
+  it("does not let a run the sweeper has failed turn succeeded when its reply comes late", async () => {
+    await autonomousAgent("late");
+    const { runs } = await claimDueRuns({ db: testDatabase().db, clock }, 10);
+    const [claimed] = runs;
+    if (!claimed) throw new Error("nothing claimed");
+    // Its instance looks dead: the sweeper fails it and gives its quota back...
+    clock.advance(3 * MINUTE);
+    expect(await sweepInterruptedRuns({ db: testDatabase().db, clock }, 2 * MINUTE)).toBe(1);
+    // ...and then the run's reply arrives after all.
+    const ctx = { db: testDatabase().db, clock, model: echo() };
+    expect(await executeRun(ctx, claimed)).toBe("failed");
+    const [run] = await runsOf("late");
+    expect(run).toMatchObject({
+      outcome: "failed",
+      reply: null,
+      error: expect.stringMatching(/^Interrupted/),
+    });
+    expect((await admin().agents.get({ aid: "late" })).quota.autonomous_count_total).toBe(0);
+    expect((await admin().chat.threads({ aid: "late" })).threads).toEqual([]);
+  });
+
   it("runs an agent now on demand, and summarises its runs", async () => {
     await admin().agents.upsert({ aid: "manual", autonomous_prompt: "Say hi." });
     const run = await admin().autonomous.runNow({ aid: "manual" });
     expect(run).toMatchObject({ trigger: "manual", outcome: "succeeded", reply: "echo: Say hi." });
+    // echo reports no usage: estimated from "You are manual." (15) + "Say hi." (7), and the reply.
+    expect(run.usage).toEqual({ input_tokens: 6, output_tokens: 4, estimated: true, cost: null });
 
     const summary = await admin().autonomous.summary({ aid: "manual" });
     expect(summary).toMatchObject({

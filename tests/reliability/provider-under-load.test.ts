@@ -2,6 +2,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/databases";
 import { type Behaviour, type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai";
+import { seeded } from "../helpers/seeded";
 import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
 
 const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, "content-type": "application/json" };
@@ -22,18 +23,6 @@ const CLIENT_GIVES_UP_MS = 15_000;
 
 /** `status` 0: the client gave up waiting (CLIENT_GIVES_UP_MS) or the connection failed. */
 type Outcome = { status: number; ms: number; code?: string; retryAfter: string | null };
-
-/** A small seeded generator (mulberry32), so every run asks the fake the same mix. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Half the calls answer after 20-50 ms, a quarter hang for ever, a quarter fail with 500. */
 function mixedBehaviour(seed: number): (request: unknown, index: number) => Behaviour {

@@ -32,9 +32,9 @@ const RATE = Number(process.env.SOAK_RATE ?? 250);
 const AGENTS = 5;
 const CHAT_IDS = 200;
 /**
- * Open loop, but bounded: never more requests in flight than the server has model slots
- * (LLM_MAX_CONCURRENCY, default 32); beyond them it sheds chats with 503 by design, which is
- * not what a soak is about. Sends held back by the bound are counted and reported as lag.
+ * Open loop, but bounded: at most 32 requests in flight, the model-slot cap when the soak's
+ * figures were first taken, so runs stay comparable. Sends held back by the bound are counted
+ * and reported as lag.
  */
 const MAX_OUTSTANDING = 32;
 /** Before the timer starts: this many requests, a few at a time, so that a cold server (routes

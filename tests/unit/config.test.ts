@@ -38,6 +38,15 @@ describe("configuration", () => {
     expect(config.quotaDefaults).toMatchObject({ messageLimitDaily: null, messageLimitTotal: 0 });
   });
 
+  it("reads MODEL_PRICES as JSON prices per million tokens, and refuses a malformed one", () => {
+    expect(
+      parseConfig({ MODEL_PRICES: '{"gpt-4o-mini":{"input":0.15,"output":0.6}}' }).modelPrices,
+    ).toEqual({ "gpt-4o-mini": { input: 0.15, output: 0.6 } });
+    expect(parseConfig({}).modelPrices).toEqual({});
+    for (const wrong of ["{", '{"m":{"input":-1,"output":0}}', '{"m":{"input":1}}', "[1]"])
+      expect(() => parseConfig({ MODEL_PRICES: wrong })).toThrow(/MODEL_PRICES/);
+  });
+
   it("derives the public URL from the port, without a trailing slash", () => {
     expect(parseConfig({ PORT: "8080" }).publicUrl).toBe("http://localhost:8080");
     expect(parseConfig({ PUBLIC_URL: "https://agents.example.com/" }).publicUrl).toBe(

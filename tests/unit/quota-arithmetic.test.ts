@@ -8,6 +8,9 @@ const limits = {
   messageLimitDaily: null,
   autonomousLimitTotal: null,
   autonomousLimitMonthly: null,
+  tokenLimitTotal: null,
+  tokenLimitMonthly: null,
+  tokenLimitDaily: null,
 };
 
 /** A stored quota row as of `day`, with the given counts and limits. */
@@ -21,6 +24,18 @@ function row(day: string, overrides: Partial<AgentQuotaRow> = {}): AgentQuotaRow
     autonomousCountMonthly: 0,
     lastMessageAt: null,
     lastAutonomousAt: null,
+    inputTokensTotal: 0,
+    outputTokensTotal: 0,
+    inputTokensMonthly: 0,
+    outputTokensMonthly: 0,
+    tokenMonth: null,
+    inputTokensDaily: 0,
+    outputTokensDaily: 0,
+    tokenDay: null,
+    costTotal: 0,
+    costMonthly: 0,
+    costDaily: 0,
+    tokenHolds: 0,
     ...base,
     ...limits,
     ...overrides,

@@ -2,7 +2,7 @@ import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { requestSession } from "@/server/auth/request-session";
 
-/** Overview and agents are for admins: a signed-in wallet goes to its deployments instead. */
+/** The agents pages are for admins: a signed-in wallet goes to its deployments instead. */
 export default async function AdminOnly({ children }: { children: ReactNode }) {
   const session = await requestSession();
   if (session?.role !== "admin") redirect("/dashboard/deployments?notice=admins-only");

@@ -1,10 +1,24 @@
+import type { Metadata } from "next";
 import { Suspense } from "react";
 import { DeploymentsTable } from "@/components/deployments-table";
+import { Loading } from "@/components/ui/query-state";
+import { requestSession } from "@/server/auth/request-session";
 
-export default function DeploymentsPage() {
+export const metadata: Metadata = { title: "Deployments" };
+
+export default async function DeploymentsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const session = await requestSession();
+  const notice = (await searchParams).notice;
   return (
-    <Suspense fallback={<p aria-busy="true">Loading…</p>}>
-      <DeploymentsTable />
+    <Suspense fallback={<Loading what="deployments" />}>
+      <DeploymentsTable
+        isAdmin={session?.role === "admin"}
+        notice={typeof notice === "string" ? notice : undefined}
+      />
     </Suspense>
   );
 }

@@ -7,7 +7,14 @@ export const dynamic = "force-dynamic";
 export const GET = restRoute(async ({ request, caller }) =>
   json(
     await caller.deployments.list(
-      queryParams(request, ["limit", "cursor", "user_address", "status", "proposal_id"]),
+      queryParams(request, [
+        "limit",
+        "cursor",
+        "user_address",
+        "status",
+        "proposal_id",
+        "include_total",
+      ]),
     ),
   ),
 );

@@ -9,7 +9,11 @@ export const GET = restRoute<{ aid: string }>(async ({ request, caller, params }
   ),
 );
 
-export const POST = methodNotAllowed(["GET"]);
-export const PUT = POST;
-export const PATCH = POST;
-export const DELETE = POST;
+/** Runs the agent's autonomous prompt now, outside its schedule (admin): 202 with the run. */
+export const POST = restRoute<{ aid: string }>(async ({ caller, params }) =>
+  json(await caller.autonomous.runNow({ aid: params.aid }), 202),
+);
+
+export const PUT = methodNotAllowed(["GET", "POST"]);
+export const PATCH = PUT;
+export const DELETE = PUT;

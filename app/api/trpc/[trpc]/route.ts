@@ -1,15 +1,29 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { SESSION_COOKIE } from "@/server/auth/session";
 import { createContext } from "@/server/context";
-import { errorResponse, readLimitedText } from "@/server/http/rest";
+import { AppError } from "@/server/errors";
+import { errorResponse, finish, readLimitedText } from "@/server/http/rest";
+import { log } from "@/server/observability/log";
+import { requestIdOf } from "@/server/observability/request-id";
 import { appRouter } from "@/server/routers/app";
+import { getConfig } from "@/server/services";
 
 export const dynamic = "force-dynamic";
 
+/** More calls than a dashboard page batches at once; a bound on what one request can ask. */
+const MAX_BATCH_SIZE = 20;
+
 async function handler(request: Request) {
+  const started = performance.now();
+  const requestId = requestIdOf(request.headers);
+  let callerKind: string | undefined;
+  const done = (response: Response) =>
+    finish(request, response, { requestId, started, params: {}, caller: callerKind });
   let req = request;
   if (request.method === "POST") {
-    // The fetch adapter has no body limit: hold tRPC calls to the REST API's 64 KiB too.
     try {
+      refuseCrossOrigin(request);
+      // The fetch adapter has no body limit: hold tRPC calls to the REST API's 64 KiB too.
       const body = await readLimitedText(request);
       req = new Request(request.url, {
         method: "POST",
@@ -18,20 +32,52 @@ async function handler(request: Request) {
         signal: request.signal,
       });
     } catch (error) {
-      return errorResponse(error);
+      return done(errorResponse(error, requestId));
     }
   }
-  return fetchRequestHandler({
+  const response = await fetchRequestHandler({
     endpoint: "/api/trpc",
     req,
     router: appRouter,
-    createContext: ({ resHeaders }) => createContext({ headers: req.headers, resHeaders }),
+    maxBatchSize: MAX_BATCH_SIZE,
+    createContext: async ({ resHeaders }) => {
+      const context = await createContext({ headers: req.headers, resHeaders, requestId });
+      callerKind = context.caller.kind;
+      return context;
+    },
     onError({ error, path }) {
       if (error.code === "INTERNAL_SERVER_ERROR") {
-        console.error(`tRPC ${path ?? "?"} failed:`, error.cause ?? error);
+        log.error(
+          { err: error.cause ?? error, request_id: requestId, procedure: path },
+          "unexpected error",
+        );
       }
     },
   });
+  // Answers about one signed-in user: never kept by a cache on the way.
+  response.headers.set("cache-control", "no-store");
+  return done(response);
+}
+
+/**
+ * A mutation that carries the session cookie must come from the dashboard itself: its Origin
+ * is PUBLIC_URL's, or the origin of the host it was sent to. SameSite=Lax does not stop a page
+ * of the same site (another port of this host is one) from sending the cookie. Calls without
+ * the cookie (bearer key, sign-in) need no Origin.
+ */
+function refuseCrossOrigin(request: Request): void {
+  const cookie = request.headers.get("cookie") ?? "";
+  if (!cookie.includes(`${SESSION_COOKIE}=`)) return;
+  const origin = request.headers.get("origin");
+  const host = request.headers.get("host");
+  const allowed = [new URL(getConfig().publicUrl).origin, `http://${host}`, `https://${host}`];
+  if (origin && allowed.includes(origin)) return;
+  throw new AppError(
+    "forbidden",
+    origin
+      ? `A signed-in change must come from the dashboard itself, not from ${origin}.`
+      : "A signed-in change must come from the dashboard itself (the request has no Origin).",
+  );
 }
 
 export { handler as GET, handler as POST };

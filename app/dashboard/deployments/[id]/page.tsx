@@ -1,12 +1,16 @@
+import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { DeploymentPage } from "@/components/deployment-page";
+import { getConfig } from "@/server/services";
 
-export default async function DeploymentDetailPage({
-  params,
-}: {
-  params: Promise<{ id: string }>;
-}) {
+type Props = { params: Promise<{ id: string }> };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  return { title: `Deployment #${(await params).id}` };
+}
+
+export default async function DeploymentDetailPage({ params }: Props) {
   const id = Number((await params).id);
   if (!Number.isInteger(id) || id <= 0) notFound();
-  return <DeploymentPage id={id} />;
+  return <DeploymentPage id={id} chainIds={[...getConfig().siwe.chainIds]} />;
 }

@@ -1,10 +1,25 @@
-import { AgentForm } from "@/components/agent-form";
+import type { Metadata } from "next";
+import { AgentForm, type NewAgentDefaults } from "@/components/agent-form";
+import { PageHeader } from "@/components/ui/page-header";
+import { QUOTA_LIMIT_FIELDS } from "@/server/agents/schema";
+import { LIMIT_COLUMNS } from "@/server/quota/quota";
+import { getConfig } from "@/server/services";
+
+export const metadata: Metadata = { title: "New agent" };
 
 export default function NewAgentPage() {
+  // What a new agent gets for what is left empty, so the form can say it.
+  const { quotaDefaults, chat } = getConfig();
+  const defaults: NewAgentDefaults = {
+    quota: Object.fromEntries(
+      QUOTA_LIMIT_FIELDS.map((field) => [field, quotaDefaults[LIMIT_COLUMNS[field]]]),
+    ) as NewAgentDefaults["quota"],
+    rate_limit_rpm: chat.defaultRateLimitRpm,
+  };
   return (
     <>
-      <h1>New agent</h1>
-      <AgentForm />
+      <PageHeader title="New agent" />
+      <AgentForm defaults={defaults} />
     </>
   );
 }

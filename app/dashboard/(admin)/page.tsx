@@ -1,5 +1,0 @@
-import { Overview } from "@/components/overview";
-
-export default function OverviewPage() {
-  return <Overview />;
-}

@@ -1,0 +1,12 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { Overview } from "@/components/overview";
+import { requestSession } from "@/server/auth/request-session";
+
+export const metadata: Metadata = { title: "Overview" };
+
+/** The overview is for admins; a wallet's dashboard is its deployments. */
+export default async function OverviewPage() {
+  if ((await requestSession())?.role !== "admin") redirect("/dashboard/deployments");
+  return <Overview />;
+}

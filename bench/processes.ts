@@ -1,0 +1,106 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+
+/**
+ * A bench helper run as a process of its own (`node --import tsx <script>`), so that its work
+ * shares no event loop with autocannon and its CPU time can be read from /proc like the
+ * service's. The script prints its URL as the first line on stdout; an IPC channel carries
+ * requests such as the fake model's counters, and its closing ends the child.
+ */
+export type BenchChild = {
+  url: string;
+  pid: number;
+  /** Sends `message` and resolves with the first message back whose `type` is the same. */
+  ask<T extends { type: string }>(message: { type: string }): Promise<T>;
+  stop(): Promise<void>;
+};
+
+export async function startChild(
+  script: string,
+  env: Record<string, string> = {},
+): Promise<BenchChild> {
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} printed no URL in 30 s`)), 30_000);
+    child.stdout?.on("data", (chunk) => {
+      stdout += chunk;
+      const line = /^(http\S+)\n/.exec(stdout);
+      if (line) {
+        clearTimeout(timer);
+        resolve(line[1] as string);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited (${code}) before printing its URL:\n${stderr}`));
+    });
+  });
+  return {
+    url,
+    pid: child.pid as number,
+    ask: <T extends { type: string }>(message: { type: string }) =>
+      new Promise<T>((resolve) => {
+        const onMessage = (reply: T) => {
+          if (reply?.type !== message.type) return;
+          child.off("message", onMessage);
+          resolve(reply);
+        };
+        child.on("message", onMessage);
+        child.send(message);
+      }),
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+let clockTicks: number | undefined;
+
+/** CPU time (user + system, all threads) a process has used so far, in ms (Linux /proc). */
+export async function cpuMs(pid: number): Promise<number> {
+  clockTicks ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of the whole line, so 12 and 13 after the name.
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / clockTicks;
+}
+
+/** The resident memory of a process, in MiB (Linux). */
+export async function residentMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const kib = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? Number.NaN);
+  return kib / 1024;
+}
+
+/** Follows a process's resident memory every `everyMs` until `stop`, which gives its maximum. */
+export function watchPeakResident(pid: number, everyMs = 250): { stop(): Promise<number> } {
+  let peak = Number.NaN;
+  const sample = () =>
+    residentMiB(pid).then(
+      (rss) => {
+        peak = Number.isNaN(peak) ? rss : Math.max(peak, rss);
+      },
+      () => {},
+    );
+  void sample();
+  const timer = setInterval(sample, everyMs);
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await sample();
+      return peak;
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * A CPU profile of the service answering streamed chats from a model endpoint, to see where a
+ * chat's CPU goes (BENCHMARKS.md cites it):
+ *
+ *   npx tsx bench/profile-model-chat.ts [json|sse] [connections] [seconds]
+ *
+ * Needs a build (`next build`) and PostgreSQL at BENCH_DATABASE_URL or TEST_DATABASE_URL (a
+ * throwaway database is made and dropped). Starts the fake model (bench/fake-model.ts) and the
+ * service with `--cpu-prof`, drives `PROFILE_MODEL` (default fake-t200-w20-l250) for the given
+ * time with autocannon, a fresh thread per chat, and leaves the .cpuprofile files of the
+ * serving process in PROFILE_DIR (default bench/results/profiles).
+ */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import autocannon from "autocannon";
+import { startServer, TEST_ADMIN_KEY } from "../tests/helpers/server";
+import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
+import { startChild } from "./processes";
+
+const [format = "sse", connections = "16", seconds = "10"] = process.argv.slice(2);
+const serverUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
+if (!serverUrl)
+  throw new Error("Set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a PostgreSQL server.");
+const model = process.env.PROFILE_MODEL || "fake-t200-w20-l250";
+const profileDir = path.resolve(process.env.PROFILE_DIR || "bench/results/profiles");
+mkdirSync(profileDir, { recursive: true });
+
+const database = await createThrowawayDatabase(serverUrl, "profile");
+const fake = await startChild("bench/fake-model.ts");
+try {
+  const server = await startServer({
+    DATABASE_URL: database.url,
+    LLM_BASE_URL: fake.url,
+    LLM_API_KEY: "profile",
+    SCHEDULER: "off",
+    NODE_OPTIONS: `--max-old-space-size=1024 --require ${path.resolve("bench/cpu-profile-preload.cjs")}`,
+    CPU_PROFILE_DIR: profileDir,
+  });
+  try {
+    const created = await fetch(`${server.url}/agents`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        aid: "profiled",
+        model,
+        rate_limit_rpm: null,
+        quota: { message_limit_daily: null, message_limit_monthly: null },
+      }),
+    });
+    if (created.status !== 201) throw new Error(`creating the agent: ${created.status}`);
+    const result = await autocannon({
+      url: `${server.url}/profiled/chat?q=hello&chat_id=c[<id>]`,
+      idReplacement: true,
+      headers: { accept: format === "json" ? "application/json" : "text/event-stream" },
+      connections: Number(connections),
+      duration: Number(seconds),
+    });
+    console.info(
+      `${format} at ${connections} connections: ${result.requests.average} chats/s, p50 ${result.latency.p50} ms; statuses ${JSON.stringify(result.statusCodeStats)}`,
+    );
+  } finally {
+    await server.stop();
+  }
+} finally {
+  await fake.stop();
+  await database.drop();
+}
+console.info(`Profiles in ${profileDir}`);

@@ -1,0 +1,81 @@
+"use client";
+
+import { useEffect, useRef, useState } from "react";
+
+type Changes = Record<string, string | undefined>;
+
+/**
+ * The agents list's search and filters. The search follows typing (a quarter of a second after
+ * the last key, replacing the URL rather than adding to the history); filters apply at once.
+ */
+export function AgentsFilters({
+  q,
+  quota,
+  autonomous,
+  onChange,
+}: {
+  q: string;
+  quota: string | undefined;
+  autonomous: string | undefined;
+  onChange: (changes: Changes, how?: "push" | "replace") => void;
+}) {
+  const [draft, setDraft] = useState(q);
+  const written = useRef(q);
+  const change = useRef(onChange);
+  change.current = onChange;
+  // Back or a link changed the search: show it (but not an echo of what was just typed).
+  useEffect(() => {
+    if (q !== written.current) {
+      written.current = q;
+      setDraft(q);
+    }
+  }, [q]);
+  useEffect(() => {
+    const value = draft.trim();
+    if (value === written.current) return;
+    const timer = setTimeout(() => {
+      written.current = value;
+      change.current({ q: value || undefined }, "replace");
+    }, 250);
+    return () => clearTimeout(timer);
+  }, [draft]);
+
+  return (
+    <div className="filters">
+      <div className="field">
+        <label htmlFor="agent-search">Search by ID or name</label>
+        <input
+          id="agent-search"
+          type="search"
+          value={draft}
+          onChange={(event) => setDraft(event.target.value)}
+          placeholder="support"
+        />
+      </div>
+      <div className="field">
+        <label htmlFor="quota-filter">Quota</label>
+        <select
+          id="quota-filter"
+          value={quota ?? ""}
+          onChange={(event) => onChange({ quota: event.target.value || undefined })}
+        >
+          <option value="">All agents</option>
+          <option value="near">At 80% or more of a limit</option>
+          <option value="over">At a limit</option>
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="autonomous-filter">Autonomous mode</label>
+        <select
+          id="autonomous-filter"
+          value={autonomous ?? ""}
+          onChange={(event) => onChange({ autonomous: event.target.value || undefined })}
+        >
+          <option value="">On or off</option>
+          <option value="on">On</option>
+          <option value="off">Off</option>
+        </select>
+      </div>
+    </div>
+  );
+}

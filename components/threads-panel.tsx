@@ -1,0 +1,131 @@
+"use client";
+
+import { useState } from "react";
+import { MessageLog } from "./message-log";
+import { trpc } from "./trpc";
+import { QueryState } from "./ui/query-state";
+import { RelativeTime } from "./ui/relative-time";
+
+type Thread = { caller: string; chat_id: string };
+
+const PAGE = 25;
+
+/** Every caller's threads with the agent, with whose each is; a thread opens read-only. */
+export function ThreadsPanel({ aid }: { aid: string }) {
+  const [open, setOpen] = useState<Thread>();
+  const [pages, setPages] = useState(1);
+  const messages = trpc.chat.messages.useQuery(
+    { aid, caller: open?.caller ?? "admin", chat_id: open?.chat_id ?? "default", limit: 100 },
+    { enabled: open !== undefined },
+  );
+
+  return (
+    <section className="panel" aria-labelledby="threads-heading">
+      <h2 id="threads-heading">Conversations</h2>
+      <ThreadsPage
+        aid={aid}
+        pages={pages}
+        open={open}
+        onOpen={setOpen}
+        onMore={() => setPages((n) => n + 1)}
+      />
+      {open && (
+        <QueryState query={messages} what="the thread">
+          {(data) => (
+            <MessageLog
+              label={`Thread ${open.chat_id}`}
+              messages={data.messages}
+              testId="thread-log"
+            />
+          )}
+        </QueryState>
+      )}
+    </section>
+  );
+}
+
+/** A page of threads, most recently active first, and under it the further pages shown. */
+function ThreadsPage({
+  aid,
+  pages,
+  cursor,
+  depth = 0,
+  open,
+  onOpen,
+  onMore,
+}: {
+  aid: string;
+  pages: number;
+  cursor?: string;
+  depth?: number;
+  open: Thread | undefined;
+  onOpen: (thread: Thread) => void;
+  onMore: () => void;
+}) {
+  const threads = trpc.chat.threads.useQuery({ aid, limit: PAGE, cursor });
+  return (
+    <QueryState
+      query={threads}
+      what="the conversations"
+      isEmpty={(data) => depth === 0 && data.threads.length === 0}
+      empty="No conversations yet."
+    >
+      {(data) => (
+        <>
+          <table className="cards">
+            <thead className={depth === 0 ? undefined : "sr-only"}>
+              <tr>
+                <th>Caller</th>
+                <th>Thread</th>
+                <th className="number">Messages</th>
+                <th>Last message</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.threads.map((thread) => (
+                <tr key={`${thread.caller}/${thread.chat_id}`} data-testid="thread-row">
+                  <td data-label="Caller">{thread.caller_label}</td>
+                  <td data-label="Thread">
+                    <button
+                      type="button"
+                      className="small"
+                      aria-pressed={
+                        open?.caller === thread.caller && open.chat_id === thread.chat_id
+                      }
+                      onClick={() => onOpen({ caller: thread.caller, chat_id: thread.chat_id })}
+                    >
+                      {thread.chat_id}
+                    </button>
+                  </td>
+                  <td data-label="Messages" className="number">
+                    {thread.message_count}
+                  </td>
+                  <td data-label="Last message">
+                    <RelativeTime value={thread.last_message_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {data.next_cursor && depth + 1 < pages ? (
+            <ThreadsPage
+              aid={aid}
+              pages={pages}
+              cursor={data.next_cursor}
+              depth={depth + 1}
+              open={open}
+              onOpen={onOpen}
+              onMore={onMore}
+            />
+          ) : (
+            data.next_cursor && (
+              <button type="button" onClick={onMore}>
+                Show more conversations
+              </button>
+            )
+          )}
+        </>
+      )}
+    </QueryState>
+  );
+}

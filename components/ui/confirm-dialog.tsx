@@ -1,0 +1,83 @@
+"use client";
+
+import { type ReactNode, useId, useRef, useState } from "react";
+import { problemOf } from "./problem";
+
+/**
+ * A button that asks before doing something that cannot be undone: a modal dialog (the
+ * browser's own `<dialog>`, so focus stays inside and Escape cancels) saying what will happen,
+ * with the action and Cancel. A failure is shown in the dialog, which stays open.
+ */
+export function ConfirmDialog({
+  trigger,
+  title,
+  children,
+  confirmLabel,
+  onConfirm,
+  danger = true,
+  disabled = false,
+}: {
+  trigger: string;
+  title: string;
+  children?: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => Promise<unknown> | unknown;
+  danger?: boolean;
+  disabled?: boolean;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+
+  async function confirm() {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await onConfirm();
+      dialog.current?.close();
+    } catch (caught) {
+      setError(problemOf(caught).detail);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <>
+      <button
+        type="button"
+        className={danger ? "danger" : undefined}
+        disabled={disabled}
+        onClick={() => {
+          setError(undefined);
+          dialog.current?.showModal();
+        }}
+      >
+        {trigger}
+      </button>
+      <dialog ref={dialog} className="confirm" aria-labelledby={titleId}>
+        <h2 id={titleId}>{title}</h2>
+        {children}
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <div className="row end">
+          <button type="button" onClick={() => dialog.current?.close()} disabled={busy}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className={danger ? "primary danger-fill" : "primary"}
+            onClick={confirm}
+            disabled={busy}
+          >
+            {busy ? "Working…" : confirmLabel}
+          </button>
+        </div>
+      </dialog>
+    </>
+  );
+}

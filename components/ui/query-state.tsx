@@ -1,0 +1,102 @@
+"use client";
+
+import type { ReactNode } from "react";
+import { problemOf } from "./problem";
+
+/** What a TanStack query gives that these states need. */
+type QueryLike<T> = {
+  data: T | undefined;
+  error: unknown;
+  isPending: boolean;
+  isFetching: boolean;
+  refetch: () => unknown;
+};
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p className="loading" role="status" aria-busy="true">
+      Loading {what}…
+    </p>
+  );
+}
+
+/** A failure with its sentence and a Retry button (disabled while the retry runs). */
+export function ErrorNotice({
+  error,
+  what,
+  onRetry,
+  retrying = false,
+}: {
+  error: unknown;
+  what?: string;
+  onRetry?: () => unknown;
+  retrying?: boolean;
+}) {
+  const problem = problemOf(error);
+  // Trying again helps when the service or the network failed, not when the answer was a no.
+  const retryable = problem.unreachable || (problem.status ?? 500) >= 500;
+  return (
+    <div className="notice error" role="alert">
+      <span>
+        {what ? `Could not load ${what}. ` : ""}
+        {problem.detail}
+      </span>
+      {onRetry && retryable && (
+        <button type="button" onClick={() => onRetry()} disabled={retrying}>
+          {retrying ? "Retrying…" : "Retry"}
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <p className="muted empty">{children}</p>;
+}
+
+/**
+ * The three states every query shows the same way: loading, an error with Retry, or empty;
+ * otherwise its data. Data already shown stays when a later refresh fails, with the error above.
+ */
+export function QueryState<T>({
+  query,
+  what,
+  isEmpty,
+  empty,
+  children,
+  afterError,
+}: {
+  query: QueryLike<T>;
+  /** Shown under an error that left nothing to show (a way back, for a thing not found). */
+  afterError?: ReactNode;
+  /** What is loading, for the sentences: "agents", "the agent". */
+  what: string;
+  isEmpty?: (data: T) => boolean;
+  empty?: ReactNode;
+  children: (data: T) => ReactNode;
+}) {
+  const retry = (
+    <ErrorNotice
+      error={query.error}
+      what={what}
+      onRetry={query.refetch}
+      retrying={query.isFetching}
+    />
+  );
+  if (query.data === undefined) {
+    if (query.error)
+      return (
+        <>
+          {retry}
+          {afterError}
+        </>
+      );
+    return <Loading what={what} />;
+  }
+  return (
+    <>
+      {query.error ? retry : null}
+      {isEmpty?.(query.data) ? <Empty>{empty}</Empty> : children(query.data)}
+    </>
+  );
+}

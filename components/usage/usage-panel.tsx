@@ -1,0 +1,91 @@
+"use client";
+
+import dynamic from "next/dynamic";
+import { useMemo, useState } from "react";
+import type { UsageSeries } from "@/server/usage/schema";
+import { formatCost, formatNumber, plural } from "../ui/format";
+import { Loading } from "../ui/query-state";
+import type { ChartLine } from "./usage-chart";
+import { UsageTable } from "./usage-table";
+
+// uPlot loads only where a chart is shown, never with the pages' first load.
+const UsageChart = dynamic(() => import("./usage-chart"), {
+  ssr: false,
+  loading: () => <Loading what="the chart" />,
+});
+
+/**
+ * Messages, tokens and cost of a usage series as three charts, each a figure that says in words
+ * what it shows; "Show as table" gives every figure as a table instead.
+ */
+export function UsagePanel({ series, title }: { series: UsageSeries; title: string }) {
+  const [asTable, setAsTable] = useState(false);
+  const hourly = series.granularity === "hour";
+  const charts = useMemo(() => chartsOf(series), [series]);
+  return (
+    <section className="panel usage" aria-labelledby="usage-heading">
+      <div className="panel-header">
+        <h2 id="usage-heading">{title}</h2>
+        <button type="button" aria-pressed={asTable} onClick={() => setAsTable((shown) => !shown)}>
+          Show as table
+        </button>
+      </div>
+      <p className="muted" data-testid="usage-totals">
+        {totalsSentence(series.totals)}
+      </p>
+      {asTable ? (
+        <UsageTable series={series} />
+      ) : (
+        <div className="usage-charts">
+          {charts.map((chart) => (
+            <figure key={chart.title} className="usage-figure" data-testid="usage-chart">
+              <figcaption>{chart.title}</figcaption>
+              <p className="sr-only">{chart.summary}</p>
+              <UsageChart starts={chart.starts} lines={chart.lines} hourly={hourly} />
+            </figure>
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function totalsSentence(totals: UsageSeries["totals"]): string {
+  const cost = totals.cost === null ? "unknown (no prices)" : formatCost(totals.cost);
+  const unpriced =
+    totals.unpriced > 0 ? ` (${plural(totals.unpriced, "reply", "replies")} without a price)` : "";
+  return (
+    `${plural(totals.messages, "message")}, ${plural(totals.runs, "run")}, ` +
+    `${formatNumber(totals.input_tokens)} tokens in and ${formatNumber(totals.output_tokens)} out, ` +
+    `cost ${cost}${unpriced}. Refused: ${formatNumber(totals.refused_quota)} by a limit, ` +
+    `${formatNumber(totals.refused_rate)} by the rate limit.`
+  );
+}
+
+function chartsOf(series: UsageSeries) {
+  const starts = series.points.map((point) => point.start);
+  const pick = (key: "messages" | "runs" | "input_tokens" | "output_tokens") =>
+    series.points.map((point) => point[key]);
+  const sum = (values: (number | null)[]) => values.reduce<number>((a, b) => a + (b ?? 0), 0);
+  const describe = (title: string, lines: ChartLine[]) => ({
+    title,
+    starts,
+    lines,
+    summary: `${title}, ${series.points.length} ${series.granularity === "hour" ? "hours" : "days"}: ${lines
+      .map((line) => `${line.label} ${formatNumber(sum(line.values))} in all`)
+      .join(", ")}. The table has every figure.`,
+  });
+  return [
+    describe("Messages and runs", [
+      { label: "Messages", color: "#2563eb", values: pick("messages") },
+      { label: "Runs", color: "#9333ea", values: pick("runs") },
+    ]),
+    describe("Tokens", [
+      { label: "Input", color: "#0d9488", values: pick("input_tokens") },
+      { label: "Output", color: "#d97706", values: pick("output_tokens") },
+    ]),
+    describe("Cost", [
+      { label: "Cost", color: "#dc2626", values: series.points.map((point) => point.cost) },
+    ]),
+  ];
+}

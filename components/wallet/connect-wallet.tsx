@@ -1,0 +1,53 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import { useConnect } from "wagmi";
+import { walletErrorSentence } from "./wallet-errors";
+
+export const NO_WALLET =
+  "No wallet was found in this browser. Install a wallet extension (such as MetaMask or Rabby) and reload the page.";
+
+/**
+ * One button per wallet found in the browser (EIP-6963 announces each; the generic "Injected"
+ * one is the fallback), or a sentence saying none was found, with connection errors in words.
+ */
+export function ConnectWallet({ label = "Connect wallet" }: { label?: string }) {
+  const { connectors, connect, isPending, error } = useConnect();
+  const wallets = connectors.filter((c) => c.id !== "injected" || connectors.length === 1);
+  // Known only in the browser: whether any wallet injected itself into the page.
+  const [anyWallet, setAnyWallet] = useState(true);
+  useEffect(() => {
+    setAnyWallet(connectors.length > 1 || "ethereum" in window);
+  }, [connectors.length]);
+
+  if (!anyWallet) {
+    return (
+      <p className="notice" role="status" data-testid="no-wallet">
+        {NO_WALLET}
+      </p>
+    );
+  }
+  return (
+    <>
+      <div className="row">
+        {wallets.map((wallet) => (
+          <button
+            key={wallet.uid}
+            type="button"
+            className="primary"
+            disabled={isPending}
+            onClick={() => connect({ connector: wallet })}
+          >
+            {label}
+            {wallet.id !== "injected" ? ` (${wallet.name})` : ""}
+          </button>
+        ))}
+      </div>
+      {error && (
+        <p className="error" role="alert">
+          {walletErrorSentence(error)}
+        </p>
+      )}
+    </>
+  );
+}

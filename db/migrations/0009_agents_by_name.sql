@@ -1,0 +1,1 @@
+CREATE INDEX "agents_by_name" ON "agents" USING btree (lower("name"),"aid");

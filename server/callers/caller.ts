@@ -1,0 +1,123 @@
+import { createHash, createHmac } from "node:crypto";
+import { isIP } from "node:net";
+import type { Session } from "@/server/auth/session";
+import { type PresentedKey, parseAgentKey } from "@/server/keys/format";
+
+/**
+ * Who is chatting. Threads and rate limits belong to a caller: an agent key, a client address
+ * (anonymous), a signed-in wallet, or the admin. A presented key is only checked against the
+ * agent when the chat opens (server/chat/opening.ts), in the same statement that counts it.
+ */
+export type Caller =
+  | { kind: "admin" }
+  | { kind: "wallet"; address: string }
+  | { kind: "key"; key: PresentedKey }
+  | { kind: "anonymous"; addressHash: string };
+
+/**
+ * The id a caller's threads and rate-limit windows are stored under: `admin`, `wallet:<0x…>`,
+ * `key:<key id>` or `addr:<hash>`. (`agent` and `shared` are taken by the autonomous thread and
+ * by threads from before callers; no caller can have them.)
+ */
+export function callerId(caller: Caller): string {
+  switch (caller.kind) {
+    case "admin":
+      return "admin";
+    case "wallet":
+      return `wallet:${caller.address}`;
+    case "key":
+      return `key:${caller.key.id}`;
+    case "anonymous":
+      return `addr:${caller.addressHash}`;
+  }
+}
+
+/** The header scripts/patch-next.mjs sets to the socket's address on every request. */
+export const PEER_HEADER = "x-agent-service-peer";
+
+/**
+ * The client's address. With `trustProxy` = 0 it is the socket's: X-Forwarded-For is the
+ * client's own word. With n trusted proxies in front, it is the address the nth proxy from us
+ * saw (X-Forwarded-For read from the right), as Express's `trust proxy` hop count does; a
+ * shorter chain gives its leftmost address. Undefined when the request carries no socket
+ * address (a process that is not `next start`).
+ */
+export function clientAddress(headers: Headers, trustProxy: number): string | undefined {
+  const peer = headers.get(PEER_HEADER) || undefined;
+  if (trustProxy === 0 || !peer) return peer;
+  const forwarded = (headers.get("x-forwarded-for") ?? "")
+    .split(",")
+    .map((hop) => hop.trim())
+    .filter(Boolean);
+  const chain = [peer, ...forwarded.reverse()];
+  const hop = chain[Math.min(trustProxy, chain.length - 1)] as string;
+  return normalizeAddress(hop) ?? peer;
+}
+
+/**
+ * An address as one caller: IPv4 as it is (also when mapped into IPv6), and IPv6 by its /64,
+ * the block one subscriber is usually given, so that a script cannot become a new caller by
+ * changing the low bits. Undefined when it is not an IP address.
+ */
+export function normalizeAddress(raw: string): string | undefined {
+  let address = raw.replace(/^\[|\](:\d+)?$/g, "");
+  // "1.2.3.4:5678", as some proxies write it.
+  if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(address)) address = address.replace(/:\d+$/, "");
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) address = mapped[1] as string;
+  const version = isIP(address);
+  if (version === 4) return address;
+  if (version !== 6) return undefined;
+  return `${expandIpv6(address).slice(0, 4).join(":")}::/64`;
+}
+
+function expandIpv6(address: string): string[] {
+  const [head = "", tail] = address.toLowerCase().split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const zeros = Array(8 - left.length - right.length).fill("0");
+  return (tail === undefined ? left : [...left, ...zeros, ...right]).map((part) =>
+    part.replace(/^0+(?=.)/, ""),
+  );
+}
+
+/**
+ * The stored form of an address: a keyed hash, never the address itself. Keyed, because the
+ * IPv4 space is small enough to hash whole: without the key a leaked hash gives the address.
+ */
+export function hashAddress(address: string, key: Uint8Array): string {
+  return createHmac("sha256", key).update(address).digest("hex").slice(0, 16);
+}
+
+/** The key of `hashAddress`, derived from the admin key as the session key is. */
+export function callerHashKey(adminKey: string): Uint8Array {
+  return createHash("sha256").update(`agent-service caller v1\0${adminKey}`).digest();
+}
+
+/** The keyed hash that stands for the request's client address (see `clientAddress`). */
+export function clientOf(
+  headers: Headers,
+  { trustProxy, hashKey }: { trustProxy: number; hashKey: Uint8Array },
+): string {
+  return hashAddress(clientAddress(headers, trustProxy) ?? "unknown", hashKey);
+}
+
+/**
+ * The caller of a request: the admin (key or session), a signed-in wallet, an agent key given
+ * as the bearer token, or else the client (its address's hash, from `clientOf`).
+ */
+export function callerOf({
+  session,
+  bearer,
+  client,
+}: {
+  session: Session | null;
+  bearer?: string;
+  client: string;
+}): Caller {
+  if (session?.role === "admin") return { kind: "admin" };
+  const key = bearer === undefined ? undefined : parseAgentKey(bearer);
+  if (key) return { kind: "key", key };
+  if (session) return { kind: "wallet", address: session.address };
+  return { kind: "anonymous", addressHash: client };
+}

@@ -1,0 +1,242 @@
+import { and, eq, getTableColumns, isNull, type SQL, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { prepared } from "@/db/prepared";
+import {
+  type AgentQuotaRow,
+  type AgentRow,
+  agentKeys,
+  agentQuotas,
+  agents,
+  chatRateLimits,
+  chatReservations,
+  usageHourly,
+} from "@/db/schema";
+import { type Caller, callerId } from "@/server/callers/caller";
+import type { Clock } from "@/server/clock";
+import type { ChatConfig } from "@/server/config";
+import { historyFromJson, historyJson } from "@/server/conversations/store";
+import type { ChatTurn } from "@/server/providers/provider";
+import {
+  consumePeriods,
+  consumeUpdate,
+  findExceeded,
+  type QuotaExceeded,
+} from "@/server/quota/quota";
+import { RATE_WINDOW_MS, type RateLimit, rateLimitAfter } from "./rate-limit";
+
+/** A chat that may go to the model: its use is counted and recorded as reservation `reservationId`. */
+export type OpenedChat = {
+  outcome: "opened";
+  agent: AgentRow;
+  quotaRow: AgentQuotaRow;
+  reservationId: number;
+  history: ChatTurn[];
+  rateLimit: RateLimit | null;
+};
+
+export type Opening =
+  | OpenedChat
+  | { outcome: "not_found" }
+  | { outcome: "key_required" | "key_invalid" }
+  | { outcome: "rate_limited"; rateLimit: RateLimit }
+  | { outcome: "quota_exceeded"; exceeded: QuotaExceeded; rateLimit: RateLimit | null };
+
+/**
+ * Everything a chat needs before its model call, decided in one statement, in this order: the
+ * agent; whether the caller may chat with it (its key, or the agent's `chat_access`); one chat
+ * in the caller's rate-limit window; one message use of the agent's quota, recorded as a
+ * reservation; and the caller's thread's recent messages. Each step happens only if those
+ * before it passed, so a refused chat counts nothing after its refusal. One statement rather
+ * than several: fewer round trips before the model call, and while the database is down one
+ * queued query per chat.
+ */
+export async function openChat(
+  { db, clock }: { db: Db; clock: Clock },
+  request: { aid: string; caller: Caller; chatId: string },
+  config: Pick<ChatConfig, "historyMessages" | "historyMaxChars">,
+): Promise<Opening> {
+  const { aid, caller, chatId } = request;
+  for (let attempt = 0; ; attempt++) {
+    const now = clock.now();
+    const periods = consumePeriods(now);
+    const [row] = await openingStatement(db).execute({
+      aid,
+      hour: new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000).toISOString(),
+      caller: callerId(caller),
+      callerKind: caller.kind,
+      keyId: caller.kind === "key" ? caller.key.id : "",
+      keyHash: caller.kind === "key" ? caller.key.secretHash : "",
+      chatId,
+      limit: config.historyMessages,
+      windowOpenAfter: new Date(now.getTime() - RATE_WINDOW_MS).toISOString(),
+      ...periods,
+    });
+    // No agent in the statement's snapshot: nothing was counted either (its quota row and
+    // its rate windows are written with it or after it).
+    if (!row) return { outcome: "not_found" };
+    if (!row.admitted) return { outcome: caller.kind === "key" ? "key_invalid" : "key_required" };
+    const limit = caller.kind === "admin" ? null : row.agent.rateLimitRpm;
+    const rateLimit =
+      limit === null
+        ? null
+        : rateLimitAfter(limit, now, {
+            counted:
+              row.rateCount === null
+                ? null
+                : { count: row.rateCount, startedMs: row.rateWindowStartedMs },
+            prior:
+              row.priorCount === null
+                ? null
+                : { count: row.priorCount, startedMs: row.priorWindowStartedMs },
+          });
+    if (rateLimit && row.rateCount === null) return { outcome: "rate_limited", rateLimit };
+    if (row.quota && row.reservationId !== null) {
+      return {
+        outcome: "opened",
+        agent: row.agent,
+        quotaRow: row.quota,
+        reservationId: row.reservationId,
+        history: historyFromJson(row.history, config),
+        rateLimit,
+      };
+    }
+    // Refused by the quota: say which limit, from the row as it is now. None, if a refund
+    // slipped in after the refusal: then the chat is tried again (and counted in the rate
+    // window again, in that rare case).
+    const [current] = await db.select().from(agentQuotas).where(eq(agentQuotas.aid, aid));
+    if (!current) return { outcome: "not_found" };
+    const exceeded = findExceeded(current, "message", now);
+    if (exceeded) return { outcome: "quota_exceeded", exceeded, rateLimit };
+    if (attempt >= 2)
+      throw new Error(`Quota for agent '${aid}' kept changing; the chat gave up after 3 attempts`);
+  }
+}
+
+/** The opening statement, prepared once per database handle (it runs on every chat). */
+function openingStatement(db: Db) {
+  return prepared(db, "chat-opening", () => {
+    const p = (name: string) => sql.placeholder(name);
+    const now = sql`${p("now")}::timestamptz`;
+    const callerKind = sql`${p("callerKind")}::text`;
+
+    const agent = db.$with("agent").as(
+      db
+        .select()
+        .from(agents)
+        .where(eq(agents.aid, p("aid"))),
+    );
+    const callerKey = db.$with("caller_key").as(
+      db
+        .select({ id: agentKeys.id })
+        .from(agentKeys)
+        .where(
+          and(
+            eq(agentKeys.id, p("keyId")),
+            eq(agentKeys.aid, p("aid")),
+            eq(agentKeys.secretHash, p("keyHash")),
+            isNull(agentKeys.revokedAt),
+          ),
+        ),
+    );
+    // Last use, kept to the minute: a busy key does not write on every chat.
+    const keyUsed = db.$with("key_used", { id: sql<string>`key_used_id`.as("key_used_id") }).as(
+      sql`UPDATE ${agentKeys} SET last_used_at = ${now} WHERE id IN (SELECT id FROM caller_key)
+          AND (last_used_at IS NULL OR last_used_at <= ${p("windowOpenAfter")}::timestamptz)
+          RETURNING id AS key_used_id`,
+    );
+    const admitted = db.$with("admitted", { ok: sql<number>`admitted_ok`.as("admitted_ok") }).as(
+      sql`SELECT 1 AS admitted_ok FROM agent WHERE CASE ${callerKind}
+            WHEN 'admin' THEN true
+            WHEN 'key' THEN EXISTS (SELECT 1 FROM caller_key)
+            ELSE agent.chat_access = 'public' END`,
+    );
+    // A window opens with the caller's first chat and lasts RATE_WINDOW_MS; a full window
+    // refuses (no row returned) until it is over.
+    const rate = db
+      .$with("rate", {
+        count: sql<number>`rate_count`.as("rate_count"),
+        startedMs: sql<number>`rate_window_started_ms`.mapWith(Number).as("rate_window_started_ms"),
+      })
+      .as(
+        sql`INSERT INTO ${chatRateLimits} AS r (aid, caller, window_started_at, count)
+          SELECT aid, ${p("caller")}, ${now}, 1 FROM agent
+          WHERE rate_limit_rpm IS NOT NULL AND ${callerKind} <> 'admin'
+            AND EXISTS (SELECT 1 FROM admitted)
+          ON CONFLICT (aid, caller) DO UPDATE SET
+            count = CASE WHEN r.window_started_at <= ${p("windowOpenAfter")}::timestamptz
+              THEN 1 ELSE r.count + 1 END,
+            window_started_at = CASE WHEN r.window_started_at <= ${p("windowOpenAfter")}::timestamptz
+              THEN EXCLUDED.window_started_at ELSE r.window_started_at END
+          WHERE r.window_started_at <= ${p("windowOpenAfter")}::timestamptz
+            OR r.count < (SELECT rate_limit_rpm FROM agent)
+          RETURNING count AS rate_count,
+            (extract(epoch FROM window_started_at) * 1000)::float8 AS rate_window_started_ms`,
+      );
+    const mayConsume = sql`EXISTS (SELECT 1 FROM admitted) AND (
+      ${callerKind} = 'admin' OR (SELECT rate_limit_rpm FROM agent) IS NULL
+      OR EXISTS (SELECT 1 FROM rate))`;
+    const consumed = db.$with("consumed").as(
+      consumeUpdate(db, "message", and(eq(agentQuotas.aid, p("aid")), mayConsume) ?? sql`false`, {
+        day: p("day"),
+        month: p("month"),
+        now: p("now"),
+      }),
+    );
+    const reserved = db
+      .$with("reserved", {
+        id: sql<number>`reservation_id`.mapWith(Number).as("reservation_id"),
+      })
+      .as(
+        sql`INSERT INTO ${chatReservations} (aid, day, month, reserved_at)
+          SELECT aid, ${p("day")}::date, ${p("month")}::date, ${now} FROM consumed
+          RETURNING id AS reservation_id`,
+      );
+    // A refusal by the rate limit or a quota is counted in the agent's hour of usage, the one
+    // place refusals are kept (usage over time); a refused caller writes nothing else.
+    const refused = db.$with("refused", { hour: sql<string>`refused_hour`.as("refused_hour") }).as(
+      sql`INSERT INTO ${usageHourly} AS u (aid, hour, refused_quota, refused_rate)
+        SELECT aid, ${p("hour")}::timestamptz, CASE WHEN rate_refused THEN 0 ELSE 1 END,
+          CASE WHEN rate_refused THEN 1 ELSE 0 END
+        FROM (SELECT aid, (rate_limit_rpm IS NOT NULL AND ${callerKind} <> 'admin'
+            AND NOT EXISTS (SELECT 1 FROM rate)) AS rate_refused FROM agent) AS a
+        WHERE EXISTS (SELECT 1 FROM admitted) AND NOT EXISTS (SELECT 1 FROM consumed)
+        ON CONFLICT (aid, hour) DO UPDATE SET refused_quota = u.refused_quota + EXCLUDED.refused_quota,
+          refused_rate = u.refused_rate + EXCLUDED.refused_rate
+        RETURNING hour AS refused_hour`,
+    );
+    // The counted row as the UPDATE returned it; all null (so: null) when it counted nothing.
+    const quota = Object.fromEntries(
+      Object.keys(getTableColumns(agentQuotas)).map((key) => [
+        key,
+        consumed[key as keyof AgentQuotaRow],
+      ]),
+    ) as { [K in keyof AgentQuotaRow]: (typeof consumed)[K] };
+    // The caller's window as it was before this statement, for the headers of a refusal.
+    const prior = (column: SQL) =>
+      sql`(SELECT ${column} FROM ${chatRateLimits} WHERE aid = ${p("aid")} AND caller = ${p("caller")})`;
+    return db
+      .with(agent, callerKey, keyUsed, admitted, rate, consumed, reserved, refused)
+      .select({
+        agent: getTableColumns(agents),
+        admitted: sql<boolean>`EXISTS (SELECT 1 FROM admitted)`,
+        rateCount: rate.count,
+        rateWindowStartedMs: rate.startedMs,
+        priorCount: prior(sql`count`).mapWith(Number),
+        priorWindowStartedMs: prior(
+          sql`(extract(epoch FROM window_started_at) * 1000)::float8`,
+        ).mapWith(Number),
+        quota,
+        reservationId: reserved.id,
+        history: historyJson(
+          { aid: p("aid"), caller: p("caller"), chatId: p("chatId") },
+          p("limit"),
+        ).mapWith((json: unknown) => json),
+      })
+      .from(agents)
+      .leftJoin(consumed, eq(consumed.aid, agents.aid))
+      .leftJoin(reserved, sql`true`)
+      .leftJoin(rate, sql`true`)
+      .where(eq(agents.aid, p("aid")))
+      .prepare("chat_opening");
+  });
+}

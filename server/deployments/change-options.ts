@@ -1,0 +1,37 @@
+import { eq } from "drizzle-orm";
+import { getAddress } from "viem";
+import type { z } from "zod";
+import type { Db } from "@/db/client";
+import { deployments } from "@/db/schema";
+import type { Session } from "@/server/auth/session";
+import type { Config } from "@/server/config";
+import { AppError } from "@/server/errors";
+import { allowedChanges } from "./permissions";
+import type { changeOptionsInputSchema, changeOptionsSchema } from "./schema";
+
+/**
+ * What the dashboard may offer a signer on one deployment: the statuses the service would
+ * accept from that wallet now (by the same rule as the signed update itself), why none when
+ * none, and whether a Privy token must go with the change. Seen with the session's rights: a
+ * wallet sees its own deployments only, and may ask only about itself.
+ */
+export async function changeOptions(
+  { db, config }: { db: Db; config: Pick<Config, "siwe" | "privy"> },
+  input: z.output<typeof changeOptionsInputSchema>,
+  session: Session,
+): Promise<z.output<typeof changeOptionsSchema>> {
+  const [row] = await db.select().from(deployments).where(eq(deployments.id, input.id));
+  const owner = session.role === "admin" ? undefined : session.address;
+  if (!row || (owner && row.userAddress !== getAddress(owner)))
+    throw new AppError("deployment_not_found", `Deployment ${input.id} not found.`);
+  const privy_token = !config.privy ? "ignored" : config.privy.required ? "required" : "optional";
+  const signer = getAddress(input.signer);
+  if (session.role !== "admin" && signer !== session.address) {
+    return {
+      statuses: [],
+      reason: `You signed in as ${session.address}, but the wallet now connected is ${signer}: switch back to the first account in your wallet, or sign in again with this one.`,
+      privy_token,
+    };
+  }
+  return { ...allowedChanges(row, signer, config.siwe), privy_token };
+}

@@ -1,0 +1,96 @@
+import type { DeploymentRow } from "@/db/schema";
+import type { Config, SiweConfig } from "@/server/config";
+import { AppError } from "@/server/errors";
+import type { DeploymentStatus } from "./statuses";
+import { allowedNext, canTransition, FINAL_STATUSES } from "./transitions";
+
+/**
+ * Who may change a deployment's status to what: the rule a signed status update is checked
+ * against, and what the dashboard offers a signer (only the changes it would accept).
+ */
+
+type Siwe = Pick<SiweConfig, "adminAddresses" | "workerAddresses">;
+type StatusChange = { status: DeploymentStatus };
+
+/**
+ * The refusal for a request_id the signer may not act on, the same whether or not it exists,
+ * so that signing messages cannot be used to learn which request_ids there are.
+ */
+export function notYours(requestId: string): AppError {
+  return new AppError(
+    "deployment_not_found",
+    `No deployment with request_id '${requestId}' that you may change.`,
+  );
+}
+
+export function isAdmin(address: string, config: Pick<Config, "siwe">): boolean {
+  return config.siwe.adminAddresses.has(address.toLowerCase());
+}
+
+/**
+ * Why `signer` may not make this change, if it may not. A signer that may not act on the
+ * deployment at all (assigned to another worker; unassigned and the signer may not claim it)
+ * is told no more than for a request_id that does not exist; only a worker that lost a race
+ * to pick up a deployment it could have claimed learns that it was claimed.
+ */
+export function refusal(
+  current: DeploymentRow,
+  statement: StatusChange,
+  signer: string,
+  siwe: Siwe,
+): AppError | undefined {
+  const admin = siwe.adminAddresses.has(signer.toLowerCase());
+  const assignedTo = current.workerAddress;
+  const mayClaim =
+    siwe.workerAddresses.size === 0 || siwe.workerAddresses.has(signer.toLowerCase());
+  if (!admin && assignedTo && assignedTo !== signer) {
+    if (statement.status === "pick_up" && mayClaim) {
+      return new AppError(
+        "already_claimed",
+        `Deployment '${current.requestId}' has already been picked up by another worker.`,
+      );
+    }
+    return notYours(current.requestId);
+  }
+  if (!admin && !assignedTo) {
+    if (!mayClaim) return notYours(current.requestId);
+    if (statement.status !== "pick_up") {
+      return new AppError(
+        "forbidden",
+        `Deployment '${current.requestId}' is not assigned to you: a worker claims it by signing pick_up first.`,
+      );
+    }
+  }
+  if (!canTransition(current.status, statement.status)) {
+    const next = allowedNext(current.status);
+    return new AppError(
+      "transition_not_allowed",
+      `A deployment in ${current.status} cannot move to ${statement.status}; ${
+        next.length > 0 ? `it can move to ${next.join(", ")}` : `${current.status} is final`
+      }.`,
+    );
+  }
+  return undefined;
+}
+
+/**
+ * The statuses `signer` may move the deployment to now, each checked by the rule above, and
+ * when there are none, why, in words for the dashboard.
+ */
+export function allowedChanges(
+  current: DeploymentRow,
+  signer: string,
+  siwe: Siwe,
+): { statuses: DeploymentStatus[]; reason: string | null } {
+  const statuses = allowedNext(current.status).filter(
+    (status) => refusal(current, { status }, signer, siwe) === undefined,
+  );
+  if (statuses.length > 0) return { statuses, reason: null };
+  const admin = siwe.adminAddresses.has(signer.toLowerCase());
+  const reason = FINAL_STATUSES.includes(current.status)
+    ? `${current.status === "failed" ? "Failed" : "Cancelled"} is final: nothing can change it.`
+    : !admin && current.workerAddress && current.workerAddress !== signer
+      ? "Another worker has picked this deployment up: only that worker or an admin can change it."
+      : "This wallet may not change this deployment: only the worker that picks it up, or an admin, can.";
+  return { statuses, reason };
+}

@@ -1,0 +1,50 @@
+import type { Db } from "@/db/client";
+import { purgeExpiredSessions } from "@/server/auth/session";
+import { purgeOldFailures } from "@/server/auth/throttle";
+import {
+  purgeOldChatWindows,
+  reservationLifetimeMs,
+  sweepReservations,
+} from "@/server/chat/reservations";
+import type { Clock } from "@/server/clock";
+import { log } from "@/server/observability/log";
+import { purgeOldWindows } from "@/server/rate-limits/windows";
+import { purgeExpiredNonces } from "@/server/siwe/nonces";
+
+/**
+ * What every instance does in the background (web and worker alike; each statement is safe to
+ * run from many at once): every 5 s, give back the message uses of chats whose process died;
+ * every minute, delete what no longer counts (rate windows long over, expired sessions and
+ * nonces, forgotten sign-in failures). Returns a stop function.
+ */
+export function startHousekeeping(
+  { db, clock }: { db: Db; clock: Clock },
+  { llmTimeoutMs }: { llmTimeoutMs: number },
+): () => void {
+  let ticks = 0;
+  const tick = async () => {
+    const now = clock.now();
+    const given = await sweepReservations(
+      db,
+      new Date(now.getTime() - reservationLifetimeMs(llmTimeoutMs)),
+    );
+    if (given > 0)
+      log.info(
+        { uses: given },
+        `Agent Service: gave back ${given} message uses of chats whose process died.`,
+      );
+    if (ticks++ % 12 !== 0) return;
+    await purgeOldChatWindows(db, now);
+    await purgeOldWindows(db, now);
+    await purgeExpiredSessions(db, now);
+    await purgeExpiredNonces(db, now);
+    await purgeOldFailures(db, now);
+  };
+  const timer = setInterval(() => {
+    tick().catch((error: unknown) =>
+      log.error({ err: error }, "Housekeeping failed; trying again"),
+    );
+  }, 5000);
+  timer.unref();
+  return () => clearInterval(timer);
+}

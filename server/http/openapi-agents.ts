@@ -1,0 +1,142 @@
+import type { ZodOpenApiPathsObject } from "zod-openapi";
+import {
+  agentInputSchema,
+  agentSchema,
+  aidInputSchema,
+  listAgentsInputSchema,
+  listAgentsOutputSchema,
+  resetQuotaInputSchema,
+} from "@/server/agents/schema";
+import { MAX_BODY_BYTES } from "@/server/http/rest";
+import { listRunsInputSchema, listRunsOutputSchema, runSchema } from "@/server/scheduler/schema";
+import { agentToolsSchema } from "@/server/tools/schema";
+import * as examples from "./openapi-examples-agents";
+import { ADMIN, adminErrors, json, problem, split } from "./openapi-parts";
+
+/** The admin's agent paths: the agents, one agent, its quota, tools and runs. */
+
+const notFound = { "404": problem("Unknown agent.", examples.agentNotFound) };
+const reset = split(resetQuotaInputSchema, ["aid"]);
+const runs = split(listRunsInputSchema, ["aid"]);
+
+export const agentPaths: ZodOpenApiPathsObject = {
+  "/agents": {
+    get: {
+      operationId: "listAgents",
+      summary: "List agents with their quotas (keyset pagination, search by aid or name).",
+      security: ADMIN,
+      requestParams: { query: listAgentsInputSchema },
+      responses: {
+        "200": {
+          description: "One page of agents.",
+          content: json(listAgentsOutputSchema, examples.agentList),
+        },
+        "400": problem("Invalid query parameter."),
+        ...adminErrors,
+      },
+    },
+    post: {
+      operationId: "upsertAgent",
+      summary: "Create an agent, or update the fields given (omitted fields keep their value).",
+      security: ADMIN,
+      requestBody: { required: true, content: json(agentInputSchema, examples.upsertAgent) },
+      responses: {
+        "200": { description: "Updated.", content: json(agentSchema, examples.agentUpdated) },
+        "201": { description: "Created.", content: json(agentSchema, examples.agentCreated) },
+        "400": problem(
+          "Invalid agent ID format, invalid fields, or malformed JSON.",
+          examples.invalidFields,
+        ),
+        ...adminErrors,
+        "413": problem(`Body larger than ${MAX_BODY_BYTES / 1024} KiB.`),
+        "415": problem("Body is not JSON."),
+        "500": problem("Database failure; nothing was written."),
+      },
+    },
+  },
+  "/agents/{aid}": {
+    get: {
+      operationId: "getAgent",
+      summary: "One agent with its quota.",
+      security: ADMIN,
+      requestParams: { path: aidInputSchema },
+      responses: {
+        "200": { description: "The agent.", content: json(agentSchema, examples.agent) },
+        ...adminErrors,
+        ...notFound,
+      },
+    },
+    delete: {
+      operationId: "deleteAgent",
+      summary:
+        "Delete the agent: its quota, threads and messages, runs, keys and rate-limit windows go with it; chats in flight fail and count nothing. The aid may be used again at once.",
+      security: ADMIN,
+      requestParams: { path: aidInputSchema },
+      responses: { "204": { description: "Deleted." }, ...adminErrors, ...notFound },
+    },
+  },
+  "/agents/{aid}/quota/reset": {
+    post: {
+      operationId: "resetQuota",
+      summary: "Set counters back to 0 (the limits stay): those named, or all of them.",
+      security: ADMIN,
+      requestParams: { path: reset.path },
+      requestBody: { required: false, content: json(reset.rest, examples.resetQuota) },
+      responses: {
+        "200": {
+          description: "The agent after the reset.",
+          content: json(agentSchema, examples.agentAfterReset),
+        },
+        "400": problem("Unknown counter name, or malformed JSON."),
+        ...adminErrors,
+        ...notFound,
+        "415": problem("Body is not JSON."),
+      },
+    },
+  },
+  "/agents/{aid}/tools": {
+    get: {
+      operationId: "listAgentTools",
+      summary:
+        "Each of the agent's MCP servers with its tools as the server describes them now (asked at once, not from a cache), and whether allowed_tools lets the agent call each. A server that cannot be reached is listed with `status: unreachable` and why.",
+      security: ADMIN,
+      requestParams: { path: aidInputSchema },
+      responses: {
+        "200": { description: "The servers and their tools.", content: json(agentToolsSchema) },
+        ...adminErrors,
+        ...notFound,
+      },
+    },
+  },
+  "/agents/{aid}/runs": {
+    get: {
+      operationId: "listRuns",
+      summary:
+        "An agent's autonomous runs, newest first: due time, start, end, outcome, reply or error.",
+      security: ADMIN,
+      requestParams: { path: runs.path, query: runs.rest },
+      responses: {
+        "200": {
+          description: "One page of runs.",
+          content: json(listRunsOutputSchema, examples.runList),
+        },
+        "400": problem("Invalid query parameter."),
+        ...adminErrors,
+        ...notFound,
+      },
+    },
+    post: {
+      operationId: "runNow",
+      summary:
+        "Run the agent's autonomous prompt now, outside its schedule (which it leaves as it is); answers once the run has finished.",
+      security: ADMIN,
+      requestParams: { path: aidInputSchema },
+      responses: {
+        "202": { description: "The run, finished.", content: json(runSchema, examples.run) },
+        ...adminErrors,
+        ...notFound,
+        "409": problem("The agent has no autonomous_prompt.", examples.noAutonomousPrompt),
+      },
+    },
+  },
+};

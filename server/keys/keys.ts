@@ -1,0 +1,87 @@
+import { and, asc, eq, isNull } from "drizzle-orm";
+import type { z } from "zod";
+import type { Db } from "@/db/client";
+import { type AgentKeyRow, agentKeys } from "@/db/schema";
+import { assertAgentExists } from "@/server/agents/agents";
+import type { Clock } from "@/server/clock";
+import { AppError } from "@/server/errors";
+import { newAgentKey } from "./format";
+import type {
+  agentKeySchema,
+  createdKeySchema,
+  createKeyInputSchema,
+  listKeysOutputSchema,
+  revokeKeyInputSchema,
+} from "./schema";
+
+/**
+ * An agent's caller keys (admin). A key is checked on every chat in the chat's own statement,
+ * so a revoked key is refused by every instance from the moment it is revoked.
+ */
+
+type KeysContext = { db: Db; clock: Clock };
+
+/** More than any real use needs, and a bound on what one agent can hold. */
+const MAX_KEYS_PER_AGENT = 1000;
+
+export async function createKey(
+  { db, clock }: KeysContext,
+  input: z.output<typeof createKeyInputSchema>,
+): Promise<z.output<typeof createdKeySchema>> {
+  await assertAgentExists(db, input.aid);
+  const active = await db
+    .select({ id: agentKeys.id })
+    .from(agentKeys)
+    .where(and(eq(agentKeys.aid, input.aid), isNull(agentKeys.revokedAt)))
+    .limit(MAX_KEYS_PER_AGENT);
+  if (active.length >= MAX_KEYS_PER_AGENT) {
+    throw new AppError(
+      "conflict",
+      `Agent '${input.aid}' has ${MAX_KEYS_PER_AGENT} keys already; revoke some first.`,
+    );
+  }
+  const { id, key, secretHash } = newAgentKey();
+  const [row] = await db
+    .insert(agentKeys)
+    .values({ id, aid: input.aid, name: input.name, secretHash, createdAt: clock.now() })
+    .returning();
+  return { ...presentKey(row as AgentKeyRow), key };
+}
+
+export async function listKeys(
+  { db }: KeysContext,
+  aid: string,
+): Promise<z.output<typeof listKeysOutputSchema>> {
+  await assertAgentExists(db, aid);
+  const rows = await db
+    .select()
+    .from(agentKeys)
+    .where(and(eq(agentKeys.aid, aid), isNull(agentKeys.revokedAt)))
+    .orderBy(asc(agentKeys.createdAt), asc(agentKeys.id));
+  return { keys: rows.map(presentKey) };
+}
+
+/** Revokes the key (it stays recorded, so its threads still name it); 404 if there is none. */
+export async function revokeKey(
+  { db, clock }: KeysContext,
+  { aid, id }: z.output<typeof revokeKeyInputSchema>,
+): Promise<void> {
+  const revoked = await db
+    .update(agentKeys)
+    .set({ revokedAt: clock.now() })
+    .where(and(eq(agentKeys.aid, aid), eq(agentKeys.id, id), isNull(agentKeys.revokedAt)))
+    .returning({ id: agentKeys.id });
+  if (revoked.length === 0) {
+    await assertAgentExists(db, aid);
+    throw new AppError("not_found", `Agent '${aid}' has no key '${id}'.`);
+  }
+}
+
+function presentKey(row: AgentKeyRow): z.output<typeof agentKeySchema> {
+  return {
+    id: row.id,
+    name: row.name,
+    created_at: row.createdAt.toISOString(),
+    last_used_at: row.lastUsedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,11 @@
+/**
+ * Calling an agent's model: the public surface that the chat engine and the scheduler use.
+ * Slots cap the calls of a process; a call is bounded by its deadline and the client; failures
+ * come out in the client's terms; usage is reported or estimated.
+ */
+export { noModelSlot } from "./failure";
+export { type ModelCall, type ModelReply, startModelCall } from "./model-call";
+export { createModelRuntime, type ModelRuntime } from "./runtime";
+export { ModelSlots } from "./slots";
+export type { ToolEvent } from "./turns";
+export { type PricedUsage, type Usage, usageSchema } from "./usage";

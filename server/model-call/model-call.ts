@@ -1,0 +1,110 @@
+import type { AgentRow } from "@/db/schema";
+import { metrics } from "@/server/observability/metrics";
+import type { ChatTurn } from "@/server/providers/provider";
+import { agentHasTools, openToolbox, type Toolbox } from "@/server/tools";
+import type { ToolCall } from "@/server/tools/schema";
+import { startDeadline } from "./deadline";
+import { classifyFailure } from "./failure";
+import { modelRequest } from "./request";
+import type { ModelRuntime } from "./runtime";
+import { runTurns, type ToolEvent } from "./turns";
+import type { Usage } from "./usage";
+
+/**
+ * A finished reply: its text (capped at CHAT_MAX_REPLY_CHARS), its model (which prices it), the
+ * tokens of all its model turns, and the tool calls made on the way (none without tools).
+ */
+export type ModelReply = { text: string; model: string; usage: Usage; toolCalls: ToolCall[] };
+
+/** One call of an agent's model, from a held model slot to `end()`. */
+export type ModelCall = {
+  /** The whole reply. */
+  generate(): Promise<ModelReply>;
+  /**
+   * The reply's text as it comes, one piece per network read of the provider's stream, with
+   * an event for each tool call and result between; the generator's return value is the whole
+   * reply. Stopping it early closes the upstream call (and cancels a tool call in flight).
+   */
+  stream(): AsyncGenerator<string | ToolEvent, ModelReply, undefined>;
+  /** A failure of this call in the client's terms: timeout, client gone, provider error. */
+  failure(error: unknown): unknown;
+  /** Stops the deadline and frees the model slot; safe to call more than once. */
+  end(): void;
+};
+
+/**
+ * Starts a call of `agent`'s model with the thread's `history` and the `question`. The caller
+ * has taken a model slot and hands its release here; the call (every model turn and tool call
+ * of it) is bounded by LLM_TIMEOUT_MS and by `signal` (the client's). The chat engine and the
+ * scheduler both call models through this.
+ */
+export function startModelCall(
+  runtime: ModelRuntime,
+  options: {
+    agent: AgentRow;
+    history: ChatTurn[];
+    question: string;
+    releaseSlot: () => void;
+    signal?: AbortSignal;
+  },
+): ModelCall {
+  const { provider, llm, chat } = runtime;
+  const { agent } = options;
+  const deadline = startDeadline(llm.timeoutMs, options.signal);
+  const withTools = agentHasTools(agent);
+  const request = modelRequest(
+    agent,
+    // Without tools on offer, past tool turns are left out: some providers refuse them then.
+    withTools ? options.history : withoutToolTurns(options.history),
+    options.question,
+    llm,
+    deadline.signal,
+  );
+  const turns = (toolbox: Toolbox | undefined, stream: boolean) =>
+    runTurns({
+      provider,
+      request,
+      toolbox,
+      maxSteps: agent.maxToolSteps,
+      cap: chat.maxReplyChars,
+      stream,
+    });
+  const toolbox = () =>
+    withTools ? openToolbox(runtime.tools, agent, deadline.signal) : Promise.resolve(undefined);
+  let ended = false;
+  return {
+    async generate() {
+      const started = performance.now();
+      const all = turns(await toolbox(), false);
+      let next = await all.next();
+      while (!next.done) next = await all.next();
+      return observeCall({ ...next.value, model: request.model }, started, false);
+    },
+    async *stream() {
+      const started = performance.now();
+      const reply = yield* turns(await toolbox(), true);
+      return observeCall({ ...reply, model: request.model }, started, true);
+    },
+    failure: (error) => classifyFailure(error, deadline, llm.timeoutMs),
+    end() {
+      if (ended) return;
+      ended = true;
+      deadline.clear();
+      options.releaseSlot();
+    },
+  };
+}
+
+/** A completed call's duration and tokens (tokens the provider spent, delivered or not). */
+function observeCall(reply: ModelReply, started: number, stream: boolean): ModelReply {
+  metrics.modelCall.observe({ stream: String(stream) }, (performance.now() - started) / 1000);
+  metrics.tokens.inc({ direction: "in" }, reply.usage.input_tokens);
+  metrics.tokens.inc({ direction: "out" }, reply.usage.output_tokens);
+  return reply;
+}
+
+function withoutToolTurns(history: ChatTurn[]): ChatTurn[] {
+  return history.some((turn) => turn.role === "tool")
+    ? history.filter((turn) => turn.role !== "tool" && !("tool_calls" in turn))
+    : history;
+}

@@ -1,0 +1,221 @@
+import { metrics } from "@/server/observability/metrics";
+import type {
+  ChatTurn,
+  ModelProvider,
+  ModelRequest,
+  ProviderUsage,
+  ToolCallRequest,
+} from "@/server/providers/provider";
+import type { Toolbox } from "@/server/tools";
+import type { ToolCall } from "@/server/tools/schema";
+import { estimateTokens, type Usage } from "./usage";
+
+/**
+ * The model's turns of one call: the model answers, or asks for tools; the tools are called and
+ * their results given back, and the model goes on, until it answers in text or has used
+ * `maxSteps` turns that called tools (then it is asked once more, with tool_choice "none").
+ * Chat and autonomous runs both go through this (server/model-call/model-call.ts).
+ *
+ * Yields the reply's text as it comes (streamed calls only) and an event for each tool call and
+ * its result; returns the whole reply: its text (every turn's, joined by a blank line), the
+ * tokens of all turns summed, and the tool calls.
+ */
+
+/** Events between a streamed reply's text: a tool call as the model asks for it, its result. */
+export type ToolEvent =
+  | ({ type: "tool_call" } & Pick<ToolCall, "id" | "step" | "server" | "name" | "arguments">)
+  | ({ type: "tool_result" } & ToolCall);
+
+export type TurnsResult = { text: string; usage: Usage; toolCalls: ToolCall[] };
+
+/** Tool calls one turn may make; the model asking for more gets an error for the rest. */
+const MAX_CALLS_PER_TURN = 16;
+
+export async function* runTurns(options: {
+  provider: ModelProvider;
+  request: ModelRequest;
+  toolbox: Toolbox | undefined;
+  maxSteps: number;
+  /** The reply's text is cut at this many characters (CHAT_MAX_REPLY_CHARS). */
+  cap: number;
+  stream: boolean;
+}): AsyncGenerator<string | ToolEvent, TurnsResult, undefined> {
+  const { provider, toolbox, maxSteps, cap, stream } = options;
+  const started = performance.now();
+  let messages = options.request.messages;
+  let text = "";
+  const usage: Usage = { input_tokens: 0, output_tokens: 0, estimated: false };
+  const toolCalls: ToolCall[] = [];
+  for (let step = 1; ; step++) {
+    const mayCall = toolbox !== undefined && step <= maxSteps;
+    const request: ModelRequest = toolbox
+      ? {
+          ...options.request,
+          messages,
+          tools: toolbox.definitions,
+          ...(mayCall ? {} : { toolChoice: "none" as const }),
+        }
+      : options.request;
+    // A later turn's text follows the earlier text after a blank line.
+    const separator = text ? "\n\n" : "";
+    let turnText = "";
+    let asked: ToolCallRequest[] = [];
+    let reported: ProviderUsage | undefined;
+    if (stream) {
+      for await (const chunk of provider.stream(request)) {
+        reported = chunk.usage ?? reported;
+        if (chunk.toolCalls) asked = chunk.toolCalls;
+        const room = cap - text.length - separator.length - turnText.length;
+        const piece = chunk.text.slice(0, Math.max(0, room));
+        if (piece) {
+          if (!text) metrics.firstToken.observe((performance.now() - started) / 1000);
+          if (!turnText && separator) yield separator;
+          turnText += piece;
+          yield piece;
+        }
+        if (text.length + separator.length + turnText.length >= cap) break;
+      }
+    } else {
+      const answer = await provider.generate(request);
+      reported = answer.usage;
+      asked = answer.toolCalls ?? [];
+      turnText = answer.text.slice(0, Math.max(0, cap - text.length - separator.length));
+    }
+    addUsage(usage, turnUsage(request, turnText, reported, toolbox?.definitionChars ?? 0));
+    if (turnText) text += separator + turnText;
+    if (asked.length === 0 || text.length >= cap) break;
+
+    if (!mayCall) {
+      // Asked for tools past max_tool_steps (the model ignored tool_choice "none"): not called.
+      for (const [i, call] of asked.entries())
+        toolCalls.push(
+          notCalled(
+            call,
+            step,
+            i,
+            `Not called: this agent's max_tool_steps (${maxSteps}) was reached.`,
+          ),
+        );
+      break;
+    }
+    const calls = asked.map((call, i) => ({ ...call, id: uniqueId(call.id, toolCalls, step, i) }));
+    // The calls of a turn run at once; their events come in the order the model asked.
+    const running = calls.map((call, i) =>
+      i < MAX_CALLS_PER_TURN
+        ? toolbox.call(call, request.signal).then(
+            (outcome) => ({ ok: true as const, outcome }),
+            (error: unknown) => ({ ok: false as const, error }),
+          )
+        : undefined,
+    );
+    for (const call of calls) {
+      yield { type: "tool_call", id: call.id, step, ...describe(toolbox, call) };
+    }
+    const results: ToolCall[] = [];
+    for (const [i, call] of calls.entries()) {
+      const settled = await running[i];
+      let record: ToolCall;
+      if (!settled)
+        record = notCalled(
+          call,
+          step,
+          i,
+          `Not called: at most ${MAX_CALLS_PER_TURN} tool calls a turn.`,
+        );
+      else if (!settled.ok) throw settled.error;
+      else record = { id: call.id, step, ...settled.outcome };
+      results.push(record);
+      yield { type: "tool_result", ...record };
+    }
+    toolCalls.push(...results);
+    messages = [
+      ...messages,
+      {
+        role: "assistant",
+        content: turnText || null,
+        tool_calls: calls.map((call) => ({
+          id: call.id,
+          type: "function",
+          function: { name: call.name, arguments: call.arguments },
+        })),
+      },
+      ...results.map(
+        (record): ChatTurn => ({
+          role: "tool",
+          tool_call_id: record.id,
+          content: record.error === null ? (record.result ?? "") : `Error: ${record.error}`,
+        }),
+      ),
+    ];
+  }
+  return { text, usage, toolCalls };
+}
+
+/** What the `tool_call` event says before the call is made: the tool as the model named it. */
+function describe(toolbox: Toolbox, call: ToolCallRequest) {
+  const known = toolbox.offered(call.name);
+  let args: unknown = call.arguments;
+  try {
+    args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+  } catch {}
+  return { server: known?.server ?? null, name: known?.tool ?? call.name, arguments: args };
+}
+
+function notCalled(call: ToolCallRequest, step: number, i: number, error: string): ToolCall {
+  let args: unknown = call.arguments;
+  try {
+    args = JSON.parse(call.arguments);
+  } catch {}
+  return {
+    id: call.id || `call_${step}_${i + 1}`,
+    step,
+    server: null,
+    name: call.name,
+    arguments: args,
+    result: null,
+    error,
+    duration_ms: 0,
+  };
+}
+
+/** The model's id for a call, unless an earlier call of this reply has it (then one made up). */
+function uniqueId(id: string, earlier: ToolCall[], step: number, i: number): string {
+  return id && !earlier.some((call) => call.id === id) ? id : `call_${step}_${i + 1}`;
+}
+
+function addUsage(total: Usage, turn: Usage): void {
+  total.input_tokens += turn.input_tokens;
+  total.output_tokens += turn.output_tokens;
+  total.estimated ||= turn.estimated;
+}
+
+/** A turn's tokens: the provider's count when it gave one, else an estimate, marked so. */
+function turnUsage(
+  request: ModelRequest,
+  reply: string,
+  reported: ProviderUsage | undefined,
+  toolChars: number,
+): Usage {
+  if (reported) {
+    return {
+      input_tokens: reported.inputTokens,
+      output_tokens: reported.outputTokens,
+      estimated: false,
+    };
+  }
+  let promptChars = request.system.length + toolChars;
+  for (const message of request.messages) promptChars += turnChars(message);
+  return {
+    input_tokens: estimateTokens(promptChars),
+    output_tokens: estimateTokens(reply.length),
+    estimated: true,
+  };
+}
+
+function turnChars(turn: ChatTurn): number {
+  let chars = turn.content?.length ?? 0;
+  if ("tool_calls" in turn)
+    for (const call of turn.tool_calls)
+      chars += call.function.name.length + call.function.arguments.length;
+  return chars;
+}

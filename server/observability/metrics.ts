@@ -1,0 +1,148 @@
+import client, { type Counter, type Gauge, type Histogram, type Registry } from "prom-client";
+
+/**
+ * Prometheus metrics (prom-client), served by GET /metrics. Labels are bounded: outcomes,
+ * limits, statuses; an agent's aid only when the operator opts in with METRICS_PER_AGENT=true
+ * (one series per agent). Gauges of what is in use (model slots, database queries) are read
+ * when scraped, from the objects that hold them.
+ */
+
+export type ChatOutcome =
+  | "ok"
+  | "quota"
+  | "rate"
+  | "not_found"
+  | "unauthorized"
+  | "provider_error"
+  | "timeout"
+  | "overload"
+  | "client_closed"
+  | "unavailable"
+  | "error";
+
+type Metrics = {
+  registry: Registry;
+  chats: Counter<"outcome" | "aid">;
+  refusals: Counter<"kind" | "limit">;
+  modelCall: Histogram<"stream">;
+  firstToken: Histogram;
+  tokens: Counter<"direction">;
+  toolCalls: Histogram<"outcome">;
+  runs: Counter<"outcome">;
+  schedulerLag: Histogram;
+  dueAgents: Gauge;
+  deploymentChanges: Counter<"from" | "to">;
+  /** Set once the services exist: what the in-use gauges read. */
+  sources: {
+    slotsInUse?: () => number;
+    /** This instance's database connections by state (PostgreSQL), read when scraped. */
+    dbConnections?: () => Promise<Record<string, number>>;
+  };
+};
+
+function createMetrics(): Metrics {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry });
+  const sources: Metrics["sources"] = {};
+  const seconds = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60];
+  new client.Gauge({
+    name: "agent_model_slots_in_use",
+    help: "Model calls in flight in this process (of LLM_MAX_CONCURRENCY).",
+    registers: [registry],
+    collect() {
+      this.set(sources.slotsInUse?.() ?? 0);
+    },
+  });
+  new client.Gauge({
+    name: "agent_db_connections",
+    help: "This instance's PostgreSQL connections by state (active = in use), from pg_stat_activity.",
+    labelNames: ["state"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const byState = (await sources.dbConnections?.().catch(() => undefined)) ?? {};
+      for (const [state, count] of Object.entries(byState)) this.set({ state }, count);
+    },
+  });
+  return {
+    registry,
+    sources,
+    chats: new client.Counter({
+      name: "agent_chat_requests_total",
+      help: "Chat requests by outcome.",
+      labelNames: ["outcome", "aid"],
+      registers: [registry],
+    }),
+    refusals: new client.Counter({
+      name: "agent_chat_refusals_total",
+      help: "Chats refused by a quota or a rate limit, by the limit.",
+      labelNames: ["kind", "limit"],
+      registers: [registry],
+    }),
+    modelCall: new client.Histogram({
+      name: "agent_model_call_duration_seconds",
+      help: "Model calls, from the request to the last byte of the reply.",
+      labelNames: ["stream"],
+      buckets: seconds,
+      registers: [registry],
+    }),
+    firstToken: new client.Histogram({
+      name: "agent_model_time_to_first_token_seconds",
+      help: "Streamed model calls: from the request to the first text.",
+      buckets: seconds,
+      registers: [registry],
+    }),
+    tokens: new client.Counter({
+      name: "agent_model_tokens_total",
+      help: "Tokens of delivered replies and runs (reported by the provider, or estimated).",
+      labelNames: ["direction"],
+      registers: [registry],
+    }),
+    toolCalls: new client.Histogram({
+      name: "agent_tool_call_duration_seconds",
+      help: "Tool calls of chats and runs by outcome: ok, error (the tool failed), timeout, unreachable, refused (not called).",
+      labelNames: ["outcome"],
+      buckets: seconds,
+      registers: [registry],
+    }),
+    runs: new client.Counter({
+      name: "agent_autonomous_runs_total",
+      help: "Autonomous runs by outcome.",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
+    schedulerLag: new client.Histogram({
+      name: "agent_scheduler_lag_seconds",
+      help: "How late autonomous runs start after they are due.",
+      buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
+    dueAgents: new client.Gauge({
+      name: "agent_scheduler_due_agents",
+      help: "Agents due at this instance's last claim (runs it claimed, and skipped).",
+      registers: [registry],
+    }),
+    deploymentChanges: new client.Counter({
+      name: "agent_deployment_status_changes_total",
+      help: "Deployment status changes, by from and to.",
+      labelNames: ["from", "to"],
+      registers: [registry],
+    }),
+  };
+}
+
+// One registry per process, though Next.js may load this module in more than one chunk.
+const global = globalThis as unknown as { agentServiceMetrics?: Metrics };
+if (!global.agentServiceMetrics) global.agentServiceMetrics = createMetrics();
+export const metrics: Metrics = global.agentServiceMetrics;
+
+const perAgent = () => process.env.METRICS_PER_AGENT === "true";
+
+export function countChat(outcome: ChatOutcome, aid: string): void {
+  metrics.chats.inc(perAgent() ? { outcome, aid } : { outcome });
+}
+
+/** The metrics text, in Prometheus's exposition format. */
+export async function metricsText(): Promise<{ contentType: string; body: string }> {
+  return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
+}

@@ -1,0 +1,124 @@
+import type { StoredMcpServer } from "@/db/schema";
+import { AppError, type FieldError } from "@/server/errors";
+import type { HostRule } from "./hosts";
+import { urlProblem } from "./hosts";
+import type { McpTarget } from "./pool";
+import type { McpServer, McpServerInput } from "./schema";
+import { decryptHeader, encryptHeader, secretHint } from "./secrets";
+
+/**
+ * An agent's MCP servers between their three forms: what POST /agents sends (secrets in plain
+ * text once), what is stored (secrets encrypted, or the name of an environment variable), and
+ * what is shown (never a secret's value).
+ */
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * The servers to store for `input`: URLs checked against MCP_ALLOWED_HOSTS, secret values
+ * encrypted, `{"secret": true}` replaced by the value stored for that header of the server of
+ * that name (only while its URL keeps its origin: a kept secret never goes to another server),
+ * environment references checked to name a variable that is set. 400 with a field per problem.
+ */
+export function storeServers(
+  input: McpServerInput[],
+  current: StoredMcpServer[],
+  {
+    key,
+    allowedHosts,
+    env = process.env,
+  }: { key: Uint8Array; allowedHosts: HostRule[]; env?: Env },
+): StoredMcpServer[] {
+  const errors: FieldError[] = [];
+  const stored = input.map((server, index): StoredMcpServer => {
+    const at = `mcp_servers.${index}`;
+    const url = new URL(server.url);
+    const problem = urlProblem(url, allowedHosts);
+    if (problem) errors.push({ field: `${at}.url`, detail: problem });
+    const before = current.find((candidate) => candidate.name === server.name);
+    const sameOrigin = before !== undefined && new URL(before.url).origin === url.origin;
+    const headers: StoredMcpServer["headers"] = {};
+    for (const [name, value] of Object.entries(server.headers ?? {})) {
+      const field = `${at}.headers.${name}`;
+      if (typeof value === "string") {
+        headers[name] = {
+          enc: encryptHeader(key, value, { origin: url.origin, header: name }),
+          hint: secretHint(value),
+        };
+      } else if ("env" in value) {
+        if (!env[value.env])
+          errors.push({ field, detail: `names ${value.env}, which is not set on this server` });
+        headers[name] = { env: value.env };
+      } else {
+        const kept = Object.entries(before?.headers ?? {}).find(
+          ([storedName]) => storedName.toLowerCase() === name.toLowerCase(),
+        )?.[1];
+        if (!kept || !("enc" in kept))
+          errors.push({ field, detail: "has no stored value to keep; send the value" });
+        else if (!sameOrigin)
+          errors.push({
+            field,
+            detail: "cannot keep its stored value for another origin; send the value again",
+          });
+        else headers[name] = kept;
+      }
+    }
+    return {
+      name: server.name,
+      url: server.url,
+      headers,
+      allowed_tools: server.allowed_tools ?? null,
+    };
+  });
+  if (errors.length > 0) {
+    throw new AppError(
+      "validation_failed",
+      `The request has invalid fields: ${errors.map((e) => `${e.field} ${e.detail}`).join("; ")}.`,
+      { errors },
+    );
+  }
+  return stored;
+}
+
+/** The servers as an agent shows them: secrets as `{"secret": true, "hint"}`, env names as they are. */
+export function presentServers(stored: StoredMcpServer[]): McpServer[] {
+  return stored.map((server) => ({
+    name: server.name,
+    url: server.url,
+    headers: Object.fromEntries(
+      Object.entries(server.headers).map(([name, value]) => [
+        name,
+        "env" in value ? { env: value.env } : { secret: true as const, hint: value.hint },
+      ]),
+    ),
+    allowed_tools: server.allowed_tools,
+  }));
+}
+
+/** Where to call the server, with its headers' values; or why they cannot be had. */
+export function resolveTarget(
+  server: StoredMcpServer,
+  key: Uint8Array | undefined,
+  env: Env = process.env,
+): { target: McpTarget } | { problem: string } {
+  const origin = new URL(server.url).origin;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(server.headers)) {
+    if ("env" in value) {
+      const found = env[value.env];
+      if (!found)
+        return {
+          problem: `Its header ${name} names ${value.env}, which is not set on this server.`,
+        };
+      headers[name] = found;
+    } else {
+      const plain = key && decryptHeader(key, value.enc, { origin, header: name });
+      if (plain === undefined)
+        return {
+          problem: `Its header ${name} cannot be read (stored under another admin key?); set it again.`,
+        };
+      headers[name] = plain;
+    }
+  }
+  return { target: { url: server.url, headers } };
+}

@@ -1,0 +1,144 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import { TEST_ADMIN_KEY } from "../helpers/context";
+import { sampleProposal } from "../helpers/proposal";
+import { expect, screenshot, test } from "./fixtures";
+import {
+  api,
+  createAgents,
+  scrollsSideways,
+  signInWithKey,
+  signInWithWallet,
+  WIDTHS,
+} from "./helpers";
+import { userWallet } from "./wallets";
+
+/**
+ * Every page, at 1440 and 390 wide, light and dark: axe-core finds no serious or critical
+ * violation, nothing scrolls sideways, the title names the page; a screenshot of each.
+ */
+
+let deploymentId = 0;
+
+test.beforeAll(async () => {
+  await createAgents([
+    {
+      aid: "za11y",
+      name: "Accessible agent with a rather long name that must wrap on a phone",
+      autonomous_prompt: "Say hello.",
+      quota: { message_limit_daily: 3 },
+    },
+  ]);
+  for (let i = 0; i < 3; i++) {
+    await fetch(`${process.env.E2E_BASE_URL}/za11y/chat?q=${encodeURIComponent(`question ${i}`)}`, {
+      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
+    });
+  }
+  await api("/agents/za11y/keys", { method: "POST", body: JSON.stringify({ name: "mobile app" }) });
+  await api("/agents/za11y/runs", { method: "POST" });
+  const made = await api("/v1/deployments", {
+    method: "POST",
+    body: JSON.stringify({
+      // A long request id: it must wrap, in the table and in the record, not widen the page.
+      request_id: `za11y-${"very-long-request-identifier-".repeat(4)}end`,
+      user_address: userWallet.address,
+      proposal: sampleProposal,
+    }),
+  });
+  deploymentId = (await made.json()).id;
+});
+
+const ADMIN_PAGES = () => [
+  { path: "/", title: "Agent Service", name: "home" },
+  { path: "/dashboard", title: "Overview · Agent Service", name: "overview" },
+  { path: "/dashboard/agents", title: "Agents · Agent Service", name: "agents" },
+  { path: "/dashboard/agents/new", title: "New agent · Agent Service", name: "agent-new" },
+  { path: "/dashboard/agents/za11y", title: "Agent za11y · Agent Service", name: "agent" },
+  { path: "/dashboard/prices", title: "Prices · Agent Service", name: "prices" },
+  { path: "/dashboard/deployments", title: "Deployments · Agent Service", name: "deployments" },
+  {
+    path: `/dashboard/deployments/${deploymentId}`,
+    title: `Deployment #${deploymentId} · Agent Service`,
+    name: "deployment",
+  },
+];
+
+/** Runs axe-core on the page as it is; fails with the serious and critical findings. */
+async function checkAccessibility(page: Page, label: string) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const serious = results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
+    );
+  expect(serious, `${label}: axe violations`).toEqual([]);
+}
+
+/** Waits for a page's data (no loading sign left), then checks and photographs it. */
+async function visit(page: Page, path: string, label: string) {
+  await page.goto(path);
+  await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  await checkAccessibility(page, label);
+  expect(await scrollsSideways(page), `${label} scrolls sideways`).toBe(false);
+  await screenshot(page, label);
+}
+
+for (const { name, viewport, suffix } of WIDTHS) {
+  for (const scheme of ["light", "dark"] as const) {
+    test(`every page passes axe and fits, ${name}, ${scheme}`, async ({ page }) => {
+      test.setTimeout(120_000);
+      await page.setViewportSize(viewport);
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto("/login");
+      await checkAccessibility(page, `login ${suffix} ${scheme}`);
+      expect(await scrollsSideways(page)).toBe(false);
+      await expect(page).toHaveTitle("Sign in · Agent Service");
+      await screenshot(page, `page-login-${suffix}-${scheme}`);
+
+      await signInWithKey(page);
+      for (const { path, title, name: pageName } of ADMIN_PAGES()) {
+        await visit(page, path, `page-${pageName}-${suffix}-${scheme}`);
+        await expect(page).toHaveTitle(title);
+      }
+      // Opened states: a confirm dialog, and the phone's menu.
+      await page.goto("/dashboard/agents/za11y");
+      await page.getByRole("button", { name: "Delete agent" }).click();
+      await expect(page.getByRole("dialog")).toBeVisible();
+      await checkAccessibility(page, `dialog ${suffix} ${scheme}`);
+      await page.keyboard.press("Escape");
+      await expect(page.getByRole("dialog")).toBeHidden();
+      const menu = page.getByRole("button", { name: "Menu" });
+      if (await menu.isVisible()) {
+        await menu.click();
+        await expect(page.getByRole("navigation", { name: "Dashboard" })).toBeVisible();
+        await checkAccessibility(page, `menu ${suffix} ${scheme}`);
+        expect(await scrollsSideways(page)).toBe(false);
+        await screenshot(page, `menu-open-${suffix}-${scheme}`);
+      }
+    });
+  }
+
+  test(`a wallet's pages pass axe and fit, ${name}`, async ({ page }) => {
+    await page.setViewportSize(viewport);
+    await signInWithWallet(page, userWallet);
+    await visit(page, "/dashboard/deployments", `page-deployments-wallet-${suffix}`);
+    await visit(page, `/dashboard/deployments/${deploymentId}`, `page-deployment-wallet-${suffix}`);
+  });
+}
+
+test("the favicon is served, and every page links it", async ({ page }) => {
+  for (const path of ["/favicon.ico", "/icon.svg"]) {
+    const response = await fetch(`${process.env.E2E_BASE_URL}${path}`);
+    expect(response.status, path).toBe(200);
+    expect(response.headers.get("content-type"), path).toMatch(/^image\//);
+  }
+  const missing: string[] = [];
+  page.on("response", (response) => {
+    if (response.status() === 404) missing.push(response.url());
+  });
+  await page.goto("/login");
+  await expect(page.locator('link[rel="icon"]').first()).toHaveAttribute("href", /icon|favicon/);
+  expect(missing).toEqual([]);
+});

@@ -1,0 +1,154 @@
+import { TEST_ADMIN_KEY } from "../helpers/context";
+import { expect, screenshot, test } from "./fixtures";
+import { api, createAgents, signInWithKey } from "./helpers";
+
+/**
+ * One agent's page: "New agent" never overwrites, edits say they were saved and refuse an empty
+ * name, the chat reads like a chat (newest in view, scrollable by keyboard, several lines,
+ * times), runs page, Run now's error goes with the next success, ids copy.
+ */
+
+test("New agent refuses an ID in use beside the field, with a link to that agent", async ({
+  page,
+}) => {
+  await createAgents([{ aid: "zexisting", name: "Keep Me", temperature: 0.3, prompt: "Stay." }]);
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/new");
+  await page.getByLabel("Agent ID").fill("zexisting");
+  await page.getByLabel("Name", { exact: true }).fill("Overwriter");
+  await page.getByRole("button", { name: "Create agent" }).click();
+  const error = page.locator("#aid-error");
+  await expect(error).toContainText("An agent with this ID exists already");
+  await expect(page.getByLabel("Agent ID")).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByRole("alert").filter({ hasText: "Not saved" })).toBeVisible();
+  await screenshot(page, "agent-create-exists");
+  // Nothing was overwritten.
+  expect(await (await api("/agents/zexisting")).json()).toMatchObject({
+    name: "Keep Me",
+    temperature: 0.3,
+    prompt: "Stay.",
+  });
+  await error.getByRole("link", { name: "open zexisting" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/agents\/zexisting$/);
+  await expect(page.getByRole("heading", { name: "Keep Me" })).toBeVisible();
+});
+
+test("the new-agent form says what empty fields become", async ({ page }) => {
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/new");
+  await expect(page.getByText("(empty = unlimited)")).toHaveCount(0);
+  await expect(page.getByText("An empty limit takes the service's default")).toBeVisible();
+  await expect(page.getByLabel("Messages per day")).toHaveAttribute(
+    "placeholder",
+    "default: 1,000",
+  );
+  await expect(page.getByLabel("Messages in total")).toHaveAttribute(
+    "placeholder",
+    "default: no limit",
+  );
+});
+
+test("an edit says it was saved, and an empty name is refused, not silently kept", async ({
+  page,
+}) => {
+  await createAgents([{ aid: "zedit", name: "Before" }]);
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/zedit");
+  await page.getByLabel("Name", { exact: true }).fill("");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.locator("#name-error")).toHaveText("must not be empty");
+  await expect(page.getByRole("alert").filter({ hasText: "Not saved" })).toBeVisible();
+  expect((await (await api("/agents/zedit")).json()).name).toBe("Before");
+
+  await page.getByLabel("Name", { exact: true }).fill("After");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "After" })).toBeVisible();
+});
+
+test("the chat keeps the newest message in view, scrolls by keyboard, takes several lines and shows times", async ({
+  page,
+}) => {
+  await createAgents([{ aid: "zchat" }]);
+  // Twelve exchanges in the admin's default thread, more than the log shows at once.
+  for (let i = 0; i < 12; i++) {
+    const reply = await fetch(`${process.env.E2E_BASE_URL}/zchat/chat?q=question+${i}`, {
+      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
+    });
+    expect(reply.status).toBe(200);
+  }
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/zchat");
+  const log = page.getByTestId("chat-log");
+  await expect(log).toContainText("question 11");
+  const atBottom = () =>
+    log.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight < 2);
+  await expect.poll(atBottom).toBe(true);
+  expect(await log.evaluate((element) => element.scrollHeight > element.clientHeight)).toBe(true);
+
+  // The log takes focus, and keys scroll it.
+  await log.focus();
+  await expect(log).toBeFocused();
+  await page.keyboard.press("Home");
+  await expect.poll(() => log.evaluate((element) => element.scrollTop)).toBe(0);
+  await page.keyboard.press("End");
+  await expect.poll(atBottom).toBe(true);
+
+  // Shift+Enter makes a new line; Enter sends.
+  const input = page.getByLabel("Message", { exact: true });
+  await input.fill("line one");
+  await input.press("Shift+Enter");
+  await input.pressSequentially("line two");
+  await expect(input).toHaveValue("line one\nline two");
+  await input.press("Enter");
+  await expect(log.locator(".message.user").last()).toContainText("line one\nline two");
+  await expect(log).toContainText("echo: line one\nline two");
+  await expect.poll(atBottom).toBe(true);
+  const asked = log.locator(".message.user").last().locator("time");
+  await expect(asked).toHaveText("just now");
+  await expect(asked).toHaveAttribute("title", /\(.+\)$/);
+  await screenshot(page, "agent-chat-long");
+});
+
+test("runs page back through the history, and Run now's error goes with the next success", async ({
+  page,
+}) => {
+  await createAgents([{ aid: "zruns", autonomous_prompt: "Tick." }]);
+  for (let i = 0; i < 23; i++) {
+    const run = await api("/agents/zruns/runs", { method: "POST" });
+    expect(run.status).toBeLessThan(300);
+  }
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/zruns");
+  await expect(page.getByTestId("run-row")).toHaveCount(20);
+  await expect(page.getByTestId("runs-shown")).toHaveText("20 of 23 runs shown");
+  await page.getByRole("button", { name: "Show older runs" }).click();
+  await expect(page.getByTestId("run-row")).toHaveCount(23);
+  await expect(page.getByRole("button", { name: "Show older runs" })).toHaveCount(0);
+
+  // The instruction goes away behind the page's back: Run now fails, and says so.
+  await api("/agents", {
+    method: "POST",
+    body: JSON.stringify({ aid: "zruns", autonomous_prompt: null }),
+  });
+  await page.getByRole("button", { name: "Run now" }).click();
+  await expect(page.getByTestId("run-now-error")).toContainText("Run now failed:");
+  // It comes back: the next Run now succeeds, and the error is gone.
+  await api("/agents", {
+    method: "POST",
+    body: JSON.stringify({ aid: "zruns", autonomous_prompt: "Tick again." }),
+  });
+  await page.getByRole("button", { name: "Run now" }).click();
+  await expect(page.getByTestId("run-row").first()).toContainText("Tick again.");
+  await expect(page.getByTestId("run-now-error")).toHaveCount(0);
+});
+
+test("ids and keys copy to the clipboard", async ({ page, context }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await createAgents([{ aid: "zcopy" }]);
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/zcopy");
+  await page.getByRole("button", { name: "Copy agent ID" }).click();
+  await expect(page.getByRole("button", { name: "Copy agent ID" })).toHaveText("Copied");
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("zcopy");
+});

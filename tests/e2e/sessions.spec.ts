@@ -1,0 +1,57 @@
+import { expect, screenshot, test } from "./fixtures";
+import { createAgents, signInWithKey } from "./helpers";
+
+/**
+ * A session that ends while a page is open (signed out in another tab, or every session ended
+ * by an admin) takes that page to the sign-in page with a sentence, not to the API's refusal.
+ */
+
+test.beforeAll(() => createAgents([{ aid: "zsession" }]));
+
+test("signing out in another tab sends this tab to sign-in with a sentence", async ({
+  page,
+  context,
+}) => {
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents");
+  await expect(page.getByRole("heading", { name: "Agents" })).toBeVisible();
+
+  const other = await context.newPage();
+  await other.goto("/dashboard");
+  await other.getByRole("button", { name: "Sign out", exact: true }).click();
+  await expect(other).toHaveURL(/\/login$/);
+
+  // The first tab asks for something: it is sent to sign in, and told why.
+  await page.getByLabel("Quota", { exact: true }).selectOption("near");
+  await expect(page).toHaveURL(/\/login\?ended=1$/);
+  await expect(page.getByTestId("session-ended")).toContainText("Your session has ended");
+  await expect(page.getByText("ADMIN_API_KEY")).toHaveCount(0);
+  await screenshot(page, "session-ended");
+});
+
+test("ending every session sends everyone to sign in again", async ({ page, browser }) => {
+  const elsewhere = await browser.newContext({ baseURL: process.env.E2E_BASE_URL });
+  const theirs = await elsewhere.newPage();
+  try {
+    await signInWithKey(theirs);
+    await theirs.goto("/dashboard/agents/zsession");
+    await expect(theirs.getByRole("heading", { name: "zsession" })).toBeVisible();
+
+    await signInWithKey(page);
+    await page.getByRole("button", { name: "Sign out everyone" }).click();
+    const dialog = page.getByRole("dialog", { name: "Sign out everyone?" });
+    await expect(dialog).toContainText("this one too");
+    await dialog.getByRole("button", { name: "Sign out everyone" }).click();
+    await expect(page).toHaveURL(/\/login\?ended=all$/);
+    await expect(page.getByTestId("session-ended")).toContainText(
+      "Every dashboard session was ended",
+    );
+
+    // The other browser: its next request finds the session gone; so does a reload.
+    await theirs.reload();
+    await expect(theirs).toHaveURL(/\/login\?ended=1$/);
+    await expect(theirs.getByTestId("session-ended")).toBeVisible();
+  } finally {
+    await elsewhere.close();
+  }
+});

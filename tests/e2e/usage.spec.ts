@@ -1,0 +1,99 @@
+import { expect, screenshot, test } from "./fixtures";
+import { api, createAgents, navigate, scrollsSideways, signInWithKey, WIDTHS } from "./helpers";
+
+/** Usage charts with their table, and the price table, in real Chromium at both widths. */
+
+test.beforeAll(async () => {
+  await createAgents([{ aid: "metered-ui", name: "Metered", rate_limit_rpm: null }]);
+  const priced = await api("/prices/gpt-4o-mini", {
+    method: "PUT",
+    body: JSON.stringify({ input_per_million: 1000, output_per_million: 2000 }),
+  });
+  expect(priced.status).toBe(200);
+  for (const q of ["first question", "second question"]) {
+    const chat = await api(`/metered-ui/chat?q=${encodeURIComponent(q)}`);
+    expect(chat.status).toBe(200);
+  }
+});
+
+for (const { name, viewport, suffix } of WIDTHS) {
+  test.describe(name, () => {
+    test.use({ viewport });
+
+    test("an agent's usage shows as three charts, and as a table of every day", async ({
+      page,
+    }) => {
+      // What the service counted (a retried worker chats again in its beforeAll).
+      const counted = (await (await api("/agents/metered-ui/usage")).json()).totals.messages;
+      expect(counted).toBeGreaterThanOrEqual(2);
+      await signInWithKey(page);
+      await page.goto("/dashboard/agents/metered-ui");
+      const usage = page.getByRole("region", { name: "Usage, last 30 days" });
+      await expect(usage.getByTestId("usage-totals")).toContainText(`${counted} messages, 0 runs`);
+      const figures = usage.getByTestId("usage-chart");
+      await expect(figures).toHaveCount(3);
+      // uPlot drew each chart on a canvas, with its legend.
+      await expect(usage.locator("figure canvas")).toHaveCount(3);
+      await expect(figures.first().locator(".u-legend")).toContainText("Messages");
+      await expect(figures.first()).toContainText("Messages and runs");
+      expect(await scrollsSideways(page)).toBe(false);
+      await screenshot(page, `usage-agent-${suffix}`);
+
+      await usage.getByRole("button", { name: "Show as table" }).click();
+      await expect(usage.getByRole("button", { name: "Show as table" })).toHaveAttribute(
+        "aria-pressed",
+        "true",
+      );
+      const table = usage.getByTestId("usage-table");
+      await expect(table.locator("tbody tr")).toHaveCount(30);
+      const today = new Date().toISOString().slice(0, 10);
+      const row = table.getByRole("row", { name: new RegExp(`^${today}`) });
+      await expect(row.getByRole("cell").first()).toHaveText(String(counted));
+      // Priced at 1,000 and 2,000 a million: the cost is there, not "no price".
+      await expect(row.getByRole("cell").nth(4)).not.toHaveText("no price");
+      expect(await scrollsSideways(page)).toBe(false);
+    });
+
+    test("the overview charts every agent's usage and names the top agents", async ({ page }) => {
+      await signInWithKey(page);
+      await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+      const usage = page.getByRole("region", { name: "Usage, last 30 days" });
+      await expect(usage.locator("figure canvas")).toHaveCount(3);
+      // The agents that used the most tokens, most first, as the API ranks them (other tests'
+      // agents may outrank this file's).
+      const top = (await (await api("/usage?top=5")).json()).top_agents as { name: string }[];
+      const rows = page.getByTestId("top-agents").locator("tbody tr");
+      await expect(rows).toHaveCount(top.length);
+      await expect(rows.first()).toContainText(top[0]?.name ?? "");
+      expect(await scrollsSideways(page)).toBe(false);
+      await screenshot(page, `usage-overview-${suffix}`);
+    });
+
+    test("an admin sets, sees and deletes a model's price", async ({ page }) => {
+      const model = `ui-model-${suffix}/v1`;
+      await signInWithKey(page);
+      await navigate(page, "Prices");
+      await expect(page.getByRole("heading", { name: "Prices", level: 1 })).toBeVisible();
+      const form = page.getByRole("form", { name: "Set a price" });
+      await form.getByLabel("Model").fill(model);
+      await form.getByLabel("Input, per million tokens").fill("-1");
+      await form.getByLabel("Output, per million tokens").fill("0.6");
+      await form.getByRole("button", { name: "Set price" }).click();
+      await expect(form.locator(".field-error")).toContainText("must be a number from 0");
+      await form.getByLabel("Input, per million tokens").fill("0.15");
+      await form.getByRole("button", { name: "Set price" }).click();
+      await expect(form.getByRole("status")).toHaveText(`Saved the price of ${model}.`);
+      const row = page.getByTestId("prices").getByRole("row", { name: new RegExp(model) });
+      await expect(row).toContainText("0.15");
+      expect(await scrollsSideways(page)).toBe(false);
+      await screenshot(page, `prices-${suffix}`);
+      await row.getByRole("button", { name: "Delete" }).click();
+      await page.getByRole("dialog").getByRole("button", { name: "Delete price" }).click();
+      await expect(
+        page.getByTestId("prices").getByRole("row", { name: new RegExp(model) }),
+      ).toHaveCount(0);
+      const prices = await (await api("/prices")).json();
+      expect(prices.prices.map((p: { model: string }) => p.model)).not.toContain(model);
+    });
+  });
+}

@@ -1,0 +1,29 @@
+import { createThrowawayPostgres, type DatabaseKind } from "./databases";
+import { type FakeOpenAi, startFakeOpenAi } from "./fake-openai";
+import { type RunningServer, startServer } from "./server";
+
+/** The built service on `kind` (a throwaway PostgreSQL database, or PGlite), with a fake model. */
+export type ModelServer = { server: RunningServer; fake: FakeOpenAi; stop(): Promise<void> };
+
+export async function startModelServer(
+  kind: DatabaseKind,
+  env: Record<string, string> = {},
+): Promise<ModelServer> {
+  const fake = await startFakeOpenAi();
+  const throwaway = kind === "postgres" ? await createThrowawayPostgres() : undefined;
+  const server = await startServer({
+    ...(throwaway ? { DATABASE_URL: throwaway.url } : {}),
+    LLM_BASE_URL: fake.baseUrl,
+    LLM_API_KEY: "sk-test",
+    ...env,
+  });
+  return {
+    server,
+    fake,
+    stop: async () => {
+      await server.stop();
+      await fake.close();
+      await throwaway?.drop();
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
+
+/**
+ * The attacks of issue 13 on cookies, framing and paths, as a page of the same site or a
+ * script would make them: each is refused, and every answer carries the security headers.
+ */
+describe("cookies, framing and paths over HTTP", () => {
+  let server: RunningServer;
+  let cookie: string;
+
+  beforeAll(async () => {
+    server = await startServer();
+    const signedIn = await fetch(`${server.url}/api/trpc/auth.signInWithKey`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ key: TEST_ADMIN_KEY }),
+    });
+    cookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0] as string;
+  });
+  afterAll(() => server?.stop());
+
+  const upsert = (headers: Record<string, string>) =>
+    fetch(`${server.url}/api/trpc/agents.upsert`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie, ...headers },
+      body: JSON.stringify({ aid: "forged-agent" }),
+    });
+
+  it("takes no cookie on REST: a page of the same site cannot create agents with the admin's session", async () => {
+    // A form post from another port of this host: the browser sends the cookie, no type.
+    const posted = await fetch(`${server.url}/agents`, {
+      method: "POST",
+      headers: { cookie, origin: "http://127.0.0.1:1" },
+      body: JSON.stringify({ aid: "forged-agent" }),
+    });
+    expect(posted.status).toBe(415);
+    const withType = await fetch(`${server.url}/agents`, {
+      method: "POST",
+      headers: { cookie, "content-type": "application/json" },
+      body: JSON.stringify({ aid: "forged-agent" }),
+    });
+    expect(withType.status).toBe(401);
+    expect((await fetch(`${server.url}/agents`, { headers: { cookie } })).status).toBe(401);
+  });
+
+  it("refuses a cookie-authenticated tRPC change from another origin, or with none", async () => {
+    for (const origin of ["http://127.0.0.1:1", "http://evil.example", undefined]) {
+      const refused = await upsert(origin ? { origin } : {});
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toMatchObject({ code: "forbidden" });
+    }
+    const listed = await fetch(`${server.url}/agents?q=forged-agent`, {
+      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
+    });
+    expect((await listed.json()).agents).toEqual([]);
+    // From the dashboard itself it goes through.
+    expect((await upsert({ origin: server.url })).status).toBe(200);
+  });
+
+  it("refuses a REST body that does not say it is JSON", async () => {
+    for (const type of [undefined, "text/plain", "application/x-www-form-urlencoded"]) {
+      const response = await fetch(`${server.url}/agents`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${TEST_ADMIN_KEY}`,
+          ...(type ? { "content-type": type } : {}),
+        },
+        body: JSON.stringify({ aid: "typed" }),
+      });
+      expect(response.status).toBe(415);
+      expect(response.headers.get("content-type")).toBe("application/problem+json");
+    }
+  });
+
+  it("sends the security headers on pages, REST, tRPC, refusals and unknown paths", async () => {
+    for (const path of [
+      "/login",
+      "/health",
+      "/api/trpc/health.check",
+      "/agents",
+      "/nope",
+      "/v1/nope",
+      "/%FF/chat",
+    ]) {
+      const response = await fetch(`${server.url}${path}`);
+      await response.arrayBuffer();
+      const csp = response.headers.get("content-security-policy") ?? "";
+      expect(csp, path).toContain("frame-ancestors 'none'");
+      expect(csp, path).toContain("default-src 'self'");
+      expect(response.headers.get("x-frame-options"), path).toBe("DENY");
+      expect(response.headers.get("x-content-type-options"), path).toBe("nosniff");
+      expect(response.headers.get("referrer-policy"), path).toBe("strict-origin-when-cross-origin");
+    }
+    const trpc = await fetch(`${server.url}/api/trpc/health.check`);
+    expect(trpc.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("answers a malformed percent-escape with 400 on every path, and unknown API paths with 404 problems", async () => {
+    for (const path of [
+      "/%FF/chat?q=hi",
+      "/agents/%FF/runs",
+      "/v1/deployments/%FF",
+      "/dashboard/agents/%FF",
+      "/api/trpc/%FF",
+      "/agents/%E0%A4%A/keys",
+    ]) {
+      const response = await fetch(`${server.url}${path}`);
+      expect(response.status, path).toBe(400);
+      expect(response.headers.get("content-type"), path).toBe("application/problem+json");
+      expect((await response.json()).detail, path).toContain("malformed percent-escape");
+    }
+    for (const path of [
+      "/v1/nope",
+      "/v1/deployments/1/extra",
+      "/agents/a/b/c",
+      "/api/nope",
+      "/health/x",
+    ]) {
+      const response = await fetch(`${server.url}${path}`, { method: "POST" });
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get("content-type"), path).toBe("application/problem+json");
+    }
+    // An escape that is well formed still works.
+    expect((await fetch(`${server.url}/no%20agent/chat?q=hi`)).status).toBe(404);
+  });
+
+  it("bounds tRPC batches", async () => {
+    const calls = Array.from({ length: 21 }, () => "health.check").join(",");
+    const input = encodeURIComponent(
+      JSON.stringify(Object.fromEntries(Array.from({ length: 21 }, (_, i) => [i, {}]))),
+    );
+    const refused = await fetch(`${server.url}/api/trpc/${calls}?batch=1&input=${input}`);
+    expect(refused.status).toBe(400);
+    const twenty = Array.from({ length: 20 }, () => "health.check").join(",");
+    const allowed = await fetch(`${server.url}/api/trpc/${twenty}?batch=1&input=${input}`);
+    expect(allowed.status).toBe(200);
+  });
+});

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
+
+/**
+ * Sessions kept in the database (sign-out and "sign out everyone" end them at once), wrong
+ * keys throttled per client address, and nonces limited per client address. One server with
+ * a trusted proxy, so that each test speaks from addresses of its own (X-Forwarded-For).
+ */
+describe("sessions, throttling and nonce limits over HTTP", () => {
+  let server: RunningServer;
+  let lastOctet = 0;
+  /** Headers of a client with an address of its own. */
+  const newClient = () => ({ "x-forwarded-for": `198.51.100.${++lastOctet}` });
+
+  beforeAll(async () => {
+    server = await startServer({ TRUST_PROXY: "1", NONCE_RATE_LIMIT_RPM: "5" });
+  });
+  afterAll(() => server?.stop());
+
+  const trpc = (path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) =>
+    fetch(`${server.url}/api/trpc/${path}`, {
+      method: init.body === undefined ? "GET" : "POST",
+      headers: { "content-type": "application/json", origin: server.url, ...init.headers },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    });
+  const signInWithKey = async (client: Record<string, string>, key = TEST_ADMIN_KEY) =>
+    trpc("auth.signInWithKey", { body: { key }, headers: client });
+  const cookieOf = (response: Response) =>
+    (response.headers.get("set-cookie") ?? "").split(";")[0] as string;
+  const sessionOf = async (cookie: string) =>
+    (await (await trpc("auth.session", { headers: { cookie } })).json()).result.data;
+
+  it("ends a session on sign-out: a copy of its cookie stops working at once", async () => {
+    const client = newClient();
+    const cookie = cookieOf(await signInWithKey(client));
+    expect(await sessionOf(cookie)).toEqual({ role: "admin", via: "api_key" });
+    const copy = cookie;
+    const out = await trpc("auth.signOut", { body: {}, headers: { cookie, ...client } });
+    expect(out.status).toBe(200);
+    expect(out.headers.get("set-cookie")).toContain("Max-Age=0");
+    expect(await sessionOf(copy)).toBeNull();
+    expect(
+      (await fetch(`${server.url}/api/trpc/agents.list`, { headers: { cookie: copy } })).status,
+    ).toBe(401);
+  });
+
+  it("lets an admin end every session", async () => {
+    const first = cookieOf(await signInWithKey(newClient()));
+    const second = cookieOf(await signInWithKey(newClient()));
+    const ended = await trpc("auth.endAllSessions", { body: {}, headers: { cookie: first } });
+    expect(ended.status).toBe(200);
+    expect((await ended.json()).result.data.ended).toBeGreaterThanOrEqual(2);
+    expect(await sessionOf(first)).toBeNull();
+    expect(await sessionOf(second)).toBeNull();
+  });
+
+  it("blocks a client after a few wrong admin keys, with a growing wait, right key or not", async () => {
+    const attacker = newClient();
+    const guess = (key: string) =>
+      fetch(`${server.url}/agents`, { headers: { authorization: `Bearer ${key}`, ...attacker } });
+    for (let i = 0; i < 5; i++) expect((await guess(`wrong-key-${i}-0123456789`)).status).toBe(401);
+    // The sixth failure blocks it for 1 s, the seventh for 2 s...
+    expect((await guess("wrong-key-5-0123456789")).status).toBe(401);
+    const blocked = await guess(TEST_ADMIN_KEY);
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers.get("retry-after")).toBe("1");
+    expect(await blocked.json()).toMatchObject({ code: "too_many_attempts" });
+    // Sign-in with the key is throttled alike, for the same client.
+    expect((await signInWithKey(attacker)).status).toBe(429);
+    // Another client is not affected.
+    expect(
+      (
+        await fetch(`${server.url}/agents`, {
+          headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, ...newClient() },
+        })
+      ).status,
+    ).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await guess("wrong-key-6-0123456789")).status).toBe(401);
+    const longer = await guess(TEST_ADMIN_KEY);
+    expect(longer.status).toBe(429);
+    expect(longer.headers.get("retry-after")).toBe("2");
+  });
+
+  it("throttles failed wallet and key sign-ins per client", async () => {
+    const client = newClient();
+    for (let i = 0; i < 6; i++) {
+      expect((await signInWithKey(client, `not-the-key-${i}-0123456789`)).status).toBe(401);
+    }
+    const refused = await signInWithKey(client);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("set-cookie")).toBeNull();
+    const wallet = await trpc("auth.signIn", {
+      body: { message: "not a message", signature: "0x00" },
+      headers: client,
+    });
+    expect(wallet.status).toBe(429);
+  });
+
+  it("issues at most NONCE_RATE_LIMIT_RPM nonces a minute to one client address", async () => {
+    const client = newClient();
+    const address = "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4";
+    const nonce = () =>
+      fetch(`${server.url}/v1/nonce?user_address=${address}`, { headers: client });
+    for (let i = 0; i < 5; i++) expect((await nonce()).status).toBe(200);
+    const refused = await nonce();
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(50);
+    expect(await refused.json()).toMatchObject({ code: "rate_limited" });
+    expect(
+      (await fetch(`${server.url}/v1/nonce?user_address=${address}`, { headers: newClient() }))
+        .status,
+    ).toBe(200);
+  });
+});

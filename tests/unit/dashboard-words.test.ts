@@ -1,0 +1,99 @@
+import { ResourceUnavailableRpcError, SwitchChainError, UserRejectedRequestError } from "viem";
+import { describe, expect, it } from "vitest";
+import { ProviderNotFoundError, SwitchChainNotSupportedError } from "wagmi";
+import {
+  formatAbsolute,
+  formatPercent,
+  formatRelative,
+  formWords,
+  plural,
+  shortAddress,
+} from "@/components/ui/format";
+import { problemOf, UNREACHABLE } from "@/components/ui/problem";
+import { walletErrorSentence } from "@/components/wallet/wallet-errors";
+import { agentInputSchema } from "@/server/agents/schema";
+
+/** What the dashboard says: times, counts, the server's rules in a form, libraries' errors. */
+
+describe("times", () => {
+  const now = Date.parse("2026-11-24T12:00:00Z");
+  it("says how long ago or until, in the largest unit that fits", () => {
+    expect(formatRelative("2026-11-24T11:59:40Z", now)).toBe("just now");
+    expect(formatRelative("2026-11-24T11:55:00Z", now)).toBe("5 minutes ago");
+    expect(formatRelative("2026-11-24T15:00:00Z", now)).toBe("in 3 hours");
+    expect(formatRelative("2026-11-23T12:00:00Z", now)).toBe("yesterday");
+    expect(formatRelative("2026-12-01T00:00:00Z", now)).toBe("in 7 days");
+    expect(formatRelative("2025-11-01T00:00:00Z", now)).toBe("last year");
+  });
+
+  it("gives the exact time with the time zone for the hover", () => {
+    const text = formatAbsolute("2026-11-24T12:00:00Z");
+    expect(text).toMatch(/2026/);
+    expect(text).toMatch(/\(([A-Za-z_]+\/[A-Za-z_]+|UTC)\)$/);
+  });
+});
+
+describe("counts and addresses", () => {
+  it("writes counts, shares and addresses for people", () => {
+    expect(plural(1, "agent")).toBe("1 agent");
+    expect(plural(1204, "agent")).toBe("1,204 agents");
+    expect(formatPercent(0.835)).toBe("83%");
+    expect(formatPercent(0.001)).toBe("<1%");
+    expect(formatPercent(1)).toBe("100%");
+    expect(shortAddress("0x5B38Da6a701c568545dCfcB03FcB875f56beddC4")).toBe("0x5B38…ddC4");
+  });
+});
+
+describe("the server's rules in a form", () => {
+  it("says empty where the API says null", () => {
+    const issues = agentInputSchema.safeParse({
+      aid: "a-b",
+      temperature: 7,
+      quota: { message_limit_daily: -1 },
+    }).error?.issues;
+    const words = (issues ?? []).map((issue) => formWords(issue.message));
+    expect(words).toEqual([
+      "must be a number from 0 to 2, or left empty",
+      "must be 0 or more, or left empty for no limit",
+    ]);
+    expect(words.join(" ")).not.toMatch(/null/);
+  });
+});
+
+describe("failures", () => {
+  it("says the service cannot be reached when no answer came", () => {
+    expect(problemOf(new TypeError("Failed to fetch"))).toMatchObject({
+      detail: UNREACHABLE,
+      unreachable: true,
+    });
+    expect(
+      problemOf({
+        data: {
+          httpStatus: 404,
+          problem: { detail: "Agent 'x' not found.", code: "agent_not_found", status: 404 },
+        },
+      }),
+    ).toMatchObject({ detail: "Agent 'x' not found.", status: 404, unreachable: false });
+  });
+
+  it("puts wallet errors in words, with no library name, version or code", () => {
+    const sentences = [
+      new ProviderNotFoundError(),
+      new SwitchChainNotSupportedError({ connector: { name: "Test Wallet" } as never }),
+      new UserRejectedRequestError(new Error("User rejected the request.")),
+      new ResourceUnavailableRpcError(new Error("Request already pending")),
+      new SwitchChainError(new Error("nope")),
+      Object.assign(new Error("raw"), { code: 4001 }),
+      new Error("anything else"),
+    ].map(walletErrorSentence);
+    expect(sentences[0]).toMatch(/^No wallet was found in this browser/);
+    expect(sentences[1]).toMatch(/cannot switch network from here/);
+    expect(sentences[2]).toBe(
+      "You declined the request in your wallet. Nothing was signed or sent.",
+    );
+    expect(sentences[3]).toMatch(/already has a request waiting/);
+    expect(sentences[5]).toBe(sentences[2]);
+    for (const sentence of sentences)
+      expect(sentence).not.toMatch(/Version|viem|wagmi|Error\b|Details:/);
+  });
+});

@@ -1,0 +1,101 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { createSchema } from "zod-openapi";
+import { AID_MAX_LENGTH } from "@/server/agents/schema";
+import { CHAT_ID_PATTERN } from "@/server/chat/schema";
+import { buildOpenApiDocument } from "@/server/http/openapi";
+import { appRouter } from "@/server/routers/app";
+
+/**
+ * The document's path and query parameters are the procedures' own input fields: for each
+ * operation, the procedures its route handler calls (read from app/**\/route.ts) are looked up
+ * in the router, and every parameter must be one of their input's fields, rendered the same.
+ * A parameter typed by hand, or taken from another procedure's schema, differs and fails here.
+ */
+
+type Parameter = { name: string; in: string; required?: boolean; schema: unknown };
+type Operation = {
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, { schema: { properties?: object } }> };
+};
+
+const doc = buildOpenApiDocument("http://localhost:3000");
+const paths = doc.paths as Record<string, Record<string, Operation>>;
+
+/** The procedures (e.g. `chat.threads`) the handler of `method` in the path's route file calls. */
+function proceduresCalled(path: string, method: string): string[] {
+  const file = `app${path.replace(/\{(\w+)\}/g, "[$1]")}/route.ts`;
+  const handler = readFileSync(file, "utf8")
+    .split(/^export /m)
+    .find((part) => new RegExp(`^(const ${method} =|(async )?function ${method}\\b)`).test(part));
+  return [...(handler ?? "").matchAll(/caller\.(\w+)\.(\w+)\(/g)].map(([, a, b]) => `${a}.${b}`);
+}
+
+function inputOf(procedure: string): z.ZodObject {
+  // At run time tRPC keeps every procedure by its dotted path (its type says a nested record).
+  const procedures = appRouter._def.procedures as unknown as Record<
+    string,
+    { _def: { inputs: z.ZodObject[] } }
+  >;
+  const input = procedures[procedure]?._def.inputs[0];
+  if (!input) throw new Error(`${procedure} takes no input`);
+  return input;
+}
+
+const operations = Object.entries(paths).flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+);
+const withParameters = operations.filter(({ operation }) => operation.parameters?.length);
+
+describe("the OpenAPI document's parameters", () => {
+  it("are found on most operations (the check below is not vacuous)", () => {
+    expect(withParameters.length).toBeGreaterThanOrEqual(20);
+  });
+
+  it.each(withParameters.map((entry) => [`${entry.method.toUpperCase()} ${entry.path}`, entry]))(
+    "%s: each parameter is a field of the procedure's input, with its schema",
+    (_, { path, method, operation }) => {
+      const procedures = proceduresCalled(path, method.toUpperCase());
+      expect(procedures.length, "its route handler calls a procedure").toBeGreaterThan(0);
+      for (const procedure of procedures) {
+        const shape = inputOf(procedure).shape as Record<string, z.ZodType>;
+        for (const parameter of operation.parameters ?? []) {
+          const field = shape[parameter.name];
+          expect(field, `${procedure} takes ${parameter.name}`).toBeDefined();
+          if (!field) continue;
+          expect(parameter.schema, `${parameter.name}'s schema`).toEqual(
+            createSchema(field, { io: "input" }).schema,
+          );
+          const optional = field.safeParse(undefined).success;
+          expect(parameter.required ?? false, `${parameter.name} required`).toBe(
+            parameter.in === "path" || !optional,
+          );
+        }
+        // Nothing the procedure takes is left out: each field is a parameter or in the body.
+        const body = operation.requestBody?.content["application/json"]?.schema.properties ?? {};
+        const documented = [
+          ...(operation.parameters ?? []).map((parameter) => parameter.name),
+          ...Object.keys(body),
+        ];
+        expect(documented.sort()).toEqual(Object.keys(shape).sort());
+      }
+    },
+  );
+
+  it("give the aid, chat_id and address rules of the procedures' schemas", () => {
+    const parameter = (path: string, method: string, name: string) =>
+      paths[path]?.[method]?.parameters?.find((p) => p.name === name)?.schema as Record<
+        string,
+        unknown
+      >;
+    expect(parameter("/agents/{aid}", "get", "aid")).toMatchObject({
+      type: "string",
+      maxLength: AID_MAX_LENGTH * 4,
+    });
+    expect(parameter("/agents/{aid}/threads/{chat_id}/messages", "get", "chat_id")?.pattern).toBe(
+      CHAT_ID_PATTERN.source,
+    );
+    expect(parameter("/v1/nonce", "get", "user_address")?.pattern).toBe("^0x[0-9a-fA-F]{40}$");
+  });
+});
