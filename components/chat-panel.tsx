@@ -87,12 +87,7 @@ export function ChatPanel({ aid }: { aid: string }) {
         <NewThread onOpen={setChatId} onError={setError} />
       </div>
       {messages.error && !messages.data ? (
-        <ErrorNotice
-          error={messages.error}
-          what="the messages"
-          onRetry={messages.refetch}
-          retrying={messages.isFetching}
-        />
+        <ErrorNotice error={messages.error} what="the messages" onRetry={messages.refetch} />
       ) : (
         <MessageLog
           label={`Messages of thread ${chatId}`}

@@ -4,7 +4,7 @@ import Link from "next/link";
 import type { z } from "zod";
 import type { deploymentWithHistorySchema } from "@/server/deployments/schema";
 import { ChangeStatus } from "./change-status";
-import { trpc } from "./trpc";
+import { refreshEvery, trpc } from "./trpc";
 import { Copyable } from "./ui/copy-button";
 import { shortAddress } from "./ui/format";
 import { PageHeader } from "./ui/page-header";
@@ -19,7 +19,10 @@ type Deployment = z.output<typeof deploymentWithHistorySchema>;
 const REFRESH_MS = 5_000;
 
 export function DeploymentPage({ id, chainIds }: { id: number; chainIds: number[] }) {
-  const deployment = trpc.deployments.get.useQuery({ id }, { refetchInterval: REFRESH_MS });
+  const deployment = trpc.deployments.get.useQuery(
+    { id },
+    { refetchInterval: refreshEvery(REFRESH_MS) },
+  );
   return (
     <QueryState
       query={deployment}

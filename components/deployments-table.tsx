@@ -5,7 +5,7 @@ import Link from "next/link";
 import { type FormEvent, useEffect, useState } from "react";
 import { DEPLOYMENT_STATUSES } from "@/server/deployments/statuses";
 import { CreateDeployment } from "./deployment-create";
-import { trpc } from "./trpc";
+import { refreshEvery, trpc } from "./trpc";
 import { Copyable } from "./ui/copy-button";
 import { shortAddress } from "./ui/format";
 import { PageHeader } from "./ui/page-header";
@@ -25,7 +25,7 @@ export function DeploymentsTable({ isAdmin, notice }: { isAdmin: boolean; notice
   const page = cursor ? positiveInt(params.get("page"), 2) : 1;
   const list = trpc.deployments.list.useQuery(
     { status, user_address: owner, limit: size, cursor, include_total: true },
-    { placeholderData: keepPreviousData, refetchInterval: 10_000 },
+    { placeholderData: keepPreviousData, refetchInterval: refreshEvery(10_000) },
   );
   const restart = { cursor: undefined, page: undefined, notice: undefined };
   const loadingPage = list.isPlaceholderData;

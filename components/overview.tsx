@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { trpc } from "./trpc";
+import { refreshEvery, trpc } from "./trpc";
 import { formatNumber, plural } from "./ui/format";
 import { PageHeader } from "./ui/page-header";
 import { QueryState } from "./ui/query-state";
@@ -10,7 +10,9 @@ import { StatusBadge } from "./ui/status-badge";
 import { UsageOverview } from "./usage/usage-sections";
 
 export function Overview() {
-  const overview = trpc.dashboard.overview.useQuery(undefined, { refetchInterval: 10_000 });
+  const overview = trpc.dashboard.overview.useQuery(undefined, {
+    refetchInterval: refreshEvery(10_000),
+  });
   return (
     <>
       <PageHeader title="Overview" />

@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { ToolCalls } from "./tool-calls";
-import { trpc } from "./trpc";
+import { refreshEvery, trpc } from "./trpc";
 import { plural } from "./ui/format";
 import { problemOf } from "./ui/problem";
 import { QueryState } from "./ui/query-state";
@@ -14,7 +14,10 @@ const PAGE = 20;
 /** An agent's autonomous runs: the schedule, outcome counts, the history (paged), "run now". */
 export function RunsPanel({ aid, canRun }: { aid: string; canRun: boolean }) {
   const utils = trpc.useUtils();
-  const summary = trpc.autonomous.summary.useQuery({ aid }, { refetchInterval: 5_000 });
+  const summary = trpc.autonomous.summary.useQuery(
+    { aid },
+    { refetchInterval: refreshEvery(5_000) },
+  );
   // How many pages are shown: the newest, and the older ones asked for.
   const [pages, setPages] = useState(1);
   const [error, setError] = useState<string>();
@@ -90,7 +93,7 @@ function RunsPage({
 }) {
   const runs = trpc.autonomous.runs.useQuery(
     { aid, limit: PAGE, cursor },
-    { refetchInterval: depth === 0 ? 5_000 : false },
+    { refetchInterval: refreshEvery(depth === 0 ? 5_000 : false) },
   );
   return (
     <QueryState

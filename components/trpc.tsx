@@ -36,11 +36,7 @@ export function TrpcProvider({
         queries: {
           staleTime: 5_000,
           retry: (failures, error) => failures < 2 && !isClientError(error),
-          // After an outage, a failed query comes back by itself within seconds of the service.
-          refetchInterval: (query) =>
-            query.state.status === "error" && problemOf(query.state.error).unreachable
-              ? OUTAGE_POLL_MS
-              : false,
+          refetchInterval: refreshEvery(false),
         },
       },
     });
@@ -64,6 +60,17 @@ export function TrpcProvider({
       <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>
     </trpc.Provider>
   );
+}
+
+/**
+ * A query's refresh interval (`false`: none), except that after an outage a failed query comes
+ * back by itself within seconds of the service, whatever its own interval.
+ */
+export function refreshEvery(ms: number | false) {
+  return (query: { state: { status: string; error: unknown } }) =>
+    query.state.status === "error" && problemOf(query.state.error).unreachable
+      ? OUTAGE_POLL_MS
+      : ms;
 }
 
 function isClientError(error: unknown): boolean {

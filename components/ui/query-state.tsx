@@ -1,6 +1,6 @@
 "use client";
 
-import type { ReactNode } from "react";
+import { type ReactNode, useState } from "react";
 import { problemOf } from "./problem";
 
 /** What a TanStack query gives that these states need. */
@@ -8,7 +8,6 @@ type QueryLike<T> = {
   data: T | undefined;
   error: unknown;
   isPending: boolean;
-  isFetching: boolean;
   refetch: () => unknown;
 };
 
@@ -20,21 +19,32 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-/** A failure with its sentence and a Retry button (disabled while the retry runs). */
+/**
+ * A failure with its sentence and a Retry button, disabled while the retry it started runs. Not
+ * while the query refreshes by itself: during an outage it does so every few seconds, and the
+ * button would hardly ever be usable.
+ */
 export function ErrorNotice({
   error,
   what,
   onRetry,
-  retrying = false,
 }: {
   error: unknown;
   what?: string;
   onRetry?: () => unknown;
-  retrying?: boolean;
 }) {
+  const [retrying, setRetrying] = useState(false);
   const problem = problemOf(error);
   // Trying again helps when the service or the network failed, not when the answer was a no.
   const retryable = problem.unreachable || (problem.status ?? 500) >= 500;
+  const retry = async () => {
+    setRetrying(true);
+    try {
+      await onRetry?.();
+    } finally {
+      setRetrying(false);
+    }
+  };
   return (
     <div className="notice error" role="alert">
       <span>
@@ -42,7 +52,7 @@ export function ErrorNotice({
         {problem.detail}
       </span>
       {onRetry && retryable && (
-        <button type="button" onClick={() => onRetry()} disabled={retrying}>
+        <button type="button" onClick={retry} disabled={retrying}>
           {retrying ? "Retrying…" : "Retry"}
         </button>
       )}
@@ -75,14 +85,7 @@ export function QueryState<T>({
   empty?: ReactNode;
   children: (data: T) => ReactNode;
 }) {
-  const retry = (
-    <ErrorNotice
-      error={query.error}
-      what={what}
-      onRetry={query.refetch}
-      retrying={query.isFetching}
-    />
-  );
+  const retry = <ErrorNotice error={query.error} what={what} onRetry={query.refetch} />;
   if (query.data === undefined) {
     if (query.error)
       return (

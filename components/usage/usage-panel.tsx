@@ -1,18 +1,11 @@
 "use client";
 
-import dynamic from "next/dynamic";
 import { useMemo, useState } from "react";
 import type { UsageSeries } from "@/server/usage/schema";
 import { formatCost, formatNumber, plural } from "../ui/format";
-import { Loading } from "../ui/query-state";
+import { LazyUsageChart } from "./lazy-usage-chart";
 import type { ChartLine } from "./usage-chart";
 import { UsageTable } from "./usage-table";
-
-// uPlot loads only where a chart is shown, never with the pages' first load.
-const UsageChart = dynamic(() => import("./usage-chart"), {
-  ssr: false,
-  loading: () => <Loading what="the chart" />,
-});
 
 /**
  * Messages, tokens and cost of a usage series as three charts, each a figure that says in words
@@ -41,7 +34,7 @@ export function UsagePanel({ series, title }: { series: UsageSeries; title: stri
             <figure key={chart.title} className="usage-figure" data-testid="usage-chart">
               <figcaption>{chart.title}</figcaption>
               <p className="sr-only">{chart.summary}</p>
-              <UsageChart starts={chart.starts} lines={chart.lines} hourly={hourly} />
+              <LazyUsageChart starts={chart.starts} lines={chart.lines} hourly={hourly} />
             </figure>
           ))}
         </div>

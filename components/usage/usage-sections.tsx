@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { trpc } from "../trpc";
+import { refreshEvery, trpc } from "../trpc";
 import { formatCost, formatNumber } from "../ui/format";
 import { QueryState } from "../ui/query-state";
 import { UsagePanel } from "./usage-panel";
@@ -10,7 +10,7 @@ import { UsagePanel } from "./usage-panel";
 export function UsageOverview() {
   const usage = trpc.usage.all.useQuery(
     { granularity: "day", top: 5 },
-    { refetchInterval: 60_000 },
+    { refetchInterval: refreshEvery(60_000) },
   );
   return (
     <QueryState query={usage} what="usage">
@@ -58,7 +58,10 @@ export function UsageOverview() {
 
 /** One agent's last 30 days, by day. */
 export function AgentUsage({ aid }: { aid: string }) {
-  const usage = trpc.usage.agent.useQuery({ aid, granularity: "day" }, { refetchInterval: 60_000 });
+  const usage = trpc.usage.agent.useQuery(
+    { aid, granularity: "day" },
+    { refetchInterval: refreshEvery(60_000) },
+  );
   return (
     <QueryState query={usage} what="the agent's usage">
       {(data) => <UsagePanel series={data} title="Usage, last 30 days" />}

@@ -100,12 +100,23 @@ test("the overview says the service cannot be reached, and comes back by itself"
   await page.getByLabel("Admin API key", { exact: true }).fill(TEST_ADMIN_KEY);
   await page.getByRole("button", { name: "Sign in with the key" }).click();
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+  // The page has loaded in full (its charts' code included) before the service stops.
+  await expect(page.locator("figure canvas")).toHaveCount(3);
   await stop();
   // The overview refreshes every 10 s; the failure shows with Retry, never "Failed to fetch".
   const notice = page.getByRole("alert").filter({ hasText: "Could not load the overview" });
   await expect(notice).toContainText("The service cannot be reached", { timeout: 30_000 });
   await expect(page.getByText("Failed to fetch")).toHaveCount(0);
+  // Retry stays usable while the page keeps trying by itself (every 3 s, each with retries).
+  const retry = notice.getByRole("button", { name: "Retry" });
+  for (let i = 0; i < 8; i++) {
+    expect(await retry.isEnabled()).toBe(true);
+    await page.waitForTimeout(500);
+  }
+  await retry.click();
   await start();
-  await notice.getByRole("button", { name: /Retry/ }).click();
-  await expect(page.getByText("Healthy", { exact: true })).toBeVisible({ timeout: 30_000 });
+  // Back by itself: no click after the service returns.
+  await expect(notice).toHaveCount(0, { timeout: 30_000 });
+  await expect(page.getByText("Healthy", { exact: true })).toBeVisible();
+  await expect(page.locator("figure canvas")).toHaveCount(3);
 });

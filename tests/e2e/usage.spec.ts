@@ -97,3 +97,30 @@ for (const { name, viewport, suffix } of WIDTHS) {
     });
   });
 }
+
+test("charts whose code cannot be fetched say so, and the rest of the page stays", async ({
+  page,
+}) => {
+  await signInWithKey(page);
+  // uPlot's code (script and style) fails to arrive, as when the service stops as a page opens.
+  await page.route("**/_next/static/chunks/**", async (route) => {
+    const response = await route.fetch();
+    if ((await response.text()).includes("uplot")) return route.abort("connectionrefused");
+    return route.fulfill({ response });
+  });
+  await page.goto("/dashboard/agents/metered-ui");
+  const usage = page.getByRole("region", { name: "Usage, last 30 days" });
+  const failed = usage.getByRole("alert").filter({ hasText: "The chart could not be loaded" });
+  await expect(failed).toHaveCount(3);
+  await expect(page.getByText("This page couldn’t load")).toHaveCount(0);
+  await expect(page.getByRole("heading", { name: "Metered", level: 1 })).toBeVisible();
+  await expect(usage.getByTestId("usage-totals")).toContainText("messages, 0 runs");
+  await usage.getByRole("button", { name: "Show as table" }).click();
+  await expect(usage.getByTestId("usage-table").locator("tbody tr")).toHaveCount(30);
+
+  // Once the code arrives again, Reload brings the charts.
+  await page.unrouteAll({ behavior: "wait" });
+  await usage.getByRole("button", { name: "Show as table" }).click();
+  await failed.first().getByRole("button", { name: "Reload" }).click();
+  await expect(usage.locator("figure canvas")).toHaveCount(3);
+});
