@@ -52,57 +52,42 @@ export const noSuchKey = {
   }),
 };
 
+const NO_USE = {
+  messages: 0,
+  runs: 0,
+  input_tokens: 0,
+  output_tokens: 0,
+  cost: 0,
+  unpriced: 0,
+  refused_quota: 0,
+  refused_rate: 0,
+};
+const TODAY = {
+  ...NO_USE,
+  messages: 4,
+  runs: 1,
+  input_tokens: 195,
+  output_tokens: 80,
+  cost: 0.00007725,
+};
+
+/** Three days of one agent's usage: all the usage there is, so the same for one and for all. */
+const THREE_DAYS = {
+  from: "2026-11-22T00:00:00.000Z",
+  to: "2026-11-25T00:00:00.000Z",
+  points: [
+    { ...NO_USE, start: "2026-11-22T00:00:00.000Z" },
+    { ...NO_USE, start: "2026-11-23T00:00:00.000Z" },
+    { ...TODAY, start: "2026-11-24T00:00:00.000Z" },
+  ],
+  totals: TODAY,
+};
+
 export const agentUsage = {
   threeDays: example(agentUsageOutputSchema, "Three days by day (from two days ago)", {
     aid: "support-bot",
     granularity: "day",
-    from: "2026-11-22T00:00:00.000Z",
-    to: "2026-11-25T00:00:00.000Z",
-    points: [
-      {
-        messages: 0,
-        runs: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        cost: 0,
-        unpriced: 0,
-        refused_quota: 0,
-        refused_rate: 0,
-        start: "2026-11-22T00:00:00.000Z",
-      },
-      {
-        messages: 0,
-        runs: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        cost: 0,
-        unpriced: 0,
-        refused_quota: 0,
-        refused_rate: 0,
-        start: "2026-11-23T00:00:00.000Z",
-      },
-      {
-        messages: 4,
-        runs: 1,
-        input_tokens: 195,
-        output_tokens: 80,
-        cost: 0.00007725,
-        unpriced: 0,
-        refused_quota: 0,
-        refused_rate: 0,
-        start: "2026-11-24T00:00:00.000Z",
-      },
-    ],
-    totals: {
-      messages: 4,
-      runs: 1,
-      input_tokens: 195,
-      output_tokens: 80,
-      cost: 0.00007725,
-      unpriced: 0,
-      refused_quota: 0,
-      refused_rate: 0,
-    },
+    ...THREE_DAYS,
     next_from: null,
   }),
 };
@@ -110,53 +95,7 @@ export const agentUsage = {
 export const allUsage = {
   threeDays: example(allUsageOutputSchema, "Three days by day, with the top agents", {
     granularity: "day",
-    from: "2026-11-22T00:00:00.000Z",
-    to: "2026-11-25T00:00:00.000Z",
-    points: [
-      {
-        messages: 0,
-        runs: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        cost: 0,
-        unpriced: 0,
-        refused_quota: 0,
-        refused_rate: 0,
-        start: "2026-11-22T00:00:00.000Z",
-      },
-      {
-        messages: 0,
-        runs: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        cost: 0,
-        unpriced: 0,
-        refused_quota: 0,
-        refused_rate: 0,
-        start: "2026-11-23T00:00:00.000Z",
-      },
-      {
-        messages: 4,
-        runs: 1,
-        input_tokens: 195,
-        output_tokens: 80,
-        cost: 0.00007725,
-        unpriced: 0,
-        refused_quota: 0,
-        refused_rate: 0,
-        start: "2026-11-24T00:00:00.000Z",
-      },
-    ],
-    totals: {
-      messages: 4,
-      runs: 1,
-      input_tokens: 195,
-      output_tokens: 80,
-      cost: 0.00007725,
-      unpriced: 0,
-      refused_quota: 0,
-      refused_rate: 0,
-    },
+    ...THREE_DAYS,
     next_from: null,
     top_agents: [
       {
