@@ -1,5 +1,6 @@
 "use client";
 
+import { ErrorAlert } from "@/components/ui/notice";
 import { PageHeader } from "@/components/ui/page-header";
 
 /**
@@ -10,15 +11,16 @@ export default function DashboardError({ reset }: { error: Error; reset: () => v
   return (
     <>
       <PageHeader title="This page could not be shown" />
-      <div className="notice error" role="alert">
-        <span>
-          Something on this page failed to load, most often because the service could not be
-          reached. Try again; if it keeps failing, reload the page.
-        </span>
-        <button type="button" onClick={() => reset()}>
-          Try again
-        </button>
-      </div>
+      <ErrorAlert
+        action={
+          <button type="button" onClick={() => reset()}>
+            Try again
+          </button>
+        }
+      >
+        Something on this page failed to load, most often because the service could not be reached.
+        Try again; if it keeps failing, reload the page.
+      </ErrorAlert>
     </>
   );
 }

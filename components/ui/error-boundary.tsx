@@ -8,7 +8,7 @@ import { Component, type ReactNode } from "react";
  * fallback instead.
  */
 export class ErrorBoundary extends Component<
-  { fallback: () => ReactNode; children: ReactNode },
+  { fallback: ReactNode; children: ReactNode },
   { failed: boolean }
 > {
   override state = { failed: false };
@@ -18,6 +18,6 @@ export class ErrorBoundary extends Component<
   }
 
   override render() {
-    return this.state.failed ? this.props.fallback() : this.props.children;
+    return this.state.failed ? this.props.fallback : this.props.children;
   }
 }

@@ -1,3 +1,5 @@
+import type { ReactNode } from "react";
+
 /** The outcome of something the user did: an error reads as one, and a success as one. */
 export type Outcome = { ok: boolean; text: string };
 
@@ -11,5 +13,26 @@ export function OutcomeMessage({ outcome }: { outcome: Outcome | undefined }) {
     <span role="alert" className="outcome error">
       {outcome.text}
     </span>
+  );
+}
+
+/**
+ * A failure that keeps part of a page from working: its sentence, then what the user can do
+ * about it (Retry, Reload, a switch), read out at once by screen readers.
+ */
+export function ErrorAlert({
+  children,
+  action,
+  testId,
+}: {
+  children: ReactNode;
+  action?: ReactNode;
+  testId?: string;
+}) {
+  return (
+    <div className="notice error" role="alert" data-testid={testId}>
+      <span>{children}</span>
+      {action}
+    </div>
   );
 }

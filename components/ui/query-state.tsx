@@ -1,6 +1,7 @@
 "use client";
 
 import { type ReactNode, useState } from "react";
+import { ErrorAlert } from "./notice";
 import { problemOf } from "./problem";
 
 /** What a TanStack query gives that these states need. */
@@ -46,17 +47,19 @@ export function ErrorNotice({
     }
   };
   return (
-    <div className="notice error" role="alert">
-      <span>
-        {what ? `Could not load ${what}. ` : ""}
-        {problem.detail}
-      </span>
-      {onRetry && retryable && (
-        <button type="button" onClick={retry} disabled={retrying}>
-          {retrying ? "Retrying…" : "Retry"}
-        </button>
-      )}
-    </div>
+    <ErrorAlert
+      action={
+        onRetry &&
+        retryable && (
+          <button type="button" onClick={retry} disabled={retrying}>
+            {retrying ? "Retrying…" : "Retry"}
+          </button>
+        )
+      }
+    >
+      {what ? `Could not load ${what}. ` : ""}
+      {problem.detail}
+    </ErrorAlert>
   );
 }
 

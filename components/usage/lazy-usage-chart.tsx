@@ -2,6 +2,7 @@
 
 import { type ComponentProps, lazy, Suspense } from "react";
 import { ErrorBoundary } from "../ui/error-boundary";
+import { ErrorAlert } from "../ui/notice";
 import { Loading } from "../ui/query-state";
 import type UsageChartComponent from "./usage-chart";
 
@@ -19,7 +20,7 @@ const UsageChart = lazy(() => chartCode);
  */
 export function LazyUsageChart(props: ComponentProps<typeof UsageChartComponent>) {
   return (
-    <ErrorBoundary fallback={() => <ChartNotLoaded />}>
+    <ErrorBoundary fallback={<ChartNotLoaded />}>
       <Suspense fallback={<Loading what="the chart" />}>
         <UsageChart {...props} />
       </Suspense>
@@ -29,14 +30,15 @@ export function LazyUsageChart(props: ComponentProps<typeof UsageChartComponent>
 
 function ChartNotLoaded() {
   return (
-    <div className="notice error" role="alert">
-      <span>
-        The chart could not be loaded: the service could not be reached when this page opened. The
-        totals and “Show as table” work without it; reload the page to see it.
-      </span>
-      <button type="button" onClick={() => window.location.reload()}>
-        Reload
-      </button>
-    </div>
+    <ErrorAlert
+      action={
+        <button type="button" onClick={() => window.location.reload()}>
+          Reload
+        </button>
+      }
+    >
+      The chart could not be loaded: the service could not be reached when this page opened. The
+      totals and “Show as table” work without it; reload the page to see it.
+    </ErrorAlert>
   );
 }

@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { useAccount, useSwitchChain } from "wagmi";
+import { ErrorAlert } from "../ui/notice";
 import { chainName, switchTarget } from "./chains";
 import { walletErrorSentence } from "./wallet-errors";
 
@@ -22,30 +23,34 @@ export function ChainCheck({ accepted }: { accepted: readonly number[] }) {
   if (!isConnected || chainId === undefined || accepted.includes(chainId)) return null;
   const target = switchTarget(accepted);
   return (
-    <div className="notice error" role="alert" data-testid="wrong-chain">
-      <span>
-        Your wallet is on {chainName(chainId)}, which this service does not accept for signing.
-        {target
-          ? ` Switch to ${target.name} to go on.`
-          : " Switch to an accepted network in your wallet."}
-      </span>
-      {target && (
-        <button
-          type="button"
-          disabled={isPending}
-          onClick={async () => {
-            setError(undefined);
-            try {
-              await switchChainAsync({ chainId: target.id });
-            } catch (caught) {
-              setError(walletErrorSentence(caught));
-            }
-          }}
-        >
-          {isPending ? "Switching…" : `Switch to ${target.name}`}
-        </button>
-      )}
-      {error && <span>{error}</span>}
-    </div>
+    <ErrorAlert
+      testId="wrong-chain"
+      action={
+        <>
+          {target && (
+            <button
+              type="button"
+              disabled={isPending}
+              onClick={async () => {
+                setError(undefined);
+                try {
+                  await switchChainAsync({ chainId: target.id });
+                } catch (caught) {
+                  setError(walletErrorSentence(caught));
+                }
+              }}
+            >
+              {isPending ? "Switching…" : `Switch to ${target.name}`}
+            </button>
+          )}
+          {error && <span>{error}</span>}
+        </>
+      }
+    >
+      Your wallet is on {chainName(chainId)}, which this service does not accept for signing.
+      {target
+        ? ` Switch to ${target.name} to go on.`
+        : " Switch to an accepted network in your wallet."}
+    </ErrorAlert>
   );
 }
