@@ -127,7 +127,11 @@ export function databaseUnavailable(error?: unknown): AppError {
       "the other process must stop first (see the server log).",
     unopenable: "The embedded database could not be opened; the server log says why.",
     unreachable: "The database is not reachable right now; try again in a few seconds.",
-  }[embeddedDatabaseFailure(error) ?? "unreachable"];
+    full: "The database has no free connection right now; try again in a few seconds.",
+  }[
+    embeddedDatabaseFailure(error) ??
+      (hasCode(error, TOO_MANY_CONNECTIONS) ? "full" : "unreachable")
+  ];
   return new AppError("database_unavailable", detail, { retryAfterS: 5 });
 }
 
@@ -152,6 +156,17 @@ export function embeddedDatabaseFailure(error: unknown): "locked" | "unopenable"
   return undefined;
 }
 
+const TOO_MANY_CONNECTIONS = "53300";
+
+/** Whether `error` or one of its causes carries `code`. */
+function hasCode(error: unknown, code: string): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    if ((e as { code?: unknown }).code === code) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 // postgres.js connection failures and the server-side codes of a database that is going away.
 const UNAVAILABLE_CODES = new Set([
   "ECONNREFUSED",
@@ -167,6 +182,7 @@ const UNAVAILABLE_CODES = new Set([
   "57P01", // admin_shutdown
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now
+  TOO_MANY_CONNECTIONS, // every connection slot of the server is taken, for now
   "08000",
   "08003",
   "08006",

@@ -59,12 +59,14 @@ export async function sendMessage(
 async function send(ctx: ChatContext, input: ChatInput, signal?: AbortSignal): Promise<ChatReply> {
   const exchange = await beginExchange(ctx, input, signal);
   try {
-    const reply = await exchange.call.generate();
-    signal?.throwIfAborted();
+    const reply = await exchange.call.generate().catch((error: unknown) => {
+      throw exchange.call.failure(error);
+    });
+    if (signal?.aborted) throw exchange.call.failure(signal.reason);
     return await completeExchange(ctx, exchange, reply);
   } catch (error) {
     await releaseReservation(ctx.db, exchange.opened.reservationId);
-    throw withRateLimit(exchange.call.failure(error), exchange.opened.rateLimit);
+    throw withRateLimit(error, exchange.opened.rateLimit);
   } finally {
     exchange.call.end();
   }
@@ -124,18 +126,20 @@ async function* stream(
         }
         yield typeof next.value === "string" ? { type: "delta", text: next.value } : next.value;
       }
+    } catch (error) {
+      // Only the model call's own failures are put in its terms (timeout, provider, client
+      // gone); a failed write after it is what it is, even once the deadline has passed.
+      throw exchange.call.failure(error);
     } finally {
       // The consumer stopped at a delta (the client left): close the upstream call too.
       await deltas.return(undefined as never);
     }
     // A client that left after the last delta never gets `done`: its reply is not delivered.
     // (One that leaves while the exchange is being stored has had every delta; it is counted.)
-    signal?.throwIfAborted();
+    if (signal?.aborted) throw exchange.call.failure(signal.reason);
     const done = await completeExchange(ctx, exchange, reply);
     delivered = true;
     yield { type: "done", ...done };
-  } catch (error) {
-    throw exchange.call.failure(error);
   } finally {
     // Also reached when the consumer stops early (the client went away): not delivered.
     if (!delivered) await releaseReservation(ctx.db, exchange.opened.reservationId);

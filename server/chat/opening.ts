@@ -21,6 +21,7 @@ import {
   consumeUpdate,
   findExceeded,
   type QuotaExceeded,
+  quotaKeptChanging,
 } from "@/server/quota/quota";
 import { RATE_WINDOW_MS, type RateLimit, rateLimitAfter } from "./rate-limit";
 
@@ -107,8 +108,7 @@ export async function openChat(
     if (!current) return { outcome: "not_found" };
     const exceeded = findExceeded(current, "message", now);
     if (exceeded) return { outcome: "quota_exceeded", exceeded, rateLimit };
-    if (attempt >= 2)
-      throw new Error(`Quota for agent '${aid}' kept changing; the chat gave up after 3 attempts`);
+    if (attempt >= 2) throw quotaKeptChanging(aid);
   }
 }
 

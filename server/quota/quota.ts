@@ -11,6 +11,7 @@ import {
 } from "@/server/agents/schema";
 import type { Clock } from "@/server/clock";
 import type { QuotaLimits } from "@/server/config";
+import { AppError } from "@/server/errors";
 import { writeReliably } from "@/server/write-reliably";
 import {
   nextUtcDayStart,
@@ -155,7 +156,20 @@ export async function consumeQuota(
     const refused = refusalOf(current, kind, now);
     if (refused) return refused;
   }
-  throw new Error(`Quota for agent '${aid}' kept changing; consume gave up after 3 attempts`);
+  throw quotaKeptChanging(aid);
+}
+
+/**
+ * A use that was refused three times by a limit that no read after could find reached: uses
+ * were given back (chats that failed) at each of those moments. The limit was reached each
+ * time, but not now, so neither 429 nor a wait until the reset is true; a second is.
+ */
+export function quotaKeptChanging(aid: string): AppError {
+  return new AppError(
+    "service_unavailable",
+    `The quota of agent '${aid}' was changing under many chats at once; try again in a moment.`,
+    { retryAfterS: 1 },
+  );
 }
 
 /**

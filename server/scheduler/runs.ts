@@ -149,8 +149,13 @@ export async function executeRun(
     const question = agent.autonomousPrompt ?? "";
     const thread = { aid: agent.aid, caller: AGENT_CALLER, chatId: AUTONOMOUS_THREAD };
     const history = await loadHistory(ctx.db, thread, ctx.model.chat);
-    call = startModelCall(ctx.model, { agent, history, question, releaseSlot });
-    const { text, model, usage, toolCalls } = await call.generate();
+    const started = startModelCall(ctx.model, { agent, history, question, releaseSlot });
+    call = started;
+    // The model call's own failures in its terms (timeout, provider); a failed write after it
+    // stays what it is, even once the deadline has passed.
+    const { text, model, usage, toolCalls } = await started.generate().catch((error: unknown) => {
+      throw started.failure(error);
+    });
     const answeredAt = ctx.clock.now();
     const storedCalls = toolCalls.length > 0 ? JSON.stringify(toolCalls) : null;
     // The exchange and the run's success are one statement: both are stored, or neither; and
@@ -169,7 +174,7 @@ export async function executeRun(
     );
     return stored ? "succeeded" : "failed";
   } catch (error) {
-    failure = call ? call.failure(error) : error;
+    failure = error;
   } finally {
     if (call) call.end();
     else releaseSlot?.();

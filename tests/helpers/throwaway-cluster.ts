@@ -41,7 +41,8 @@ export type ThrowawayCluster = {
   destroy(): void;
 };
 
-export function createThrowawayCluster(port: number): ThrowawayCluster {
+/** `settings` are extra server settings, as `name=value`. */
+export function createThrowawayCluster(port: number, settings: string[] = []): ThrowawayCluster {
   const dir = mkdtempSync(path.join(tmpdir(), "pg-fault-"));
   chmodSync(dir, 0o777);
   const dataDir = path.join(dir, "data");
@@ -53,7 +54,10 @@ export function createThrowawayCluster(port: number): ThrowawayCluster {
     execFileSync(command as string, commandArgs as string[], { stdio: "pipe", timeout: 60_000 });
   };
   run("initdb", ["-D", dataDir, "-A", "trust", "-U", "postgres", "--no-sync"]);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const options = [
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+    ...settings.map((setting) => `-c ${setting}`),
+  ].join(" ");
   const cluster: ThrowawayCluster = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
