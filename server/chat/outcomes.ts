@@ -1,4 +1,4 @@
-import { AppError, type ProblemCode } from "@/server/errors";
+import { AppError, isDatabaseUnavailable, type ProblemCode } from "@/server/errors";
 import { type ChatOutcome, countChat, metrics } from "@/server/observability/metrics";
 
 /** What became of a chat, for the metrics: `ok`, or why it failed. */
@@ -21,7 +21,13 @@ export function recordChat(aid: string, error?: unknown): void {
     countChat("ok", aid);
     return;
   }
-  const code = error instanceof AppError ? error.code : undefined;
+  // A database failure reaches here as the driver's error; the client gets it as a 503.
+  const code =
+    error instanceof AppError
+      ? error.code
+      : isDatabaseUnavailable(error)
+        ? "database_unavailable"
+        : undefined;
   const outcome = (code && OUTCOMES[code]) || "error";
   countChat(outcome, aid);
   if (outcome === "quota" && error instanceof AppError)

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { chatMessages } from "@/db/schema";
 import { fixedClock } from "@/server/clock";
 import { createModelRuntime } from "@/server/model-call";
+import { metrics } from "@/server/observability/metrics";
 import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { TEST_DATABASE_URL, useTestDatabase } from "../helpers/databases";
 import { useFakeOpenAi } from "../helpers/use-fake-openai";
@@ -33,6 +34,11 @@ describe.skipIf(!TEST_DATABASE_URL)("a reply that cannot be stored, on postgres"
       }),
     );
   const caller = (model = runtime()) => callerFor(testDatabase().db, { clock, model });
+  /** Chats of `outcome` in this process's metrics. */
+  const chatsCounted = async (outcome: string) =>
+    (await metrics.chats.get()).values
+      .filter((value) => value.labels.outcome === outcome)
+      .reduce((sum, value) => sum + value.value, 0);
 
   /**
    * Runs `chat` with the threads table locked, so that its store waits; once the model's
@@ -78,10 +84,12 @@ describe.skipIf(!TEST_DATABASE_URL)("a reply that cannot be stored, on postgres"
 
   it("answers the JSON chat 503 database_unavailable and gives the use back", async () => {
     await caller().agents.upsert({ aid: "unstored" });
+    const unavailableBefore = await chatsCounted("unavailable");
     const failure = await withStoreFailingAfterDeadline(() =>
       problemOf(caller().chat.send({ aid: "unstored", q: "hi" })),
     );
     expect(failure).toMatchObject({ status: 503, code: "database_unavailable" });
+    expect(await chatsCounted("unavailable")).toBe(unavailableBefore + 1);
     await vi.waitFor(async () =>
       expect((await caller().agents.get({ aid: "unstored" })).quota.message_count_total).toBe(0),
     );
