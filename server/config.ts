@@ -44,6 +44,7 @@ export const envSchema = z.object({
   DATABASE_URL: optional(
     z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL"),
   ),
+  DATABASE_POOL_SIZE: optional(z.coerce.number().int().min(1).max(1000)).default(20),
   ADMIN_API_KEY: optional(z.string().min(16, "must be at least 16 characters long")),
   LLM_BASE_URL: optional(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" })),
   LLM_API_KEY: optional(z.string()),
@@ -159,6 +160,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
     publicUrl: publicUrl.toString().replace(/\/+$/, ""),
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
+    /** PostgreSQL connections this process opens at most (PGlite has one). */
+    databasePoolSize: e.DATABASE_POOL_SIZE,
     adminApiKey: e.ADMIN_API_KEY,
     /** The model provider: an OpenAI-compatible endpoint, or the built-in echo when none is set. */
     llm: {

@@ -62,7 +62,7 @@ export async function startServices(env: Record<string, string | undefined>): Pr
   const adminKey = await resolveAdminKey(config);
   const database = createDatabase(
     config.databaseUrl
-      ? { kind: "postgres", url: config.databaseUrl }
+      ? { kind: "postgres", url: config.databaseUrl, maxConnections: config.databasePoolSize }
       : { kind: "pglite", dataDir: `${config.dataDir}/pglite` },
   );
   try {

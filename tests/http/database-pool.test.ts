@@ -1,0 +1,63 @@
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/databases";
+import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
+
+const POOL = 2;
+
+/** DATABASE_POOL_SIZE bounds the connections one process opens to PostgreSQL. */
+describe.skipIf(!TEST_DATABASE_URL)("DATABASE_POOL_SIZE", () => {
+  let server: RunningServer | undefined;
+  let throwaway: { url: string; drop(): Promise<void> } | undefined;
+  let monitor: postgres.Sql | undefined;
+  beforeAll(async () => {
+    throwaway = await createThrowawayPostgres();
+    server = await startServer({
+      DATABASE_URL: throwaway.url,
+      DATABASE_POOL_SIZE: String(POOL),
+      SCHEDULER: "off",
+    });
+    monitor = postgres(throwaway.url, { max: 1, onnotice: () => {} });
+  });
+  afterAll(async () => {
+    await monitor?.end();
+    await server?.stop();
+    await throwaway?.drop();
+  });
+
+  it("keeps a burst of requests within the pool, and answers them all", async () => {
+    const url = (server as RunningServer).url;
+    const connections = async () => {
+      const [row] = await (monitor as postgres.Sql)`
+        SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name LIKE 'agent-service-%'`;
+      return row?.n as number;
+    };
+    let most = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        most = Math.max(most, await connections());
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, async (_, i) => {
+        const response = await fetch(`${url}/agents`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${TEST_ADMIN_KEY}`,
+            "content-type": "application/json",
+          },
+          body: JSON.stringify({ aid: `pooled-${i}` }),
+        });
+        return response.status;
+      }),
+    );
+    sampling = false;
+    await sampler;
+    expect(statuses.filter((status) => status !== 201)).toEqual([]);
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(POOL);
+  });
+});
