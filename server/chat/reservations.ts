@@ -1,6 +1,7 @@
-import { lt, type SQL, sql } from "drizzle-orm";
+import { lt, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { chatRateLimits, chatReservations } from "@/db/schema";
+import type { StoreGuard } from "@/server/conversations/store";
 import { refundReleasedMessageUses } from "@/server/quota/quota";
 import { writeReliably } from "@/server/write-reliably";
 
@@ -12,9 +13,16 @@ import { writeReliably } from "@/server/write-reliably";
  * the sweep.
  */
 
-/** The reservation row's delete, as the guard of the exchange's store (storeExchange's onlyIf). */
-export function takeReservation(id: number): SQL {
-  return sql`DELETE FROM ${chatReservations} WHERE ${chatReservations.id} = ${id} RETURNING id`;
+/** The reservation row's delete, as the guard of the exchange's store. */
+export function takeReservation(id: number): StoreGuard {
+  return {
+    key: "reservation",
+    build: () =>
+      sql`DELETE FROM ${chatReservations}
+          WHERE ${chatReservations.id} = ${sql.placeholder("guardReservationId")}::bigint
+          RETURNING id`,
+    values: { guardReservationId: id },
+  };
 }
 
 /** Gives the use back, unless its reply was stored or it was already given back. */

@@ -1,12 +1,11 @@
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
-import { rowsOf } from "@/db/rows";
 import { chatMessages, type StoredToolCall } from "@/db/schema";
 import type { ChatConfig } from "@/server/config";
 import type { Usage } from "@/server/model-call";
 import type { ChatTurn } from "@/server/providers/provider";
-import { type Accounted, accountUsage, priceClause } from "@/server/quota/tokens";
+import { type Accounted, accountedPeriods, accountUsage, priceClause } from "@/server/quota/tokens";
 
 /**
  * A thread's messages as the model sees them, and the writing of an exchange: shared by chat
@@ -161,67 +160,119 @@ export type Exchange = ThreadRef & {
 };
 
 /**
+ * What a store is guarded by: a write that returns rows (a chat's reservation deleted, an
+ * autonomous run marked succeeded, each only while it is still held; it may read the reply's
+ * cost from the WITH clause `price`). The exchange is stored only if it returned one, in the
+ * same statement, so all of it is stored or none. The statement is built once per `key` and
+ * kind and prepared: the guard's values are placeholders, filled from `values`.
+ */
+export type StoreGuard = {
+  /** Names the guard's shape (and so the prepared statement's). */
+  key: string;
+  /** The guard's SQL, its values as `sql.placeholder(name)`; names start with `guard`. */
+  build: () => SQL;
+  values: Record<string, unknown>;
+};
+
+/**
  * Writes a question and its reply to their thread in one statement (atomic by itself, so no
  * transaction and its two extra round trips): the thread is created or counted up, both
  * messages inserted, and the reply priced and counted in the agent's tokens and usage
  * (quota/tokens.ts); the foreign key to the thread is checked at the end of the statement.
- *
- * `onlyIf` is a write that returns rows (a chat's reservation deleted, an autonomous run marked
- * succeeded, each only while it is still held; it may read the reply's cost from the WITH
- * clause `price`): the exchange is stored only if it returned one, in the same statement, so
- * all of it is stored or none. `kind` says what the reply counts as in usage: a chat's message
- * or an autonomous run. Returns whether it was stored, and the reply's cost (null: unpriced).
+ * Stored only if `guard` returned a row. `kind` says what the reply counts as in usage: a
+ * chat's message or an autonomous run. Returns whether it was stored, and the reply's cost
+ * (null: unpriced).
  */
 export async function storeExchange(
   db: Db,
   exchange: Exchange,
-  onlyIf: SQL,
+  guard: StoreGuard,
   kind: Accounted["kind"],
 ): Promise<{ stored: boolean; cost: number | null }> {
   const { aid, caller, chatId, question, reply, usage } = exchange;
-  const toolCalls = exchange.toolCalls.length > 0 ? JSON.stringify(exchange.toolCalls) : null;
-  const askedAt = exchange.askedAt.toISOString();
-  const answeredAt = exchange.answeredAt.toISOString();
-  const accounted: Accounted = {
+  const [row] = await storeStatement(db, kind, guard).execute({
+    ...guard.values,
     aid,
-    kind,
+    caller,
+    chatId,
+    question,
+    reply,
     model: exchange.model,
     inputTokens: usage.input_tokens,
     outputTokens: usage.output_tokens,
-    at: exchange.answeredAt,
-  };
-  const accounting = accountUsage(db, accounted).map(
-    (clause, index) => sql`, ${sql.identifier(`account_${index}`)} AS (${clause})`,
-  );
-  // Data-modifying WITH clauses run to completion whether or not the main statement reads them.
-  const result = await db.execute(sql`
-    WITH price AS (${priceClause(accounted)}), guard AS (${onlyIf}), thread AS (
-      INSERT INTO chat_threads (aid, caller, chat_id, message_count, created_at, last_message_at)
-      SELECT ${aid}, ${caller}, ${chatId}, 2, ${askedAt}::timestamptz, ${answeredAt}::timestamptz
-      WHERE EXISTS (SELECT 1 FROM guard)
-      ON CONFLICT (aid, caller, chat_id) DO UPDATE
-        SET message_count = chat_threads.message_count + 2, last_message_at = EXCLUDED.last_message_at
-      RETURNING aid
-    ), messages AS (
-      INSERT INTO chat_messages (aid, caller, chat_id, role, content, created_at,
-        input_tokens, output_tokens, tokens_estimated, cost, tool_calls)
-      SELECT ${aid}, ${caller}, ${chatId}, m.role, m.content, m.created_at::timestamptz,
-        m.input_tokens, m.output_tokens, m.tokens_estimated, m.cost, m.tool_calls
-      FROM thread, (VALUES
-          (1, 'user', ${question}, ${askedAt}, NULL::integer, NULL::integer, NULL::boolean,
-            NULL::numeric, NULL::jsonb),
-          (2, 'assistant', ${reply}, ${answeredAt}, ${usage.input_tokens}::integer,
-            ${usage.output_tokens}::integer, ${usage.estimated}::boolean,
-            (SELECT cost FROM price), ${toolCalls}::jsonb))
-        AS m(position, role, content, created_at, input_tokens, output_tokens, tokens_estimated,
-          cost, tool_calls)
-      -- The question gets the lower id: history and listings are ordered by id.
-      ORDER BY m.position
-    )${sql.join(accounting, sql``)}
-    SELECT (SELECT count(*)::int FROM thread) AS stored, (SELECT cost FROM price)::float8 AS cost`);
-  const row = rowsOf<{ stored: number; cost: number | string | null }>(result)[0];
+    estimated: usage.estimated,
+    toolCalls: exchange.toolCalls.length > 0 ? JSON.stringify(exchange.toolCalls) : null,
+    askedAt: exchange.askedAt.toISOString(),
+    answeredAt: exchange.answeredAt.toISOString(),
+    ...accountedPeriods(exchange.answeredAt),
+  });
   return {
     stored: (row?.stored ?? 0) > 0,
     cost: row?.cost === null || row?.cost === undefined ? null : Number(row.cost),
   };
+}
+
+/**
+ * The store statement of `kind` guarded by `guard`, built once per database handle: drizzle
+ * building it on every chat was most of drizzle's share of a chat's CPU (BENCHMARKS.md).
+ */
+function storeStatement(db: Db, kind: Accounted["kind"], guard: StoreGuard) {
+  return prepared(db, `store-${kind}-${guard.key}`, () => {
+    const p = (name: string) => sql.placeholder(name);
+    const [aid, caller, chatId] = [p("aid"), p("caller"), p("chatId")];
+    const [askedAt, answeredAt] = [p("askedAt"), p("answeredAt")];
+    const accounted: Accounted = {
+      aid,
+      kind,
+      model: p("model"),
+      inputTokens: p("inputTokens"),
+      outputTokens: p("outputTokens"),
+      day: p("day"),
+      month: p("month"),
+      hour: p("hour"),
+    };
+    const clause = (name: string, query: SQL) => db.$with(name, {}).as(query);
+    const thread = db.$with("thread", { aid: sql<string>`aid` }).as(sql`
+      INSERT INTO chat_threads (aid, caller, chat_id, message_count, created_at, last_message_at)
+      SELECT ${aid}::text, ${caller}::text, ${chatId}::text, 2, ${askedAt}::timestamptz,
+        ${answeredAt}::timestamptz
+      WHERE EXISTS (SELECT 1 FROM guard)
+      ON CONFLICT (aid, caller, chat_id) DO UPDATE
+        SET message_count = chat_threads.message_count + 2, last_message_at = EXCLUDED.last_message_at
+      RETURNING aid`);
+    const messages = clause(
+      "messages",
+      sql`
+      INSERT INTO chat_messages (aid, caller, chat_id, role, content, created_at,
+        input_tokens, output_tokens, tokens_estimated, cost, tool_calls)
+      SELECT ${aid}::text, ${caller}::text, ${chatId}::text, m.role, m.content,
+        m.created_at::timestamptz, m.input_tokens, m.output_tokens, m.tokens_estimated, m.cost,
+        m.tool_calls
+      FROM thread, (VALUES
+          (1, 'user', ${p("question")}::text, ${askedAt}::text, NULL::integer, NULL::integer,
+            NULL::boolean, NULL::numeric, NULL::jsonb),
+          (2, 'assistant', ${p("reply")}::text, ${answeredAt}::text,
+            ${accounted.inputTokens}::integer, ${accounted.outputTokens}::integer,
+            ${p("estimated")}::boolean, (SELECT cost FROM price), ${p("toolCalls")}::jsonb))
+        AS m(position, role, content, created_at, input_tokens, output_tokens, tokens_estimated,
+          cost, tool_calls)
+      -- The question gets the lower id: history and listings are ordered by id.
+      ORDER BY m.position`,
+    );
+    // Data-modifying WITH clauses run to completion whether or not the main statement reads them.
+    return db
+      .with(
+        clause("price", priceClause(accounted)),
+        clause("guard", guard.build()),
+        thread,
+        messages,
+        ...accountUsage(db, accounted).map((query, index) => clause(`account_${index}`, query)),
+      )
+      .select({
+        stored: sql<number>`count(*)::int`.mapWith(Number),
+        cost: sql<number | string | null>`(SELECT cost FROM price)::float8`,
+      })
+      .from(thread)
+      .prepare(`store_${kind}_${guard.key}`);
+  });
 }

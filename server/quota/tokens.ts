@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { type AgentQuotaRow, agentQuotas, modelPrices, usageHourly } from "@/db/schema";
 import type { QuotaLimitField } from "@/server/agents/schema";
@@ -101,23 +101,35 @@ export function tokenFigure(
   return row[budget.periodColumn] === periodOf(budget, day, month) ? value : 0;
 }
 
-/** A reply's usage, for `accountUsage`. */
+/**
+ * A reply's usage, for `accountUsage` and `priceClause`: each field a value or a placeholder
+ * (the store statement is prepared once, with placeholders). `kind` shapes the statement.
+ */
 export type Accounted = {
-  aid: string;
+  aid: unknown;
   /** A chat's reply counts as a message of the hour, an autonomous run's as a run. */
   kind: "message" | "run";
-  model: string;
-  inputTokens: number;
-  outputTokens: number;
-  /** When the reply was stored: its day, month and hour are where it counts. */
-  at: Date;
+  model: unknown;
+  inputTokens: unknown;
+  outputTokens: unknown;
+  /** Where the reply counts: the UTC day and month of when it was stored, and its hour. */
+  day: unknown;
+  month: unknown;
+  hour: unknown;
 };
+
+/** The day, month and hour (ISO) where a reply stored at `at` counts, for `Accounted`. */
+export function accountedPeriods(at: Date): { day: string; month: string; hour: string } {
+  const { day, month } = periodsAt(at);
+  const hour = new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000).toISOString();
+  return { day, month, hour };
+}
 
 /** The price of a reply as a WITH clause named `price` (no row when its model has no price). */
 export function priceClause({ model, inputTokens, outputTokens }: Accounted): SQL {
   return sql`SELECT ${modelPrices.inputPerMillion} * ${inputTokens}::numeric / 1000000
       + ${modelPrices.outputPerMillion} * ${outputTokens}::numeric / 1000000 AS cost
-    FROM ${modelPrices} WHERE ${modelPrices.model} = ${model}`;
+    FROM ${modelPrices} WHERE ${modelPrices.model} = ${model}::text`;
 }
 
 /**
@@ -127,9 +139,7 @@ export function priceClause({ model, inputTokens, outputTokens }: Accounted): SQ
  * usage counted up. Needs the `price` clause beside it.
  */
 export function accountUsage(db: Db, accounted: Accounted): SQL[] {
-  const { aid, kind, inputTokens, outputTokens, at } = accounted;
-  const { day, month } = periodsAt(at);
-  const hour = new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000).toISOString();
+  const { aid, kind, inputTokens, outputTokens, day, month, hour } = accounted;
   const cost = sql`coalesce((SELECT cost FROM price), 0)`;
   const q = agentQuotas;
   const set: Record<string, SQL> = { tokenHolds: sql`GREATEST(${q.tokenHolds} - 1, 0)` };
@@ -146,10 +156,10 @@ export function accountUsage(db: Db, accounted: Accounted): SQL[] {
     db
       .update(q)
       .set(set)
-      .where(and(eq(q.aid, aid), sql`EXISTS (SELECT 1 FROM guard)`))
+      .where(and(sql`${q.aid} = ${aid}::text`, sql`EXISTS (SELECT 1 FROM guard)`))
       .getSQL(),
     sql`INSERT INTO ${u} AS u (aid, hour, messages, runs, input_tokens, output_tokens, cost, unpriced)
-      SELECT ${aid}, ${hour}::timestamptz, ${kind === "message" ? 1 : 0}, ${kind === "run" ? 1 : 0},
+      SELECT ${aid}::text, ${hour}::timestamptz, ${kind === "message" ? 1 : 0}, ${kind === "run" ? 1 : 0},
         ${inputTokens}::bigint, ${outputTokens}::bigint, ${cost},
         CASE WHEN EXISTS (SELECT 1 FROM price) THEN 0 ELSE 1 END
       WHERE EXISTS (SELECT 1 FROM guard)

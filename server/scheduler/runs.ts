@@ -157,19 +157,34 @@ export async function executeRun(
       throw started.failure(error);
     });
     const answeredAt = ctx.clock.now();
-    const storedCalls = toolCalls.length > 0 ? JSON.stringify(toolCalls) : null;
     // The exchange and the run's success are one statement: both are stored, or neither; and
     // only while the run is still `running`, so a run the sweeper has already failed and
     // refunded (its instance looked dead) cannot turn succeeded and keep a use it gave back.
     const { stored } = await storeExchange(
       ctx.db,
       { ...thread, question, reply: text, model, usage, toolCalls, askedAt, answeredAt },
-      sql`UPDATE autonomous_runs SET outcome = 'succeeded', reply = ${text},
-            tool_calls = ${storedCalls}::jsonb,
-            finished_at = ${answeredAt.toISOString()}, input_tokens = ${usage.input_tokens},
-            output_tokens = ${usage.output_tokens}, tokens_estimated = ${usage.estimated},
-            cost = (SELECT cost FROM price)
-          WHERE id = ${run.runId} AND outcome = 'running' RETURNING id`,
+      {
+        key: "run",
+        build: () => {
+          const p = (name: string) => sql.placeholder(name);
+          return sql`UPDATE autonomous_runs SET outcome = 'succeeded', reply = ${p("guardReply")}::text,
+              tool_calls = ${p("guardToolCalls")}::jsonb,
+              finished_at = ${p("guardFinishedAt")}::timestamptz,
+              input_tokens = ${p("guardInputTokens")}::integer,
+              output_tokens = ${p("guardOutputTokens")}::integer,
+              tokens_estimated = ${p("guardEstimated")}::boolean, cost = (SELECT cost FROM price)
+            WHERE id = ${p("guardRunId")}::bigint AND outcome = 'running' RETURNING id`;
+        },
+        values: {
+          guardReply: text,
+          guardToolCalls: toolCalls.length > 0 ? JSON.stringify(toolCalls) : null,
+          guardFinishedAt: answeredAt.toISOString(),
+          guardInputTokens: usage.input_tokens,
+          guardOutputTokens: usage.output_tokens,
+          guardEstimated: usage.estimated,
+          guardRunId: run.runId,
+        },
+      },
       "run",
     );
     return stored ? "succeeded" : "failed";
