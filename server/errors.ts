@@ -130,7 +130,7 @@ export function databaseUnavailable(error?: unknown): AppError {
     full: "The database has no free connection right now; try again in a few seconds.",
   }[
     embeddedDatabaseFailure(error) ??
-      (hasCode(error, TOO_MANY_CONNECTIONS) ? "full" : "unreachable")
+      (codesOf(error).includes(TOO_MANY_CONNECTIONS) ? "full" : "unreachable")
   ];
   return new AppError("database_unavailable", detail, { retryAfterS: 5 });
 }
@@ -146,26 +146,25 @@ const EMBEDDED_DATABASE_UNAVAILABLE: EmbeddedDatabaseError["code"] =
  * the database is unavailable (503), not the server broken (500).
  */
 export function embeddedDatabaseFailure(error: unknown): "locked" | "unopenable" | undefined {
-  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
-    // By code rather than class: Next.js may load db/ in more than one server chunk.
-    const code = (e as { code?: unknown }).code;
-    if (code === DATA_DIR_LOCKED) return "locked";
-    if (code === EMBEDDED_DATABASE_UNAVAILABLE) return "unopenable";
-    e = (e as { cause?: unknown }).cause;
-  }
+  // By code rather than class: Next.js may load db/ in more than one server chunk.
+  const codes = codesOf(error);
+  if (codes.includes(DATA_DIR_LOCKED)) return "locked";
+  if (codes.includes(EMBEDDED_DATABASE_UNAVAILABLE)) return "unopenable";
   return undefined;
 }
 
-const TOO_MANY_CONNECTIONS = "53300";
-
-/** Whether `error` or one of its causes carries `code`. */
-function hasCode(error: unknown, code: string): boolean {
+/** The string `code`s of `error` and of its causes, outermost first (at most five deep). */
+function codesOf(error: unknown): string[] {
+  const codes: string[] = [];
   for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
-    if ((e as { code?: unknown }).code === code) return true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") codes.push(code);
     e = (e as { cause?: unknown }).cause;
   }
-  return false;
+  return codes;
 }
+
+const TOO_MANY_CONNECTIONS = "53300";
 
 // postgres.js connection failures and the server-side codes of a database that is going away.
 const UNAVAILABLE_CODES = new Set([
@@ -192,12 +191,7 @@ const UNAVAILABLE_CODES = new Set([
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (embeddedDatabaseFailure(error)) return true;
-  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && UNAVAILABLE_CODES.has(code)) return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
+  return codesOf(error).some((code) => UNAVAILABLE_CODES.has(code));
 }
 
 // PostgreSQL's "character not in repertoire" and "untranslatable character": text no schema

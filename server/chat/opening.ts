@@ -16,6 +16,7 @@ import type { Clock } from "@/server/clock";
 import type { ChatConfig } from "@/server/config";
 import { historyFromJson, historyJson } from "@/server/conversations/store";
 import type { ChatTurn } from "@/server/providers/provider";
+import { utcHour } from "@/server/quota/periods";
 import {
   consumePeriods,
   consumeUpdate,
@@ -62,7 +63,7 @@ export async function openChat(
     const periods = consumePeriods(now);
     const [row] = await openingStatement(db).execute({
       aid,
-      hour: new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000).toISOString(),
+      hour: utcHour(now),
       caller: callerId(caller),
       callerKind: caller.kind,
       keyId: caller.kind === "key" ? caller.key.id : "",

@@ -16,6 +16,11 @@ export function utcMonth(now: Date): string {
   return `${isoDay(now).slice(0, 7)}-01`;
 }
 
+/** The start of the UTC hour `now` falls in, as ISO (usage is counted by the hour). */
+export function utcHour(now: Date): string {
+  return new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000).toISOString();
+}
+
 /** 00:00 UTC of the day after `now`. */
 export function nextUtcDayStart(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));

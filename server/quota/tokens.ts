@@ -2,7 +2,7 @@ import { and, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { type AgentQuotaRow, agentQuotas, modelPrices, usageHourly } from "@/db/schema";
 import type { QuotaLimitField } from "@/server/agents/schema";
-import { periodsAt } from "./periods";
+import { periodsAt, utcHour } from "./periods";
 
 /**
  * Token counters and budgets. A reply's tokens are known only once it ends, so they are added
@@ -121,8 +121,7 @@ export type Accounted = {
 /** The day, month and hour (ISO) where a reply stored at `at` counts, for `Accounted`. */
 export function accountedPeriods(at: Date): { day: string; month: string; hour: string } {
   const { day, month } = periodsAt(at);
-  const hour = new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000).toISOString();
-  return { day, month, hour };
+  return { day, month, hour: utcHour(at) };
 }
 
 /** The price of a reply as a WITH clause named `price` (no row when its model has no price). */
