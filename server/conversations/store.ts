@@ -169,7 +169,11 @@ export type Exchange = ThreadRef & {
 export type StoreGuard = {
   /** Names the guard's shape (and so the prepared statement's). */
   key: string;
-  /** The guard's SQL, its values as `sql.placeholder(name)`; names start with `guard`. */
+  /**
+   * The guard's SQL, its values as `sql.placeholder(name)`: its own named `guard…`, or the
+   * exchange's (`reply`, `toolCalls` as JSON, `answeredAt`, `inputTokens`, `outputTokens`,
+   * `estimated`; see storeExchange).
+   */
   build: () => SQL;
   values: Record<string, unknown>;
 };

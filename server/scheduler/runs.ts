@@ -165,25 +165,17 @@ export async function executeRun(
       { ...thread, question, reply: text, model, usage, toolCalls, askedAt, answeredAt },
       {
         key: "run",
+        // The reply's fields are the exchange's own placeholders (see StoreGuard).
         build: () => {
           const p = (name: string) => sql.placeholder(name);
-          return sql`UPDATE autonomous_runs SET outcome = 'succeeded', reply = ${p("guardReply")}::text,
-              tool_calls = ${p("guardToolCalls")}::jsonb,
-              finished_at = ${p("guardFinishedAt")}::timestamptz,
-              input_tokens = ${p("guardInputTokens")}::integer,
-              output_tokens = ${p("guardOutputTokens")}::integer,
-              tokens_estimated = ${p("guardEstimated")}::boolean, cost = (SELECT cost FROM price)
+          return sql`UPDATE autonomous_runs SET outcome = 'succeeded', reply = ${p("reply")}::text,
+              tool_calls = ${p("toolCalls")}::jsonb, finished_at = ${p("answeredAt")}::timestamptz,
+              input_tokens = ${p("inputTokens")}::integer,
+              output_tokens = ${p("outputTokens")}::integer,
+              tokens_estimated = ${p("estimated")}::boolean, cost = (SELECT cost FROM price)
             WHERE id = ${p("guardRunId")}::bigint AND outcome = 'running' RETURNING id`;
         },
-        values: {
-          guardReply: text,
-          guardToolCalls: toolCalls.length > 0 ? JSON.stringify(toolCalls) : null,
-          guardFinishedAt: answeredAt.toISOString(),
-          guardInputTokens: usage.input_tokens,
-          guardOutputTokens: usage.output_tokens,
-          guardEstimated: usage.estimated,
-          guardRunId: run.runId,
-        },
+        values: { guardRunId: run.runId },
       },
       "run",
     );
