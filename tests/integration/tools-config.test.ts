@@ -275,10 +275,14 @@ describe.each(DATABASE_KINDS)("MCP servers of agents on %s", (kind) => {
     expect(run).toMatchObject({
       outcome: "succeeded",
       reply: "42",
-      usage: { input_tokens: 20, output_tokens: 10 },
+      finished_at: "2026-11-21T20:00:00.000Z",
+      usage: { input_tokens: 20, output_tokens: 10, estimated: false },
       tool_calls: [{ server: "calc", name: "add", arguments: { a: 20, b: 22 }, result: "42" }],
     });
-    expect((await caller().autonomous.runs({ aid: "runner" })).runs[0]?.tool_calls).toHaveLength(1);
+    // As stored with the run (the store's guard writes them), not only as returned.
+    const [stored] = (await caller().autonomous.runs({ aid: "runner" })).runs;
+    expect(stored?.tool_calls).toHaveLength(1);
+    expect(stored).toMatchObject({ reply: "42", tool_calls: run.tool_calls });
     const { messages } = await caller().chat.messages({
       aid: "runner",
       caller: "agent",

@@ -107,25 +107,6 @@ describe.each(DATABASE_KINDS)("tool calls in chat on %s", (kind) => {
     },
   );
 
-  it("records an autonomous run's tool calls, reply, tokens and finish with the run", async () => {
-    const model = runtime();
-    await agent("runner", { autonomous_prompt: "Add 2 and 3." });
-    fake().behave(
-      { kind: "tools", calls: [{ name: "add", arguments: { a: 2, b: 3 } }] },
-      { kind: "reply", text: "The sum is 5." },
-    );
-    const run = await caller(model).autonomous.runNow({ aid: "runner" });
-    expect(run).toMatchObject({
-      outcome: "succeeded",
-      reply: "The sum is 5.",
-      finished_at: "2026-11-21T20:00:00.000Z",
-      usage: { input_tokens: 20, output_tokens: 10, estimated: false },
-      tool_calls: [{ server: "calc", name: "add", arguments: { a: 2, b: 3 }, result: "5" }],
-    });
-    const [stored] = (await caller().autonomous.runs({ aid: "runner" })).runs;
-    expect(stored).toMatchObject({ reply: "The sum is 5.", tool_calls: run.tool_calls });
-  });
-
   it("chains two calls, each turn seeing the results before it, and gives them as history later", async () => {
     const model = runtime();
     await agent("chainer");
