@@ -19,8 +19,9 @@
  */
 import autocannon from "autocannon";
 import { createDatabase } from "../db/client";
-import { startServer, TEST_ADMIN_KEY } from "../tests/helpers/server";
+import { startServer } from "../tests/helpers/server";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
+import { createLoadAgent } from "./load-agent";
 import { cpuMs, startChild } from "./processes";
 
 const serverUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
@@ -46,17 +47,7 @@ const baseline = await startChild("bench/baseline-process.ts", {
   ...llm,
 });
 try {
-  const created = await fetch(`${service.url}/agents`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      aid: "cpu",
-      model,
-      rate_limit_rpm: null,
-      quota: { message_limit_daily: null, message_limit_monthly: null },
-    }),
-  });
-  if (created.status !== 201) throw new Error(`creating the agent: ${created.status}`);
+  await createLoadAgent(service.url, { aid: "cpu", model });
 
   const chat = (name: string, url: string, pid: number, accept: string): Row => ({
     name,

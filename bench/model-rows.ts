@@ -17,9 +17,10 @@
  */
 import autocannon from "autocannon";
 import { createDatabase } from "@/db/client";
-import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../tests/helpers/server";
+import { type RunningServer, startServer } from "../tests/helpers/server";
 import type { FakeModelStats } from "./fake-model";
 import { type FakeModel, fakeModelName } from "./fake-model-name";
+import { createLoadAgent } from "./load-agent";
 import { type BenchChild, cpuMs, startChild, watchPeakResident } from "./processes";
 
 const env = (name: string, fallback: number) => Number(process.env[name] || fallback);
@@ -231,28 +232,16 @@ async function measureModelRows({
   const agentPrompt = "Answer briefly.";
   const question = "hello";
 
-  /** One agent per fake model, made through the service's API; the baseline reads the same row. */
+  /** One agent per fake model; the baseline reads the same row. */
   const agentFor = async (model: FakeModel) => {
     const name = fakeModelName(model);
     const aid = `bench-${name}`;
-    const response = await fetch(`${currentService().url}/agents`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        aid,
-        name: agentName,
-        prompt: agentPrompt,
-        model: name,
-        // One load generator is one caller: no per-caller limit, so every chat is measured.
-        rate_limit_rpm: null,
-        quota: {
-          message_limit_total: null,
-          message_limit_monthly: null,
-          message_limit_daily: null,
-        },
-      }),
+    await createLoadAgent(currentService().url, {
+      aid,
+      name: agentName,
+      prompt: agentPrompt,
+      model: name,
     });
-    if (!response.ok) throw new Error(`POST /agents ${aid}: ${response.status}`);
     return { aid, name };
   };
 

@@ -13,8 +13,9 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
-import { startServer, TEST_ADMIN_KEY } from "../tests/helpers/server";
+import { startServer } from "../tests/helpers/server";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
+import { createLoadAgent } from "./load-agent";
 import { startChild } from "./processes";
 
 const [format = "sse", connections = "16", seconds = "10"] = process.argv.slice(2);
@@ -37,17 +38,7 @@ try {
     CPU_PROFILE_DIR: profileDir,
   });
   try {
-    const created = await fetch(`${server.url}/agents`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        aid: "profiled",
-        model,
-        rate_limit_rpm: null,
-        quota: { message_limit_daily: null, message_limit_monthly: null },
-      }),
-    });
-    if (created.status !== 201) throw new Error(`creating the agent: ${created.status}`);
+    await createLoadAgent(server.url, { aid: "profiled", model });
     const result = await autocannon({
       url: `${server.url}/profiled/chat?q=hello&chat_id=c[<id>]`,
       idReplacement: true,
