@@ -263,7 +263,13 @@ function storeStatement(db: Db, kind: Accounted["kind"], guard: StoreGuard) {
       -- The question gets the lower id: history and listings are ordered by id.
       ORDER BY m.position`,
     );
-    // Data-modifying WITH clauses run to completion whether or not the main statement reads them.
+    // Data-modifying WITH clauses run to completion whether or not the main statement reads them,
+    // but in no order the SQL states: PostgreSQL runs those the statement never reads last, in
+    // reverse, which took the agent's usage_hourly row before its quota row. The chat's opening
+    // statement takes the quota row first (a refused chat too: its UPDATE keeps the lock on the
+    // row it re-checked) and then usage_hourly, so the two deadlocked under a burst of chats.
+    // Reading `account_0` (the quota update) in the select runs it before the rest: the quota
+    // row is taken first here too.
     return db
       .with(
         clause("price", priceClause(accounted)),
@@ -275,6 +281,7 @@ function storeStatement(db: Db, kind: Accounted["kind"], guard: StoreGuard) {
       .select({
         stored: sql<number>`count(*)::int`.mapWith(Number),
         cost: sql<number | string | null>`(SELECT cost FROM price)::float8`,
+        quotaFirst: sql<number>`(SELECT count(*)::int FROM account_0)`,
       })
       .from(thread)
       .prepare(`store_${kind}_${guard.key}`);

@@ -156,6 +156,8 @@ export function accountUsage(db: Db, accounted: Accounted): SQL[] {
       .update(q)
       .set(set)
       .where(and(sql`${q.aid} = ${aid}::text`, sql`EXISTS (SELECT 1 FROM guard)`))
+      // Returned so that the store can read it, which orders its row locks (store.ts).
+      .returning({ aid: q.aid })
       .getSQL(),
     sql`INSERT INTO ${u} AS u (aid, hour, messages, runs, input_tokens, output_tokens, cost, unpriced)
       SELECT ${aid}::text, ${hour}::timestamptz, ${kind === "message" ? 1 : 0}, ${kind === "run" ? 1 : 0},
