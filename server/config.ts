@@ -1,5 +1,8 @@
+import { availableParallelism } from "node:os";
 import { z } from "zod";
-import { parseAllowedHosts } from "@/server/tools/hosts";
+// Relative, with its extension: the server entry (server/instance/main.ts) runs this file in
+// Node.js itself, which knows no `@/` paths.
+import { parseAllowedHosts } from "./tools/hosts.ts";
 
 /**
  * Environment configuration, validated once at start-up. Every variable is optional: the
@@ -39,6 +42,14 @@ const modelPricesSchema = z.record(
 
 export const envSchema = z.object({
   PORT: optional(z.coerce.number().int().min(1).max(65_535)).default(3000),
+  HOST: optional(z.string().min(1)),
+  WEB_CONCURRENCY: optional(
+    z.coerce
+      .number({ error: "must be a whole number of processes" })
+      .int("must be a whole number of processes")
+      .min(1, "must be 1 or more")
+      .max(256, "must be at most 256"),
+  ),
   PUBLIC_URL: optional(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" })),
   DATA_DIR: optional(z.string()).default("./.data"),
   DATABASE_URL: optional(
@@ -149,12 +160,24 @@ export function parseConfig(env: Record<string, string | undefined>) {
   ];
   const hosts = parseAllowedHosts(e.MCP_ALLOWED_HOSTS);
   issues.push(...hosts.problems.map((problem) => `  MCP_ALLOWED_HOSTS: ${problem}`));
+  if (e.WEB_CONCURRENCY !== undefined && e.WEB_CONCURRENCY > 1 && !e.DATABASE_URL) {
+    issues.push(
+      `  WEB_CONCURRENCY: ${e.WEB_CONCURRENCY} processes need DATABASE_URL: the embedded database (PGlite) belongs to one process. Set DATABASE_URL to a PostgreSQL server, or leave WEB_CONCURRENCY unset (1 on the embedded database).`,
+    );
+  }
   if (e.PRIVY_REQUIRED === "true" && !(e.PRIVY_APP_ID && e.PRIVY_VERIFICATION_KEY)) {
     issues.push("  PRIVY_REQUIRED: needs PRIVY_APP_ID and PRIVY_VERIFICATION_KEY");
   }
   if (issues.length > 0) throw new ConfigError(`Invalid configuration:\n${issues.join("\n")}`);
   return {
     port: e.PORT,
+    /** The address to listen on; unset = every interface (IPv6 and IPv4). */
+    host: e.HOST,
+    /**
+     * Web worker processes of this instance (server/instance): the cores available on
+     * PostgreSQL, always 1 on the embedded database, which belongs to one process.
+     */
+    webConcurrency: e.WEB_CONCURRENCY ?? (e.DATABASE_URL ? availableParallelism() : 1),
     /** A bearer token that may read GET /metrics besides the admin key (for a scraper). */
     metricsToken: e.METRICS_TOKEN,
     publicUrl: publicUrl.toString().replace(/\/+$/, ""),

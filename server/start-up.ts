@@ -1,18 +1,23 @@
 import { ConfigError } from "@/server/config";
 import { embeddedDatabaseFailure } from "@/server/errors";
 import { startHousekeeping } from "@/server/housekeeping";
+import { runsInstanceWork } from "@/server/instance/messages";
 import { log } from "@/server/observability/log";
 import { Scheduler } from "@/server/scheduler/scheduler";
 import { getServices, type Services } from "@/server/services";
 import { installGracefulShutdown } from "@/server/shutdown";
 
-/** Starts the web server's side of the service (called from instrumentation.ts). */
+/** Starts a web process's side of the service (called from instrumentation.ts). */
 export async function startUp(): Promise<void> {
   try {
     const services = await getServices();
     reportStart(services);
-    startBackgroundWork(services);
-    const scheduler = services.config.scheduler.enabled ? startScheduler(services) : undefined;
+    // Once per instance, not once per web worker: the only process, or the worker in slot 1
+    // (server/instance/primary.ts).
+    const instanceWork = runsInstanceWork();
+    if (instanceWork) startBackgroundWork(services);
+    const scheduler =
+      instanceWork && services.config.scheduler.enabled ? startScheduler(services) : undefined;
     installGracefulShutdown(services, scheduler);
   } catch (error) {
     // A wrong setting, or the embedded database in use by another process: waiting will not help.

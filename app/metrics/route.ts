@@ -3,7 +3,7 @@ import { bearerToken } from "@/server/auth/admin-key";
 import { createContext } from "@/server/context";
 import { AppError } from "@/server/errors";
 import { errorResponse, finish, methodNotAllowed } from "@/server/http/rest";
-import { metricsText } from "@/server/observability/metrics";
+import { MetricsUnavailableError, metricsText } from "@/server/observability/metrics";
 import { requestIdOf } from "@/server/observability/request-id";
 import { getConfig } from "@/server/services";
 
@@ -31,7 +31,10 @@ export async function GET(request: Request): Promise<Response> {
         );
       }
     }
-    const { contentType, body } = await metricsText();
+    const { contentType, body } = await metricsText().catch((error: unknown) => {
+      if (!(error instanceof MetricsUnavailableError)) throw error;
+      throw new AppError("service_unavailable", error.message, { retryAfterS: 1 });
+    });
     response = new Response(body, {
       headers: { "content-type": contentType, "cache-control": "no-store" },
     });

@@ -1,6 +1,7 @@
 import { createHash, createHmac } from "node:crypto";
 import { isIP } from "node:net";
 import type { Session } from "@/server/auth/session";
+import { PEER_HEADER } from "@/server/http/headers";
 import { type PresentedKey, parseAgentKey } from "@/server/keys/format";
 
 /**
@@ -32,53 +33,70 @@ export function callerId(caller: Caller): string {
   }
 }
 
-/** The header scripts/patch-next.mjs sets to the socket's address on every request. */
-export const PEER_HEADER = "x-agent-service-peer";
-
 /**
  * The client's address. With `trustProxy` = 0 it is the socket's: X-Forwarded-For is the
  * client's own word. With n trusted proxies in front, it is the address the nth proxy from us
  * saw (X-Forwarded-For read from the right), as Express's `trust proxy` hop count does; a
- * shorter chain gives its leftmost address. Undefined when the request carries no socket
- * address (a process that is not `next start`).
+ * shorter chain gives its leftmost address. Either way normalised (normalizeAddress). Undefined
+ * when the request carries no socket address (a process that is not the server entry).
  */
 export function clientAddress(headers: Headers, trustProxy: number): string | undefined {
   const peer = headers.get(PEER_HEADER) || undefined;
-  if (trustProxy === 0 || !peer) return peer;
+  if (!peer) return undefined;
+  // One caller per address, however it is spelled, on either path (see normalizeAddress).
+  const own = normalizeAddress(peer) ?? peer;
+  if (trustProxy === 0) return own;
   const forwarded = (headers.get("x-forwarded-for") ?? "")
     .split(",")
     .map((hop) => hop.trim())
     .filter(Boolean);
   const chain = [peer, ...forwarded.reverse()];
   const hop = chain[Math.min(trustProxy, chain.length - 1)] as string;
-  return normalizeAddress(hop) ?? peer;
+  return normalizeAddress(hop) ?? own;
 }
 
 /**
- * An address as one caller: IPv4 as it is (also when mapped into IPv6), and IPv6 by its /64,
- * the block one subscriber is usually given, so that a script cannot become a new caller by
- * changing the low bits. Undefined when it is not an IP address.
+ * An address as one caller: IPv4 as it is (also when mapped into IPv6, in any spelling), and
+ * IPv6 by its /64, the block one subscriber is usually given, so that a script cannot become a
+ * new caller by changing the low bits. Brackets, a port and a zone id are dropped. Undefined
+ * when it is not an IP address.
  */
 export function normalizeAddress(raw: string): string | undefined {
-  let address = raw.replace(/^\[|\](:\d+)?$/g, "");
+  let address = raw.trim().replace(/^\[|\](:\d+)?$/g, "");
   // "1.2.3.4:5678", as some proxies write it.
   if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(address)) address = address.replace(/:\d+$/, "");
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) address = mapped[1] as string;
+  address = address.replace(/%.*$/, "");
   const version = isIP(address);
   if (version === 4) return address;
   if (version !== 6) return undefined;
-  return `${expandIpv6(address).slice(0, 4).join(":")}::/64`;
+  const groups = ipv6Groups(address);
+  // ::ffff:a.b.c.d (or ::ffff:0a0b:0c0d): an IPv4 client of a dual-stack socket.
+  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
+    const [high = 0, low = 0] = groups.slice(6);
+    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  }
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(":")}::/64`;
 }
 
-function expandIpv6(address: string): string[] {
-  const [head = "", tail] = address.toLowerCase().split("::");
+/** The eight 16-bit groups of a valid IPv6 address (`::` expanded, an IPv4 tail as two). */
+function ipv6Groups(address: string): number[] {
+  let text = address.toLowerCase();
+  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (tail) {
+    const [a, b, c, d] = tail.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, tail.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", rest] = text.split("::");
   const left = head ? head.split(":") : [];
-  const right = tail ? tail.split(":") : [];
-  const zeros = Array(8 - left.length - right.length).fill("0");
-  return (tail === undefined ? left : [...left, ...zeros, ...right]).map((part) =>
-    part.replace(/^0+(?=.)/, ""),
-  );
+  const right = rest ? rest.split(":") : [];
+  const parts =
+    rest === undefined
+      ? left
+      : [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
+  return parts.map((part) => Number.parseInt(part, 16));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { log } from "./log";
+import { log } from "./log.ts";
 
 /** What one request's log line says (never its body, query, keys or cookies). */
 export type AccessEntry = {

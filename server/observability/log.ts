@@ -1,4 +1,5 @@
 import pino, { type Logger } from "pino";
+import { workerSlot } from "../instance/messages.ts";
 
 /**
  * The service's log: JSON lines (pino) on stdout, one per request and one per event worth an
@@ -17,7 +18,8 @@ function createLog(): Logger {
   return pino(
     {
       level,
-      base: { service: "agent-service", pid: process.pid },
+      // A web worker's lines say which of the instance's workers wrote them.
+      base: { service: "agent-service", pid: process.pid, ...withWorker() },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: {
@@ -27,6 +29,11 @@ function createLog(): Logger {
     },
     pretty ? pino.transport({ target: "pino-pretty", options: { colorize: true } }) : undefined,
   );
+}
+
+function withWorker(): { worker?: number } {
+  const slot = workerSlot();
+  return slot === undefined ? {} : { worker: slot };
 }
 
 // One logger per process, though Next.js may load this module in more than one server chunk.

@@ -1,4 +1,10 @@
 import client, { type Counter, type Gauge, type Histogram, type Registry } from "prom-client";
+import {
+  isInstanceMessage,
+  type MetricsCollected,
+  type MetricsRequest,
+  workerSlot,
+} from "@/server/instance/messages";
 
 /**
  * Prometheus metrics (prom-client), served by GET /metrics. Labels are bounded: outcomes,
@@ -44,6 +50,7 @@ function createMetrics(): Metrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   const sources: Metrics["sources"] = {};
+  if (inCluster()) answerCollections(registry);
   const seconds = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60];
   new client.Gauge({
     name: "agent_model_slots_in_use",
@@ -58,6 +65,8 @@ function createMetrics(): Metrics {
     help: "This instance's PostgreSQL connections by state (active = in use), from pg_stat_activity.",
     labelNames: ["state"],
     registers: [registry],
+    // Every web worker reads the same view: one reading, not their sum.
+    aggregator: "max",
     async collect() {
       this.reset();
       const byState = (await sources.dbConnections?.().catch(() => undefined)) ?? {};
@@ -142,7 +151,68 @@ export function countChat(outcome: ChatOutcome, aid: string): void {
   metrics.chats.inc(perAgent() ? { outcome, aid } : { outcome });
 }
 
-/** The metrics text, in Prometheus's exposition format. */
+/**
+ * The metrics text, in Prometheus's exposition format: of the whole instance, all its web
+ * workers together (server/instance/primary.ts aggregates them), so one scrape counts every
+ * chat whichever worker served it.
+ */
 export async function metricsText(): Promise<{ contentType: string; body: string }> {
-  return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
+  const body = inCluster() ? await fromPrimary() : await metrics.registry.metrics();
+  return { contentType: metrics.registry.contentType, body };
+}
+
+/** A web worker of a cluster: its primary holds the other workers' metrics. */
+function inCluster(): boolean {
+  return workerSlot() !== undefined && typeof process.send === "function";
+}
+
+/** Answers the primary's requests for this worker's metrics. */
+function answerCollections(registry: Registry): void {
+  process.on("message", (message: unknown) => {
+    if (!isInstanceMessage(message) || message.type !== "agent-service:metrics-collect") return;
+    registry.getMetricsAsJSON().then((json) => {
+      const answer: MetricsCollected = {
+        type: "agent-service:metrics-collected",
+        id: message.id,
+        metrics: json,
+      };
+      process.send?.(answer);
+    });
+  });
+}
+
+/** The primary did not gather the instance's metrics (GET /metrics answers 503). */
+export class MetricsUnavailableError extends Error {
+  override name = "MetricsUnavailableError";
+}
+
+const PRIMARY_TIMEOUT_MS = 10_000;
+let requests = 0;
+
+function fromPrimary(): Promise<string> {
+  const id = ++requests;
+  return new Promise((resolve, reject) => {
+    const unavailable = (why: string) =>
+      new MetricsUnavailableError(
+        `The instance's metrics could not be gathered from its web workers (${why}); try again.`,
+      );
+    const onMessage = (message: unknown) => {
+      if (!isInstanceMessage(message) || message.type !== "agent-service:metrics-reply") return;
+      if (message.id !== id) return;
+      done();
+      if (message.text !== undefined) resolve(message.text);
+      else reject(unavailable(message.error ?? "no answer"));
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(unavailable("the primary did not answer"));
+    }, PRIMARY_TIMEOUT_MS);
+    const done = () => {
+      clearTimeout(timer);
+      process.off("message", onMessage);
+    };
+    process.on("message", onMessage);
+    const request: MetricsRequest = { type: "agent-service:metrics-request", id };
+    process.send?.(request);
+  });
 }

@@ -5,6 +5,10 @@ const SANE_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
 /** The request's id: the client's (or a proxy's) X-Request-Id when it is sane, else a new one. */
 export function requestIdOf(headers: Headers): string {
-  const given = headers.get("x-request-id");
+  return requestIdFrom(headers.get("x-request-id"));
+}
+
+/** The same, from the header's value (the server entry reads Node.js's headers). */
+export function requestIdFrom(given: string | null | undefined): string {
   return given && SANE_ID.test(given) ? given : randomUUID();
 }

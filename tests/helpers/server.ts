@@ -5,11 +5,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { TEST_ADMIN_KEY } from "./context";
 
-/** The built service (`next start`), run as a real process on a free loopback port. */
+/**
+ * The built service, started as `npm start` starts it (the server entry,
+ * server/instance/main.ts), as a real process on a free loopback port.
+ */
 export type RunningServer = {
   url: string;
   dataDir: string;
-  /** The serving process (`next start` serves in its own process, titled next-server). */
+  /** The started process: the only one, or the primary of WEB_CONCURRENCY web workers. */
   pid: number;
   /** Sends a signal; resolves with the exit code once the process has exited. */
   signal(signal: NodeJS.Signals): Promise<number | null>;
@@ -42,21 +45,19 @@ export async function startServer(
 ): Promise<RunningServer> {
   const port = at.port ?? (await freePort());
   const dataDir = at.dataDir ?? (await mkdtemp(path.join(tmpdir(), "agent-service-")));
-  const nextBin = path.resolve("node_modules", "next", "dist", "bin", "next");
   let output = "";
   const child: ChildProcess = spawn(
     process.execPath,
-    [nextBin, "start", "-p", String(port), "-H", "127.0.0.1"],
+    [path.resolve("server", "instance", "main.ts")],
     {
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
-        NODE_ENV: "production",
         NEXT_TELEMETRY_DISABLED: "1",
-        // As `npm start` does: the service, not Next.js, handles SIGTERM (graceful shutdown),
-        // and the heap is capped (see README, "Memory").
-        NEXT_MANUAL_SIG_HANDLE: "true",
+        // As `npm start` does (see README, "Memory").
+        NODE_ENV: "production",
         NODE_OPTIONS: "--max-old-space-size=1024",
+        HOST: "127.0.0.1",
         SHUTDOWN_GRACE_MS: "5000",
         // Tests send many chats from one address; those about rate limits set them per agent.
         CHAT_RATE_LIMIT_RPM: "unlimited",

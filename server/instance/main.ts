@@ -1,0 +1,34 @@
+/**
+ * The service's server entry: `npm start` (and `npm run dev` with `--dev`). Node.js runs it as
+ * it is (TypeScript by type stripping, no bundler), so this file and what it imports use
+ * relative imports with their extension; the rest of the service is Next.js's bundle, which the
+ * web processes load through Next.js's custom-server API (server/instance/serve.ts).
+ *
+ * - The embedded database (PGlite) belongs to one process: one web process serves.
+ * - On PostgreSQL, WEB_CONCURRENCY web workers (default: the cores available) share the port
+ *   as a `node:cluster` (server/instance/primary.ts); WEB_CONCURRENCY=1 is one process.
+ * - `--dev` runs Next.js's development server, always in one process.
+ */
+import cluster from "node:cluster";
+import { ConfigError, parseConfig } from "../config.ts";
+import { log } from "../observability/log.ts";
+
+const dev = process.argv.includes("--dev");
+// Before Next.js or React is loaded: both read it once.
+(process.env as Record<string, string | undefined>).NODE_ENV ??= dev ? "development" : "production";
+
+try {
+  const config = parseConfig(process.env);
+  if (cluster.isPrimary && config.webConcurrency > 1 && !dev) {
+    const { runPrimary } = await import("./primary.ts");
+    runPrimary(config);
+  } else {
+    const { serve } = await import("./serve.ts");
+    await serve(config, { dev });
+  }
+} catch (error) {
+  // A wrong setting says which; anything else (the port in use, say) is logged whole.
+  if (error instanceof ConfigError) log.fatal(`Agent Service cannot start. ${error.message}`);
+  else log.fatal({ err: error }, `Agent Service cannot start: ${(error as Error)?.message}`);
+  log.flush(() => process.exit(1));
+}

@@ -1,0 +1,151 @@
+import cluster, { type Worker } from "node:cluster";
+import type { Config } from "../config.ts";
+import { log } from "../observability/log.ts";
+import {
+  isInstanceMessage,
+  type MetricsCollected,
+  type MetricsReply,
+  WORKER_SLOT_VARIABLE,
+} from "./messages.ts";
+
+/**
+ * The primary of an instance of WEB_CONCURRENCY web workers (`node:cluster`): it serves
+ * nothing itself. The workers share the port (the primary accepts and hands connections out
+ * in turn); everything they must agree on is in PostgreSQL. The primary:
+ *
+ * - forks one worker per slot, each told its slot; slot 1 runs the instance's scheduler and
+ *   housekeeping (server/start-up.ts), and a worker restarted into slot 1 takes them over;
+ * - restarts a worker that dies, at once the first time, then after a back-off that doubles
+ *   (to 30 s) while restarted workers keep dying young, so a crash loop does not spin;
+ * - on SIGTERM or SIGINT passes SIGTERM to every worker, which drains (server/shutdown.ts),
+ *   and exits once all have, killing any still running after SHUTDOWN_GRACE_MS and 5 s more;
+ * - answers a worker's GET /metrics with every worker's metrics, aggregated.
+ */
+
+const FIRST_BACKOFF_MS = 250;
+const MAX_BACKOFF_MS = 30_000;
+/** A worker that lived this long was healthy: the next death of its slot restarts at once. */
+const HEALTHY_AFTER_MS = 30_000;
+/** How long the primary waits for one worker's metrics before it answers without it. */
+const COLLECT_TIMEOUT_MS = 3000;
+
+type Slot = { worker?: Worker; startedAt: number; backoffMs: number; timer?: NodeJS.Timeout };
+
+export function runPrimary(config: Config): void {
+  const slots = new Map<number, Slot>();
+  let stopping = false;
+
+  const fork = (slot: number) => {
+    const state = slots.get(slot) ?? { startedAt: 0, backoffMs: 0 };
+    state.timer = undefined;
+    state.startedAt = Date.now();
+    state.worker = cluster.fork({ [WORKER_SLOT_VARIABLE]: String(slot) });
+    slots.set(slot, state);
+  };
+
+  cluster.on("exit", (worker, code, signal) => {
+    const slot = [...slots].find(([, state]) => state.worker === worker)?.[0];
+    if (slot === undefined) return;
+    const state = slots.get(slot) as Slot;
+    state.worker = undefined;
+    if (stopping) {
+      if ([...slots.values()].every((s) => s.worker === undefined)) finish();
+      return;
+    }
+    const lived = Date.now() - state.startedAt;
+    state.backoffMs =
+      lived >= HEALTHY_AFTER_MS
+        ? 0
+        : Math.min(MAX_BACKOFF_MS, Math.max(FIRST_BACKOFF_MS, state.backoffMs * 2));
+    log.warn(
+      { worker: slot, code, signal, lived_ms: lived, restart_in_ms: state.backoffMs },
+      `Agent Service: web worker ${slot} exited (${signal ?? `code ${code}`}) after ${Math.round(lived / 1000)} s; starting another in ${state.backoffMs} ms.`,
+    );
+    state.timer = setTimeout(() => fork(slot), state.backoffMs);
+  });
+
+  cluster.on("message", (worker, message: unknown) => {
+    if (!isInstanceMessage(message) || message.type !== "agent-service:metrics-request") return;
+    aggregateMetrics(slots).then(
+      (text) => reply(worker, { type: "agent-service:metrics-reply", id: message.id, text }),
+      (error: unknown) =>
+        reply(worker, {
+          type: "agent-service:metrics-reply",
+          id: message.id,
+          error: (error as Error).message,
+        }),
+    );
+  });
+
+  let exitTimer: NodeJS.Timeout | undefined;
+  const finish = () => {
+    clearTimeout(exitTimer);
+    log.info("Agent Service: every web worker has stopped.");
+    log.flush(() => process.exit(0));
+  };
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, `Agent Service: ${signal} received; stopping the web workers.`);
+    for (const state of slots.values()) {
+      clearTimeout(state.timer);
+      state.worker?.process.kill("SIGTERM");
+    }
+    if ([...slots.values()].every((s) => s.worker === undefined)) return finish();
+    exitTimer = setTimeout(() => {
+      log.warn("Agent Service: web workers still running after the grace period; killing them.");
+      for (const state of slots.values()) state.worker?.process.kill("SIGKILL");
+    }, config.scheduler.shutdownGraceMs + 5000);
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+
+  log.info(
+    { workers: config.webConcurrency },
+    `Agent Service: starting ${config.webConcurrency} web workers.`,
+  );
+  for (let slot = 1; slot <= config.webConcurrency; slot++) fork(slot);
+}
+
+function reply(worker: Worker, message: MetricsReply): void {
+  if (worker.isConnected()) worker.send(message);
+}
+
+let collections = 0;
+
+/**
+ * Every live worker's registry as prom-client JSON, aggregated as prom-client's cluster support
+ * does (counters and histograms summed; each gauge by the aggregator it declares). A worker
+ * that does not answer in time is left out and named in the log.
+ */
+async function aggregateMetrics(slots: Map<number, Slot>): Promise<string> {
+  const { AggregatorRegistry } = await import("prom-client");
+  const id = ++collections;
+  const workers = [...slots.values()].flatMap((s) => (s.worker?.isConnected() ? [s.worker] : []));
+  const answers = await Promise.all(workers.map((worker) => collect(worker, id)));
+  const found = answers.filter((metrics): metrics is unknown[] => metrics !== undefined);
+  if (found.length === 0) throw new Error("No web worker answered with its metrics.");
+  // biome-ignore lint/suspicious/noExplicitAny: prom-client types the JSON as its own MetricObject[]
+  return AggregatorRegistry.aggregate(found as any).metrics();
+}
+
+function collect(worker: Worker, id: number): Promise<unknown[] | undefined> {
+  return new Promise((resolve) => {
+    const onMessage = (message: unknown) => {
+      if (!isInstanceMessage(message) || message.type !== "agent-service:metrics-collected") return;
+      if ((message as MetricsCollected).id !== id) return;
+      done((message as MetricsCollected).metrics);
+    };
+    const timer = setTimeout(() => {
+      log.warn({ worker_pid: worker.process.pid }, "A web worker sent no metrics in time.");
+      done(undefined);
+    }, COLLECT_TIMEOUT_MS);
+    const done = (metrics: unknown[] | undefined) => {
+      clearTimeout(timer);
+      worker.off("message", onMessage);
+      resolve(metrics);
+    };
+    worker.on("message", onMessage);
+    worker.send({ type: "agent-service:metrics-collect", id });
+  });
+}

@@ -1,0 +1,200 @@
+import { createServer, type IncomingMessage, maxHeaderSize, type ServerResponse } from "node:http";
+import path from "node:path";
+import type { Duplex } from "node:stream";
+import type { Config } from "../config.ts";
+import { PEER_HEADER, securityHeaders } from "../http/headers.ts";
+import { logRequest } from "../observability/access-log.ts";
+import { log } from "../observability/log.ts";
+import { requestIdFrom } from "../observability/request-id.ts";
+
+/**
+ * One web process: a `node:http` server in front of Next.js's request handler (Next.js's
+ * documented custom server). What it does before Next.js sees a request is what must hold for
+ * every response, Next.js's own included: the security headers, the socket's address for the
+ * route handlers, and a problem for what no route could take (an unknown method, a malformed
+ * percent-escape, a request Node.js's parser refuses).
+ */
+
+const ROOT = path.resolve(import.meta.dirname, "..", "..");
+
+/** The methods some path of the service takes; any other is refused before routing. */
+const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+const KNOWN_METHODS = new Set(METHODS);
+
+/**
+ * Longer than any balancer's idle timeout in front (nginx's upstream keepalive_timeout and
+ * HAProxy's defaults are 60 s), so that the balancer, not the service, closes an idle
+ * connection: the other way round, a request sent as the service closes is lost.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+export async function serve(config: Config, { dev }: { dev: boolean }): Promise<void> {
+  const { default: next } = await import("next");
+  const app = next({ dev, dir: ROOT, hostname: config.host ?? "localhost", port: config.port });
+  // Runs instrumentation.ts: configuration, database, scheduler, shutdown (server/start-up.ts).
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const headers = securityHeaders(dev);
+
+  const server = createServer((request, response) => {
+    for (const [name, value] of headers) response.setHeader(name, value);
+    // Never the client's word: overwritten on every request (server/callers/caller.ts).
+    request.headers[PEER_HEADER] = request.socket.remoteAddress ?? "";
+    const refusal = refusalOf(request);
+    if (refusal) {
+      answer(request, response, refusal);
+      return;
+    }
+    handle(request, response).catch((error: unknown) => {
+      log.error({ err: error }, "Next.js's request handler failed");
+      if (!response.headersSent)
+        answer(request, response, {
+          status: 500,
+          code: "internal_error",
+          detail: "An unexpected error occurred; the server's log says more.",
+        });
+      else response.destroy();
+    });
+  });
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) =>
+    answerClientError(error, socket, headers),
+  );
+  if (dev) server.on("upgrade", app.getUpgradeHandler());
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen({ port: config.port, host: config.host }, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  log.info(
+    { port: config.port, host: config.host ?? "::" },
+    `Agent Service: listening on port ${config.port}${config.host ? ` of ${config.host}` : ""}.`,
+  );
+}
+
+type Refusal = {
+  status: number;
+  code: string;
+  detail: string;
+  headers?: Record<string, string>;
+};
+
+const TITLES: Record<number, string> = {
+  400: "Bad Request",
+  405: "Method Not Allowed",
+  408: "Request Timeout",
+  431: "Request Header Fields Too Large",
+  500: "Internal Server Error",
+};
+
+function refusalOf(request: IncomingMessage): Refusal | undefined {
+  const method = request.method ?? "";
+  if (!KNOWN_METHODS.has(method)) {
+    return {
+      status: 405,
+      code: "method_not_allowed",
+      detail: `${method.slice(0, 20)} is not a method this service takes: its paths take ${METHODS.join(", ")} (which of them each path takes is in /openapi.json).`,
+      headers: { allow: METHODS.join(", ") },
+    };
+  }
+  const url = request.url ?? "/";
+  const queryAt = url.indexOf("?");
+  const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
+  // Next.js would fail its parameter decoding with a plain-text 500 before any handler runs.
+  if (pathname.includes("%")) {
+    for (const segment of pathname.split("/")) {
+      try {
+        decodeURIComponent(segment);
+      } catch {
+        return {
+          status: 400,
+          code: "bad_request",
+          detail: `The path has a malformed percent-escape ('${segment.slice(0, 40)}'): every % must start a valid UTF-8 escape such as %20.`,
+        };
+      }
+    }
+  }
+  return undefined;
+}
+
+function problemBody(refusal: Refusal, requestId?: string): string {
+  return JSON.stringify({
+    type: "about:blank",
+    title: TITLES[refusal.status] ?? "Error",
+    status: refusal.status,
+    detail: refusal.detail,
+    code: refusal.code,
+    ...(requestId === undefined ? {} : { request_id: requestId }),
+  });
+}
+
+function answer(request: IncomingMessage, response: ServerResponse, refusal: Refusal): void {
+  const started = performance.now();
+  const given = request.headers["x-request-id"];
+  const requestId = requestIdFrom(Array.isArray(given) ? given[0] : given);
+  const body = problemBody(refusal, requestId);
+  response.writeHead(refusal.status, {
+    "content-type": "application/problem+json",
+    "cache-control": "no-store",
+    "content-length": Buffer.byteLength(body),
+    "x-request-id": requestId,
+    ...refusal.headers,
+  });
+  response.end(request.method === "HEAD" ? undefined : body);
+  logRequest({
+    requestId,
+    method: (request.method ?? "").slice(0, 20),
+    route: "(refused before routing)",
+    status: refusal.status,
+    durationMs: performance.now() - started,
+  });
+}
+
+/**
+ * A request Node.js's HTTP parser refused (a malformed request line, headers past
+ * `maxHeaderSize`, a request that took too long to arrive): answered as a problem with the
+ * security headers, then the connection is closed. Nothing of the request is echoed.
+ */
+function answerClientError(
+  error: NodeJS.ErrnoException,
+  socket: Duplex,
+  headers: ReadonlyArray<readonly [string, string]>,
+): void {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const refusal: Refusal =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? {
+          status: 431,
+          code: "headers_too_large",
+          detail: `The request's headers are larger than ${maxHeaderSize / 1024} KiB in all.`,
+        }
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? {
+            status: 408,
+            code: "request_timeout",
+            detail: "The request did not arrive in time.",
+          }
+        : {
+            status: 400,
+            code: "bad_request",
+            detail:
+              "The request is not valid HTTP/1.1 (its request line or a header is malformed).",
+          };
+  const body = problemBody(refusal);
+  const lines = [
+    `HTTP/1.1 ${refusal.status} ${TITLES[refusal.status]}`,
+    ...headers.map(([name, value]) => `${name}: ${value}`),
+    "content-type: application/problem+json",
+    "cache-control: no-store",
+    `content-length: ${Buffer.byteLength(body)}`,
+    "connection: close",
+  ];
+  socket.end(`${lines.join("\r\n")}\r\n\r\n${body}`);
+}
