@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
+import { processTree } from "../tests/helpers/processes";
 
 /**
  * A bench helper run as a process of its own (`node --import tsx <script>`), so that its work
@@ -66,21 +67,32 @@ export async function startChild(
 
 let clockTicks: number | undefined;
 
-/** CPU time (user + system, all threads) a process has used so far, in ms (Linux /proc). */
+/**
+ * CPU time (user + system, all threads) a process and its children have used so far, in ms
+ * (Linux /proc): the service's primary and its web workers together. A child that exited
+ * takes its time with it, so read it across a span no worker ends in.
+ */
 export async function cpuMs(pid: number): Promise<number> {
   clockTicks ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // utime and stime are fields 14 and 15 of the whole line, so 12 and 13 after the name.
-  const ticks = Number(fields[11]) + Number(fields[12]);
+  let ticks = 0;
+  for (const member of processTree(pid)) {
+    const stat = await readFile(`/proc/${member}/stat`, "utf8").catch(() => undefined);
+    if (stat === undefined) continue;
+    // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime are fields 14 and 15 of the whole line, so 12 and 13 after the name.
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
   return (ticks * 1000) / clockTicks;
 }
 
-/** The resident memory of a process, in MiB (Linux). */
+/** The resident memory of a process and its children together, in MiB (Linux). */
 export async function residentMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8");
-  const kib = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? Number.NaN);
+  let kib = 0;
+  for (const member of processTree(pid)) {
+    const status = await readFile(`/proc/${member}/status`, "utf8").catch(() => undefined);
+    if (status !== undefined) kib += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+  }
   return kib / 1024;
 }
 

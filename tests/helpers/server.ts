@@ -62,6 +62,10 @@ export async function startServer(
         // Tests send many chats from one address; those about rate limits set them per agent.
         CHAT_RATE_LIMIT_RPM: "unlimited",
         NONCE_RATE_LIMIT_RPM: "unlimited",
+        // On PostgreSQL, two web workers whatever the machine's cores (npm start's default
+        // here): every HTTP test on PostgreSQL also tests the cluster. Tests of one process's
+        // own caps set WEB_CONCURRENCY=1.
+        ...(env.DATABASE_URL ? { WEB_CONCURRENCY: "2" } : {}),
         DATA_DIR: dataDir,
         ADMIN_API_KEY: TEST_ADMIN_KEY,
         PORT: String(port),

@@ -5,14 +5,17 @@ export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>) {
     const counts = { passed: 0, failed: 0, skipped: 0 };
     for (const module of testModules) {
+      let failedTests = 0;
       for (const test of module.children.allTests()) {
         const state = test.result().state;
         if (state === "passed") counts.passed++;
-        else if (state === "failed") counts.failed++;
+        else if (state === "failed") failedTests++;
         else counts.skipped++;
       }
-      if (module.state() === "failed" && [...module.children.allTests()].length === 0)
-        counts.failed++;
+      counts.failed += failedTests;
+      // A file that failed outside its tests (a beforeAll, an import) leaves them skipped: it
+      // is a failure all the same.
+      if (module.state() === "failed" && failedTests === 0) counts.failed++;
     }
     console.info(
       `\nvitest: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`,

@@ -18,7 +18,12 @@ describe.each(DATABASE_KINDS)("chat.stream over /api/trpc, abandoned mid-reply, 
   let running: ModelServer | undefined;
 
   beforeAll(async () => {
-    running = await startModelServer(kind, { LLM_MAX_CONCURRENCY: "1", SCHEDULER: "off" });
+    // One process, so that "the one slot is free again" is about the slot the stream held.
+    running = await startModelServer(kind, {
+      LLM_MAX_CONCURRENCY: "1",
+      WEB_CONCURRENCY: "1",
+      SCHEDULER: "off",
+    });
     ({ server, fake } = running);
     const created = await fetch(`${server.url}/agents`, {
       method: "POST",

@@ -19,7 +19,12 @@ describe.each(DATABASE_KINDS)("chat.stream refusals over /api/trpc on %s", (kind
   let running: ModelServer | undefined;
 
   beforeAll(async () => {
-    running = await startModelServer(kind, { LLM_MAX_CONCURRENCY: "1", SCHEDULER: "off" });
+    // One process: LLM_MAX_CONCURRENCY is each web worker's own cap.
+    running = await startModelServer(kind, {
+      LLM_MAX_CONCURRENCY: "1",
+      WEB_CONCURRENCY: "1",
+      SCHEDULER: "off",
+    });
     ({ server, fake } = running);
     const created = await fetch(`${server.url}/agents`, {
       method: "POST",

@@ -59,6 +59,8 @@ describe("a model provider that hangs or errors under sustained load", () => {
       LLM_API_KEY: "sk-test",
       LLM_TIMEOUT_MS: String(TIMEOUT_MS),
       LLM_MAX_CONCURRENCY: String(CAP),
+      // The cap is each web worker's: one process, so that it is the instance's too.
+      WEB_CONCURRENCY: "1",
       LLM_MAX_RETRIES: "0",
       // Nothing else calls the model: the chats alone fill the slots.
       SCHEDULER: "off",
