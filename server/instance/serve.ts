@@ -61,6 +61,14 @@ export async function serve(config: Config, { dev }: { dev: boolean }): Promise<
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) =>
     answerClientError(error, socket, headers),
   );
+  // CONNECT never reaches the request handler: Node.js hands it here, or drops the socket.
+  server.on("connect", (request: IncomingMessage, socket: Duplex) => {
+    const started = performance.now();
+    const refusal = refusalOf(request) as Refusal;
+    const requestId = requestIdOf(request);
+    writeRaw(socket, refusal, headers, requestId);
+    logRefusal(request, refusal.status, started, requestId);
+  });
   if (dev) server.on("upgrade", app.getUpgradeHandler());
 
   await new Promise<void>((resolve, reject) => {
@@ -134,8 +142,7 @@ function problemBody(refusal: Refusal, requestId?: string): string {
 
 function answer(request: IncomingMessage, response: ServerResponse, refusal: Refusal): void {
   const started = performance.now();
-  const given = request.headers["x-request-id"];
-  const requestId = requestIdFrom(Array.isArray(given) ? given[0] : given);
+  const requestId = requestIdOf(request);
   const body = problemBody(refusal, requestId);
   response.writeHead(refusal.status, {
     "content-type": "application/problem+json",
@@ -145,11 +152,25 @@ function answer(request: IncomingMessage, response: ServerResponse, refusal: Ref
     ...refusal.headers,
   });
   response.end(request.method === "HEAD" ? undefined : body);
+  logRefusal(request, refusal.status, started, requestId);
+}
+
+function requestIdOf(request: IncomingMessage): string {
+  const given = request.headers["x-request-id"];
+  return requestIdFrom(Array.isArray(given) ? given[0] : given);
+}
+
+function logRefusal(
+  request: IncomingMessage,
+  status: number,
+  started: number,
+  requestId = requestIdFrom(undefined),
+): void {
   logRequest({
     requestId,
     method: (request.method ?? "").slice(0, 20),
     route: "(refused before routing)",
-    status: refusal.status,
+    status,
     durationMs: performance.now() - started,
   });
 }
@@ -187,13 +208,25 @@ function answerClientError(
             detail:
               "The request is not valid HTTP/1.1 (its request line or a header is malformed).",
           };
-  const body = problemBody(refusal);
+  writeRaw(socket, refusal, headers);
+}
+
+/** A problem written straight to the socket, which is then closed. */
+function writeRaw(
+  socket: Duplex,
+  refusal: Refusal,
+  headers: ReadonlyArray<readonly [string, string]>,
+  requestId?: string,
+): void {
+  const body = problemBody(refusal, requestId);
   const lines = [
     `HTTP/1.1 ${refusal.status} ${TITLES[refusal.status]}`,
     ...headers.map(([name, value]) => `${name}: ${value}`),
+    ...Object.entries(refusal.headers ?? {}).map(([name, value]) => `${name}: ${value}`),
     "content-type: application/problem+json",
     "cache-control: no-store",
     `content-length: ${Buffer.byteLength(body)}`,
+    ...(requestId === undefined ? [] : [`x-request-id: ${requestId}`]),
     "connection: close",
   ];
   socket.end(`${lines.join("\r\n")}\r\n\r\n${body}`);

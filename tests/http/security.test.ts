@@ -1,3 +1,5 @@
+import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
 
@@ -123,6 +125,115 @@ describe("cookies, framing and paths over HTTP", () => {
     }
     // An escape that is well formed still works.
     expect((await fetch(`${server.url}/no%20agent/chat?q=hi`)).status).toBe(404);
+  });
+
+  const expectSecurityHeaders = (headers: Headers, what: string) => {
+    expect(headers.get("content-security-policy") ?? "", what).toContain("frame-ancestors 'none'");
+    expect(headers.get("x-frame-options"), what).toBe("DENY");
+    expect(headers.get("x-content-type-options"), what).toBe("nosniff");
+    expect(headers.get("referrer-policy"), what).toBe("strict-origin-when-cross-origin");
+    expect(headers.get("cross-origin-opener-policy"), what).toBe("same-origin");
+  };
+
+  const sendMethod = (method: string, path: string, headers: Record<string, string>) =>
+    new Promise<Response>((resolve, reject) => {
+      const sent = httpRequest(`${server.url}${path}`, { method, headers }, (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on("data", (chunk) => chunks.push(chunk));
+        incoming.on("end", () =>
+          resolve(
+            new Response(Buffer.concat(chunks), {
+              status: incoming.statusCode,
+              headers: incoming.headers as Record<string, string>,
+            }),
+          ),
+        );
+      });
+      sent.on("error", reject);
+      sent.end();
+    });
+
+  it("answers a method no path takes with 405 and Allow, as a problem, on every path", async () => {
+    for (const path of ["/health", "/agents", "/some-agent/chat?q=hi", "/dashboard", "/nope"]) {
+      for (const method of ["TRACE", "PROPFIND", "PURGE"]) {
+        // fetch() refuses TRACE itself: node:http sends any method.
+        const response = await sendMethod(method, path, { "x-request-id": "odd-method-1" });
+        const what = `${method} ${path}`;
+        expect(response.status, what).toBe(405);
+        expect(response.headers.get("allow"), what).toBe(
+          "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
+        );
+        expect(response.headers.get("content-type"), what).toBe("application/problem+json");
+        expect(response.headers.get("x-request-id"), what).toBe("odd-method-1");
+        expectSecurityHeaders(response.headers, what);
+        expect(await response.json(), what).toMatchObject({
+          status: 405,
+          code: "method_not_allowed",
+          request_id: "odd-method-1",
+          detail: expect.stringContaining(`${method} is not a method this service takes`),
+        });
+      }
+    }
+    // CONNECT, which Node.js never hands to the request handler, is refused alike.
+    const connectAnswer = await raw(
+      "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nX-Request-Id: odd-method-2\r\n\r\n",
+    );
+    expect(connectAnswer).toMatch(/^HTTP\/1\.1 405 /);
+    expect(connectAnswer).toMatch(/\r\nallow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\n/);
+    expect(connectAnswer).toMatch(/\r\nx-frame-options: DENY\r\n/);
+    expect(connectAnswer).toContain('"request_id":"odd-method-2"');
+    // Nothing of it reached the log as an unexpected error.
+    expect(server.output()).not.toMatch(/"level":"error"/);
+  });
+
+  it("sends the security headers on what Next.js answers itself: a trailing-slash redirect, a page that is not there", async () => {
+    const redirected = await fetch(`${server.url}/agents/`, { redirect: "manual" });
+    expect(redirected.status).toBe(308);
+    expectSecurityHeaders(redirected.headers, "308");
+    const missing = await fetch(`${server.url}/no/such/page`);
+    await missing.arrayBuffer();
+    expect(missing.status).toBe(404);
+    expectSecurityHeaders(missing.headers, "404 page");
+  });
+
+  /** Sends raw bytes and reads everything the server answers until it closes. */
+  const raw = (bytes: string) =>
+    new Promise<string>((resolve, reject) => {
+      const { port } = new URL(server.url);
+      const socket = connect(Number(port), "127.0.0.1");
+      let answer = "";
+      socket.on("data", (chunk) => {
+        answer += chunk;
+      });
+      socket.on("close", () => resolve(answer));
+      socket.on("error", reject);
+      socket.write(bytes);
+    });
+
+  it("answers what Node.js's HTTP parser refuses (headers too large, a malformed request line) as a problem with the security headers", async () => {
+    const huge = await raw(
+      `GET /health HTTP/1.1\r\nHost: x\r\nX-Filler: ${"a".repeat(20_000)}\r\n\r\n`,
+    );
+    const garbled = await raw("GARBAGE\r\n\r\n");
+    for (const [answer, status, code] of [
+      [huge, 431, "headers_too_large"],
+      [garbled, 400, "bad_request"],
+    ] as const) {
+      const [head = "", body = ""] = answer.split("\r\n\r\n");
+      expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      const headers = new Headers(
+        head
+          .split("\r\n")
+          .slice(1)
+          .map((line) => {
+            const colon = line.indexOf(":");
+            return [line.slice(0, colon), line.slice(colon + 1).trim()] as [string, string];
+          }),
+      );
+      expect(headers.get("content-type")).toBe("application/problem+json");
+      expectSecurityHeaders(headers, `${status}`);
+      expect(JSON.parse(body)).toMatchObject({ status, code });
+    }
   });
 
   it("bounds tRPC batches", async () => {
