@@ -5,8 +5,10 @@
  *
  * - overhead at 1 connection: each one's p50 minus the p50 of calling the fake directly with
  *   the same request body, JSON and SSE;
- * - saturation at 64 and 256 connections, model latency 1 s: chats/s against the ideal
- *   (connections / latency), p50/p99 of the 2xx answers, status counts, peak resident memory;
+ * - saturation at 64 and 256 connections, model latency 1 s, the service with one web worker
+ *   and with two (WEB_CONCURRENCY=2): chats/s against the ideal (connections / latency),
+ *   p50/p99 of the 2xx answers, status counts, peak resident memory (all processes), and where
+ *   the CPU went (service, PostgreSQL, the load generator, the fake model);
  * - CPU per streamed token: process CPU time per chat with 20 and with 200 tokens a chat (both
  *   in 20 network writes), and the slope between them.
  *
@@ -21,7 +23,14 @@ import { type RunningServer, startServer } from "../tests/helpers/server";
 import type { FakeModelStats } from "./fake-model";
 import { type FakeModel, fakeModelName } from "./fake-model-name";
 import { createLoadAgent } from "./load-agent";
-import { type BenchChild, cpuMs, startChild, watchPeakResident } from "./processes";
+import {
+  type BenchChild,
+  cpuMs,
+  cpuSpent,
+  cpuSplit,
+  startChild,
+  watchPeakResident,
+} from "./processes";
 
 const env = (name: string, fallback: number) => Number(process.env[name] || fallback);
 
@@ -179,12 +188,13 @@ export async function runModelBenchmarks(databaseUrl: string, durationS: number)
 
   const fake = await startChild("bench/fake-model.ts");
   const llmBaseUrl = fake.url;
-  const startService = () =>
+  const startService = (workers = 1) =>
     startServer({
       DATABASE_URL: databaseUrl,
       LLM_BASE_URL: llmBaseUrl,
       LLM_API_KEY: "sk-bench",
       SCHEDULER: "off",
+      WEB_CONCURRENCY: String(workers),
     });
   let service = await startService();
   const baseline = await startChild("bench/baseline-process.ts", {
@@ -198,9 +208,9 @@ export async function runModelBenchmarks(databaseUrl: string, durationS: number)
       fake,
       llmBaseUrl,
       service: () => service,
-      restartService: async () => {
+      restartService: async (workers = 1) => {
         await service.stop();
-        service = await startService();
+        service = await startService(workers);
         return service;
       },
       baseline,
@@ -224,7 +234,8 @@ async function measureModelRows({
   fake: BenchChild;
   llmBaseUrl: string;
   service: () => RunningServer;
-  restartService: () => Promise<RunningServer>;
+  /** A fresh service, with this many web workers (default 1). */
+  restartService: (workers?: number) => Promise<RunningServer>;
   baseline: BenchChild;
 }) {
   const { tokens, writes } = settings;
@@ -368,13 +379,14 @@ async function measureModelRows({
       const measureOne = async (base: string, pid: number, isService: boolean) => {
         await fake.ask({ type: "reset" });
         const memory = watchPeakResident(pid);
-        const cpuBefore = await cpuMs(pid);
+        const splitBefore = await cpuSplit(pid, fake.pid);
         const result = await drive({
           ...chatThrough(base, saturationAgent.aid, format),
           connections,
           duration: settings.saturation_duration_s,
         });
-        const cpu = (await cpuMs(pid)) - cpuBefore;
+        const split = cpuSpent(splitBefore, await cpuSplit(pid, fake.pid));
+        const cpu = split.service;
         const rss = await memory.stop();
         const model = await fakeStats();
         await drained();
@@ -385,15 +397,24 @@ async function measureModelRows({
           rss_max_mib: rss,
           cpu_ms: cpu,
           cpu_cores: cpu / (result.seconds * 1000),
+          cpu_ms_per_chat: result.chats === 0 ? Number.NaN : cpu / result.chats,
+          /** Cores each part used over the run: service, PostgreSQL, load generator, model. */
+          cpu_split_cores: Object.fromEntries(
+            Object.entries(split).map(([part, ms]) => [part, ms / (result.seconds * 1000)]),
+          ),
           model_max_in_flight: model.maxInFlight,
           model_calls: model.served,
         };
       };
       // A fresh service for each: slots left taken by one run (see slotsLeftBusy) would
-      // otherwise lower the next one's capacity.
-      const service = await restartService();
-      await warmUp(service.url);
-      const s = await measureOne(service.url, service.pid, true);
+      // otherwise lower the next one's capacity. One web worker, then two (npm start's default
+      // on this 2-core machine), then the baseline.
+      const one = await restartService(1);
+      await warmUp(one.url);
+      const s = await measureOne(one.url, one.pid, true);
+      const two = await restartService(2);
+      await warmUp(two.url);
+      const s2 = await measureOne(two.url, two.pid, true);
       const b = await measureOne(baseline.url, baseline.pid, false);
       saturation.push({
         format,
@@ -401,16 +422,30 @@ async function measureModelRows({
         connections,
         ideal_chats_per_s: ideal,
         service: s,
+        service_2_workers: s2,
         baseline: b,
         chats_ratio: s.chats_per_s / b.chats_per_s,
+        chats_ratio_2_workers: s2.chats_per_s / b.chats_per_s,
+        /** Chats per second with two web workers over one. */
+        scaling: s2.chats_per_s / s.chats_per_s,
       });
       const label = `model ${format === "json" ? "JSON" : "SSE"} saturation, ${saturationAgent.name}`;
       const line = (who: string, m: typeof s) =>
-        `${who.padEnd(8)} ${fmt(m.chats_per_s, 1).padStart(6)} chats/s (${fmt(m.ideal_ratio, 2)} of ideal ${fmt(ideal)}) p50 ${fmt(m.p50)} p99 ${fmt(m.p99)} ms; 2xx ${m.status_2xx}, 503 ${m.status_503}, other non-2xx ${m.status_other_non2xx}, errors ${m.errors} (timeouts ${m.timeouts}), incomplete ${m.incomplete_2xx}; RSS max ${fmt(m.rss_max_mib)} MiB; CPU ${fmt(m.cpu_cores, 2)} cores; model calls at once max ${m.model_max_in_flight}${m.slots_left_busy === null ? "" : `; slots left busy after ${m.slots_left_busy}`}`;
+        `${who.padEnd(10)} ${fmt(m.chats_per_s, 1).padStart(6)} chats/s (${fmt(m.ideal_ratio, 2)} of ideal ${fmt(ideal)}) p50 ${fmt(m.p50)} p99 ${fmt(m.p99)} ms; 2xx ${m.status_2xx}, 503 ${m.status_503}, other non-2xx ${m.status_other_non2xx}, errors ${m.errors} (timeouts ${m.timeouts}), incomplete ${m.incomplete_2xx}; RSS max ${fmt(m.rss_max_mib)} MiB; CPU ${fmt(m.cpu_cores, 2)} cores, ${fmt(m.cpu_ms_per_chat, 2)} ms/chat (split: ${Object.entries(
+          m.cpu_split_cores,
+        )
+          .map(([part, cores]) => `${part} ${fmt(cores, 2)}`)
+          .join(
+            ", ",
+          )}); model calls at once max ${m.model_max_in_flight}${m.slots_left_busy === null ? "" : `; slots left busy after ${m.slots_left_busy}`}`;
       console.info(
-        `${label.padEnd(50)} c=${String(connections).padStart(3)}  ${line("service", s)}`,
+        `${label.padEnd(50)} c=${String(connections).padStart(3)}  ${line("service ×1", s)}`,
       );
+      console.info(`${"".padEnd(50)}        ${line("service ×2", s2)}`);
       console.info(`${"".padEnd(50)}        ${line("baseline", b)}`);
+      console.info(
+        `${"".padEnd(50)}        two workers over one: ${fmt(s2.chats_per_s / s.chats_per_s, 2)}×`,
+      );
     }
   }
 

@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import { processTree } from "../tests/helpers/processes";
+import { pids, processTree } from "../tests/helpers/processes";
 
 /**
  * A bench helper run as a process of its own (`node --import tsx <script>`), so that its work
@@ -114,5 +114,43 @@ export function watchPeakResident(pid: number, everyMs = 250): { stop(): Promise
       await sample();
       return peak;
     },
+  };
+}
+
+/** CPU time of every PostgreSQL process of this machine (the server and its backends), in ms. */
+export async function postgresCpuMs(): Promise<number> {
+  clockTicks ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  let ticks = 0;
+  for (const pid of pids()) {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
+    if (!stat?.includes("(postgres)")) continue;
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return (ticks * 1000) / clockTicks;
+}
+
+/**
+ * Where a measurement's CPU went, in ms: the service (all its processes), PostgreSQL, the load
+ * generator (this process: autocannon runs here) and, when given, the fake model's process.
+ */
+export async function cpuSplit(servicePid: number, modelPid?: number) {
+  const usage = process.cpuUsage();
+  return {
+    service: await cpuMs(servicePid),
+    database: await postgresCpuMs(),
+    load_generator: (usage.user + usage.system) / 1000,
+    model: modelPid === undefined ? 0 : await cpuMs(modelPid),
+  };
+}
+
+export type CpuSplit = Awaited<ReturnType<typeof cpuSplit>>;
+
+export function cpuSpent(before: CpuSplit, after: CpuSplit): CpuSplit {
+  return {
+    service: after.service - before.service,
+    database: after.database - before.database,
+    load_generator: after.load_generator - before.load_generator,
+    model: after.model - before.model,
   };
 }

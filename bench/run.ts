@@ -16,9 +16,8 @@ import { callerHashKey, hashAddress } from "@/server/callers/caller";
 import { encodeCursor } from "@/server/pagination/cursor";
 import { startServer, TEST_ADMIN_KEY } from "../tests/helpers/server";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
-import { startBaseline } from "./baseline";
 import { runModelBenchmarks } from "./model-rows";
-import { residentMiB } from "./processes";
+import { cpuSpent, cpuSplit, residentMiB, startChild } from "./processes";
 import { measureSchedulerThroughput, type SchedulerThroughput } from "./scheduler";
 import { prepareStatusUpdates } from "./status-updates";
 import { runToolBenchmarks } from "./tool-rows";
@@ -121,15 +120,26 @@ const fmt = (n: number, digits = 0) =>
 async function runEchoBenchmarks(database: { url: string }) {
   console.info(`Seeding ${fmt(AGENTS)} agents…`);
   await seed(database.url);
-  const service = await startServer({
-    DATABASE_URL: database.url,
-    SCHEDULER: "off",
-    LLM_MAX_CONCURRENCY: "1000",
+  // One web worker, and two (npm start's default on this 2-core machine): each row measures
+  // both and the baseline, one after the other. The soak and the growth series use the two.
+  const startEcho = (workers: number) =>
+    startServer({
+      DATABASE_URL: database.url,
+      SCHEDULER: "off",
+      LLM_MAX_CONCURRENCY: "1000",
+      WEB_CONCURRENCY: String(workers),
+    });
+  const single = await startEcho(1);
+  const service = await startEcho(2);
+  // In a process of its own, as in the model rows: its CPU is read like the service's, and it
+  // does not share an event loop with autocannon.
+  const baseline = await startChild("bench/baseline-process.ts", {
+    BASELINE_DATABASE_URL: database.url,
   });
-  const baseline = await startBaseline(database.url);
   const memory = sampleMemory(service.pid);
   const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}` };
   // The chat agent: no limits, so every request does the whole path (service and baseline alike).
+  // Both services share the database: it is made once.
   await fetch(`${service.url}/agents`, {
     method: "POST",
     headers: { ...admin, "content-type": "application/json" },
@@ -145,37 +155,45 @@ async function runEchoBenchmarks(database: { url: string }) {
   const serviceHost = `localhost:${new URL(service.url).port}`;
   const json = { "content-type": "application/json" };
 
-  const cases: { name: string; service: Target; baseline: Target; answers405?: true }[] = [
+  const singleHost = `localhost:${new URL(single.url).port}`;
+  /** A case's target on one of the two services. */
+  type ServiceTarget = (base: string, host: string) => Target;
+  const cases: {
+    name: string;
+    service: ServiceTarget;
+    baseline: Target;
+    answers405?: true;
+  }[] = [
     {
       name: "GET /{aid}/chat (echo)",
-      service: { url: `${service.url}/bench-chat/chat?q=hello&chat_id=bench` },
+      service: (base) => ({ url: `${base}/bench-chat/chat?q=hello&chat_id=bench` }),
       baseline: { url: `${baseline.url}/bench-chat/chat?q=hello&chat_id=bench-baseline` },
     },
     {
       name: `GET /agents (page of 100 of ${fmt(AGENTS)})`,
-      service: { url: `${service.url}/agents?limit=100`, headers: admin },
+      service: (base) => ({ url: `${base}/agents?limit=100`, headers: admin }),
       baseline: { url: `${baseline.url}/agents` },
     },
     {
       name: "GET /health",
-      service: { url: `${service.url}/health` },
+      service: (base) => ({ url: `${base}/health` }),
       baseline: { url: `${baseline.url}/health` },
     },
     {
       // The floor: a route handler that does no work at all (405 for a method /health does not
       // serve), so this row is what Next.js's own request handling costs against node:http.
       name: "Next.js floor: POST /health (405)",
-      service: { url: `${service.url}/health`, method: "POST" },
+      service: (base) => ({ url: `${base}/health`, method: "POST" }),
       baseline: { url: `${baseline.url}/health`, method: "POST" },
       answers405: true,
     },
     {
       name: "POST /v1/deployments/worker/status",
-      service: {
-        url: `${service.url}/v1/deployments/worker/status`,
+      service: (base, host) => ({
+        url: `${base}/v1/deployments/worker/status`,
         headers: json,
-        bodies: (count) => statusUpdates.sign(count, serviceHost),
-      },
+        bodies: (count) => statusUpdates.sign(count, host),
+      }),
       baseline: {
         url: `${baseline.url}/v1/deployments/worker/status`,
         headers: json,
@@ -185,23 +203,47 @@ async function runEchoBenchmarks(database: { url: string }) {
   ];
 
   const rows: Record<string, unknown>[] = [];
+  /** A measurement with where its CPU went (service processes, PostgreSQL, autocannon). */
+  const measureWithCpu = async (target: Target, connections: number, pid: number) => {
+    const before = await cpuSplit(pid);
+    const result = await measure(target, connections);
+    const spent = cpuSpent(before, await cpuSplit(pid));
+    const requests = result.rps * DURATION_S;
+    return {
+      ...result,
+      cpu_ms_per_request: spent.service / requests,
+      cpu_split_cores: {
+        service: spent.service / (DURATION_S * 1000),
+        database: spent.database / (DURATION_S * 1000),
+        load_generator: spent.load_generator / (DURATION_S * 1000),
+      },
+    };
+  };
   for (const benchCase of cases) {
     for (const connections of CONNECTIONS) {
-      // Warm both up briefly, then measure them one after the other in the same run.
-      await measure(benchCase.service, connections, true).catch(() => undefined);
-      const s = await measure(benchCase.service, connections);
-      const b = await measure(benchCase.baseline, connections);
+      // Warm each up briefly, then measure them one after the other in the same run.
+      const one = benchCase.service(single.url, singleHost);
+      const two = benchCase.service(service.url, serviceHost);
+      await measure(one, connections, true).catch(() => undefined);
+      const s = await measureWithCpu(one, connections, single.pid);
+      await measure(two, connections, true).catch(() => undefined);
+      const s2 = await measureWithCpu(two, connections, service.pid);
+      const b = await measureWithCpu(benchCase.baseline, connections, baseline.pid);
       const row = {
         endpoint: benchCase.name,
         connections,
         service: s,
+        service_2_workers: s2,
         baseline: b,
         rps_ratio: s.rps / b.rps,
+        rps_ratio_2_workers: s2.rps / b.rps,
+        scaling: s2.rps / s.rps,
         p99_ratio: b.p99 > 0 ? s.p99 / b.p99 : null,
       };
       rows.push(row);
+      const failed = (m: Measure) => m.non2xx + m.errors;
       console.info(
-        `${benchCase.name.padEnd(36)} c=${String(connections).padStart(2)}  service ${fmt(s.rps).padStart(6)} req/s p50 ${fmt(s.p50, 1)} p99 ${fmt(s.p99, 1)} ms | baseline ${fmt(b.rps).padStart(6)} req/s p50 ${fmt(b.p50, 1)} p99 ${fmt(b.p99, 1)} ms | ratio ${fmt(row.rps_ratio, 2)} (p99 ${row.p99_ratio === null ? "-" : fmt(row.p99_ratio, 2)})${!benchCase.answers405 && s.non2xx + s.errors + b.non2xx + b.errors > 0 ? `  [non-2xx/errors ${s.non2xx}/${s.errors} vs ${b.non2xx}/${b.errors}]` : ""}`,
+        `${benchCase.name.padEnd(36)} c=${String(connections).padStart(2)}  service ×1 ${fmt(s.rps).padStart(6)} req/s p50 ${fmt(s.p50, 1)} p99 ${fmt(s.p99, 1)} ms, ${fmt(s.cpu_ms_per_request, 2)} ms CPU | ×2 ${fmt(s2.rps).padStart(6)} req/s p50 ${fmt(s2.p50, 1)} p99 ${fmt(s2.p99, 1)} ms, ${fmt(s2.cpu_ms_per_request, 2)} ms CPU (${fmt(row.scaling, 2)}×) | baseline ${fmt(b.rps).padStart(6)} req/s p50 ${fmt(b.p50, 1)} p99 ${fmt(b.p99, 1)} ms | ratio ${fmt(row.rps_ratio, 2)} / ${fmt(row.rps_ratio_2_workers, 2)}; cores ×2: service ${fmt(s2.cpu_split_cores.service, 2)}, PostgreSQL ${fmt(s2.cpu_split_cores.database, 2)}, autocannon ${fmt(s2.cpu_split_cores.load_generator, 2)}${!benchCase.answers405 && failed(s) + failed(s2) + failed(b) > 0 ? `  [non-2xx+errors ${failed(s)}/${failed(s2)}/${failed(b)}]` : ""}`,
       );
     }
   }
@@ -272,8 +314,9 @@ async function runEchoBenchmarks(database: { url: string }) {
   }
   memory.stop();
   const wholeRun = summariseMemory(memory.samples.map((sample) => sample.rss_mib));
+  await single.stop();
   await service.stop();
-  await baseline.close();
+  await baseline.stop();
   return {
     rows,
     soak: soakReport,

@@ -191,6 +191,9 @@ describe.skipIf(!TEST_DATABASE_URL || !onLinux)("a soak at a steady rate", () =>
       // The heap cap of `npm start`, and the probe.
       NODE_OPTIONS: `--max-old-space-size=1024 --expose-gc --require ${probe}`,
       MEMORY_PROBE_FILE: path.join(probeDir, "probe.jsonl"),
+      // One web process: the soak follows one process's memory, heap and pool (the cluster's
+      // own behaviour is tests/reliability/cluster.test.ts's).
+      WEB_CONCURRENCY: "1",
     });
     for (let a = 0; a < AGENTS; a++) {
       const created = await fetch(`${server.url}/agents`, {
