@@ -98,7 +98,7 @@ export const agentPaths: ZodOpenApiPathsObject = {
     get: {
       operationId: "listAgentTools",
       summary:
-        "Each of the agent's MCP servers with its tools as the server describes them now (asked at once, not from a cache), and whether allowed_tools lets the agent call each. A server that cannot be reached is listed with `status: unreachable` and why.",
+        "Each of the agent's MCP servers with its tools as the server describes them now (asked at once, not from a cache), and whether allowed_tools lets the agent call each. A server whose tools cannot be listed has the status a tool call of it would have (timeout, refused, error, unreachable) and, in `error`, the sentence the model would be told, never what the server sent.",
       security: ADMIN,
       requestParams: { path: aidInputSchema },
       responses: {

@@ -109,7 +109,7 @@ function createMetrics(): Metrics {
     }),
     toolCalls: new client.Histogram({
       name: "agent_tool_call_duration_seconds",
-      help: "Tool calls of chats and runs by outcome: ok, error (the tool failed), timeout, unreachable, refused (not called).",
+      help: "Tool calls of chats and runs by outcome: ok, error (the tool failed or answered a JSON-RPC error), timeout, unreachable, refused (not called, or its answer was over 4 MiB).",
       labelNames: ["outcome"],
       buckets: seconds,
       registers: [registry],

@@ -2,13 +2,16 @@ import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { agents } from "@/db/schema";
 import { agentNotFound } from "@/server/agents/agents";
+import { describeFailure } from "./failures";
+import { notCalled } from "./requests";
 import type { ToolRuntime } from "./runtime";
 import type { AgentTools } from "./schema";
 import { resolveTarget } from "./servers";
 
 /**
  * Each of an agent's MCP servers with its tools as the server describes them now (not from
- * the pool's cache), and whether the agent may call each: what the agent page shows.
+ * the pool's cache), and whether the agent may call each: what the agent page shows. A server
+ * that cannot be listed is described as a tool call of it would be (failures.ts).
  */
 export async function listAgentTools(
   { db, tools }: { db: Db; tools: ToolRuntime },
@@ -24,9 +27,12 @@ export async function listAgentTools(
     agent.mcpServers.map(async (server) => {
       const allowed = server.allowed_tools === null ? undefined : new Set(server.allowed_tools);
       const base = { name: server.name, url: server.url };
+      const failed = (error: unknown) => {
+        const { outcome, error: why } = describeFailure(error, server.name, tools.config.timeoutMs);
+        return { ...base, status: outcome, error: why, tools: [] };
+      };
       const resolved = resolveTarget(server, tools.headerKey);
-      if ("problem" in resolved)
-        return { ...base, status: "unreachable" as const, error: resolved.problem, tools: [] };
+      if ("problem" in resolved) return failed(notCalled(resolved.problem));
       try {
         const listed = await tools.pool.listTools(
           resolved.target,
@@ -45,15 +51,9 @@ export async function listAgentTools(
           })),
         };
       } catch (error) {
-        return { ...base, status: "unreachable" as const, error: failureText(error), tools: [] };
+        return failed(error);
       }
     }),
   );
   return { aid, servers };
-}
-
-/** What an admin is told of a failed listing: the error's own sentence, shortened. */
-function failureText(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.length > 300 ? `${message.slice(0, 300)}…` : message || "It could not be reached.";
 }

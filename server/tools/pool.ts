@@ -1,20 +1,12 @@
 import { createHash } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import packageJson from "@/package.json" with { type: "json" };
 import type { ToolsConfig } from "@/server/config";
 import { log } from "@/server/observability/log";
-import {
-  callBound,
-  guardedFetch,
-  isBroken,
-  ToolRequestRefused,
-  ToolTimeoutError,
-} from "./requests";
+import { httpStatusOf, isBroken } from "./failures";
+import { callBound, guardedFetch, ToolRequestRefused, ToolTimeoutError } from "./requests";
 
 /** A server to talk to: its URL and the headers (resolved, in plain text) sent with each request. */
 export type McpTarget = { url: string; headers: Record<string, string> };
@@ -25,6 +17,12 @@ const TOOLS_TTL_MS = 60_000;
 const IDLE_MS = 5 * 60_000;
 /** Connections at most; past it the one unused longest goes (unless it is in use). */
 const MAX_CONNECTIONS = 256;
+
+/**
+ * A session closed because the server sent a response over the size cap: what its requests
+ * failed for, rather than the closed connection they see.
+ */
+const oversized = new WeakMap<Client, ToolRequestRefused>();
 
 type Entry = {
   key: string;
@@ -139,19 +137,23 @@ export class McpPool {
     signal: AbortSignal,
     work: (client: Client, callSignal: AbortSignal) => Promise<T>,
   ): Promise<T> {
-    if (this.closed) throw new ToolRequestRefused("The service is shutting down.");
+    if (this.closed) throw new ToolRequestRefused("was not called: the service is shutting down.");
     const bound = callBound(this.config.timeoutMs, signal);
     entry.inFlight++;
     try {
       for (let attempt = 0; ; attempt++) {
         const connecting = this.connect(entry);
+        let client: Client | undefined;
         try {
-          return await work(await bound.race(connecting), bound.signal);
+          client = await bound.race(connecting);
+          return await work(client, bound.signal);
         } catch (error) {
-          const expired = error instanceof StreamableHTTPError && error.code === 404;
+          const expired = httpStatusOf(error) === 404;
           if ((expired || isBroken(error)) && entry.client === connecting) disconnect(entry);
           if (bound.timedOut())
-            throw new ToolTimeoutError(`No answer within ${this.config.timeoutMs / 1000} s.`);
+            throw new ToolTimeoutError(`No answer within ${this.config.timeoutMs} ms.`);
+          const refusal = client && oversized.get(client);
+          if (refusal) throw refusal;
           if (expired && attempt === 0 && !signal.aborted) continue;
           throw error;
         }
@@ -167,9 +169,15 @@ export class McpPool {
   private connect(entry: Entry): Promise<Client> {
     if (entry.client) return entry.client;
     const client = new Client({ name: "agent-service", version: packageJson.version });
+    // Closing the session ends at once every request waiting on it, the one whose answer was
+    // cut among them (it would otherwise wait for the timeout).
+    const onOversize = (refusal: ToolRequestRefused) => {
+      oversized.set(client, refusal);
+      void client.close().catch(() => {});
+    };
     const transport = new StreamableHTTPClientTransport(new URL(entry.target.url), {
       requestInit: { headers: entry.target.headers },
-      fetch: guardedFetch(this.config),
+      fetch: guardedFetch(this.config, onOversize),
       // A dropped notification stream is not reopened: calls do not need it.
       reconnectionOptions: {
         maxRetries: 0,
@@ -185,7 +193,10 @@ export class McpPool {
       if (entry.client === connecting) entry.client = undefined;
     };
     // Not bounded by a caller's signal: others may share it. The timeout bounds it.
-    connecting = client.connect(transport, { timeout: this.config.timeoutMs }).then(() => client);
+    connecting = client.connect(transport, { timeout: this.config.timeoutMs }).then(
+      () => client,
+      (error) => Promise.reject(oversized.get(client) ?? error),
+    );
     entry.client = connecting;
     connecting.catch(() => {
       if (entry.client === connecting) entry.client = undefined;

@@ -1,5 +1,6 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ToolsConfig } from "@/server/config";
+import { REFUSED_ERROR, TIMEOUT_ERROR } from "./failures";
 import { hostAllowed } from "./hosts";
 
 /** How a request of the MCP client is bounded: in time, in hosts, in size. */
@@ -7,26 +8,25 @@ import { hostAllowed } from "./hosts";
 /** The most a server may send in one response, whatever MCP_RESULT_MAX_CHARS keeps of it. */
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
-/** A tool call that ran past MCP_TOOL_TIMEOUT_MS (connecting included). */
+/**
+ * A tool call that ran past MCP_TOOL_TIMEOUT_MS (connecting included). Told apart by its name
+ * (failures.ts), as is the refusal below.
+ */
 export class ToolTimeoutError extends Error {
-  override name = "ToolTimeoutError";
+  override name = TIMEOUT_ERROR;
 }
 
-/** A request the allowed-hosts rule or the size cap stopped; the server saw nothing of it. */
+/**
+ * A request the allowed-hosts rule, the size cap or an unusable configuration stopped. Its
+ * message follows the server's name: "MCP server 'x' <message>".
+ */
 export class ToolRequestRefused extends Error {
-  override name = "ToolRequestRefused";
+  override name = REFUSED_ERROR;
 }
 
-/** A connection failure (refused, reset, DNS) or a closed transport: the session is not usable. */
-export function isBroken(error: unknown): boolean {
-  if (error instanceof ToolRequestRefused) return false;
-  const cause = (error as { cause?: { code?: unknown } })?.cause;
-  const code = typeof cause?.code === "string" ? cause.code : "";
-  return (
-    /^(ECONN|ENOTFOUND|EAI_AGAIN|EPIPE|UND_ERR)/.test(code) ||
-    (error instanceof TypeError && /fetch failed/.test(error.message)) ||
-    /Connection closed|Not connected/.test((error as Error)?.message ?? "")
-  );
+/** A server whose configuration cannot be used now (resolveTarget's problem): never called. */
+export function notCalled(problem: string): ToolRequestRefused {
+  return new ToolRequestRefused(`was not called: ${problem}`);
 }
 
 /**
@@ -69,16 +69,23 @@ export function callBound(timeoutMs: number, outer: AbortSignal) {
 /**
  * The client's fetch: every request (redirects the client follows included) goes only to an
  * http(s) URL on a host MCP_ALLOWED_HOSTS permits, and no response may be larger than
- * MAX_RESPONSE_BYTES (a hostile server cannot fill our memory).
+ * MAX_RESPONSE_BYTES (a hostile server cannot fill our memory). `onOversize` hears of a
+ * response cut there: the SDK only logs the failure of an event stream, and the request it
+ * answers would wait for the timeout.
  */
-export function guardedFetch(config: ToolsConfig): FetchLike {
+export function guardedFetch(
+  config: ToolsConfig,
+  onOversize: (refusal: ToolRequestRefused) => void = () => {},
+): FetchLike {
   return async (input, init) => {
     const url = new URL(input instanceof URL ? input.href : String(input));
     if (
       (url.protocol !== "http:" && url.protocol !== "https:") ||
       !hostAllowed(url, config.allowedHosts)
     )
-      throw new ToolRequestRefused(`MCP_ALLOWED_HOSTS does not permit host '${url.host}'.`);
+      throw new ToolRequestRefused(
+        `was not called: MCP_ALLOWED_HOSTS does not permit host '${url.host}'.`,
+      );
     // Never followed by fetch itself, where no hop could be checked: the SDK follows a
     // same-origin redirect by calling this again, and any other is refused.
     const response = await fetch(url, { ...init, redirect: "manual" });
@@ -88,11 +95,15 @@ export function guardedFetch(config: ToolsConfig): FetchLike {
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           bytes += chunk.byteLength;
-          if (bytes > MAX_RESPONSE_BYTES)
-            controller.error(
-              new ToolRequestRefused(`The MCP server sent more than ${MAX_RESPONSE_BYTES} bytes.`),
-            );
-          else controller.enqueue(chunk);
+          if (bytes <= MAX_RESPONSE_BYTES) {
+            controller.enqueue(chunk);
+            return;
+          }
+          const refusal = new ToolRequestRefused(
+            `sent more than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB in one response, which was not read.`,
+          );
+          controller.error(refusal);
+          onOversize(refusal);
         },
       }),
     );

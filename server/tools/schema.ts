@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { StoredToolCall } from "@/db/schema";
 import { NUL_RULE, withoutNul } from "@/server/text";
+import { TOOL_OUTCOMES } from "./failures";
 
 /**
  * The schemas of tools from MCP servers, defined once for the procedures, REST, OpenAPI and the
@@ -201,8 +202,14 @@ export const agentToolsSchema = z
       z.object({
         name: z.string(),
         url: z.string(),
-        status: z.enum(["ok", "unreachable"]),
-        error: z.string().nullable().meta({ description: "Why the server could not be read." }),
+        status: z.enum(TOOL_OUTCOMES).meta({
+          description:
+            "ok, or why its tools could not be listed, as a tool call of it would fail: timeout, refused, error (a JSON-RPC error), unreachable.",
+        }),
+        error: z.string().nullable().meta({
+          description:
+            "Why the server could not be read, as the model would be told; never what it sent.",
+        }),
         tools: z.array(
           z.object({
             name: z.string(),

@@ -108,14 +108,14 @@ export function resolveTarget(
       const found = env[value.env];
       if (!found)
         return {
-          problem: `Its header ${name} names ${value.env}, which is not set on this server.`,
+          problem: `its header ${name} names ${value.env}, which is not set on this server.`,
         };
       headers[name] = found;
     } else {
       const plain = key && decryptHeader(key, value.enc, { origin, header: name });
       if (plain === undefined)
         return {
-          problem: `Its header ${name} cannot be read (stored under another admin key?); set it again.`,
+          problem: `its header ${name} cannot be read (stored under another admin key?); set it again.`,
         };
       headers[name] = plain;
     }

@@ -1,11 +1,11 @@
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentRow, StoredMcpServer } from "@/db/schema";
 import { log } from "@/server/observability/log";
 import { metrics } from "@/server/observability/metrics";
 import type { ModelTool, ToolCallRequest } from "@/server/providers/provider";
+import { describeFailure, type ToolOutcomeKind } from "./failures";
 import type { McpTarget } from "./pool";
-import { ToolRequestRefused, ToolTimeoutError } from "./requests";
-import { capText, resultText } from "./results";
+import { notCalled } from "./requests";
+import { resultText } from "./results";
 import type { ToolRuntime } from "./runtime";
 import type { ToolCall } from "./schema";
 import { resolveTarget } from "./servers";
@@ -35,7 +35,7 @@ const MODEL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_TOOLS = 128;
 const MAX_DESCRIPTION_CHARS = 1024;
 
-/** A tool offered: where it is, or why its server cannot be called. */
+/** A tool offered: where it is, or why its server cannot be called (a refusal's sentence). */
 type Offered = { server: string; tool: string; target: McpTarget | string };
 
 export function agentHasTools(agent: Pick<AgentRow, "mcpServers" | "maxToolSteps">): boolean {
@@ -101,9 +101,11 @@ async function listServer(
   const resolved = resolveTarget(server, runtime.headerKey);
   // Headers that cannot be resolved: the server is never called, its calls fail with why.
   const target =
-    "target" in resolved ? resolved.target : `MCP server '${server.name}': ${resolved.problem}`;
+    "target" in resolved
+      ? resolved.target
+      : describeFailure(notCalled(resolved.problem), server.name, runtime.config.timeoutMs).error;
   try {
-    if ("problem" in resolved) throw new ToolRequestRefused(resolved.problem);
+    if ("problem" in resolved) throw notCalled(resolved.problem);
     const tools = await runtime.pool.listTools(resolved.target, signal);
     return { server, target, tools: tools.filter((tool) => !allowed || allowed.has(tool.name)) };
   } catch (error) {
@@ -133,8 +135,6 @@ function modelName(
   return name;
 }
 
-type Outcome = "ok" | "error" | "timeout" | "unreachable" | "refused";
-
 async function callTool(
   runtime: ToolRuntime,
   offered: Map<string, Offered>,
@@ -144,7 +144,11 @@ async function callTool(
   const started = performance.now();
   const found = offered.get(request.name);
   const args = parseArguments(request.arguments);
-  const done = (outcome: Outcome, result: string | null, error: string | null): ToolOutcome => {
+  const done = (
+    outcome: ToolOutcomeKind,
+    result: string | null,
+    error: string | null,
+  ): ToolOutcome => {
     const durationMs = performance.now() - started;
     metrics.toolCalls.observe({ outcome }, durationMs / 1000);
     return {
@@ -167,21 +171,9 @@ async function callTool(
       : done("ok", text, null);
   } catch (error) {
     if (signal.aborted) throw error;
-    const [outcome, detail] = describeFailure(error, found.server, runtime.config.timeoutMs);
-    return done(outcome, null, detail);
+    const failure = describeFailure(error, found.server, runtime.config.timeoutMs);
+    return done(failure.outcome, null, failure.error);
   }
-}
-
-function describeFailure(error: unknown, server: string, timeoutMs: number): [Outcome, string] {
-  if (error instanceof ToolTimeoutError)
-    return ["timeout", `The tool did not answer within ${timeoutMs / 1000} s.`];
-  if (error instanceof ToolRequestRefused) return ["refused", error.message];
-  if (error instanceof McpError)
-    return ["error", capText(`The tool failed: ${error.message}`, 1000)];
-  const code = (error as { code?: unknown })?.code;
-  if (typeof code === "number" && code >= 300)
-    return ["unreachable", `MCP server '${server}' answered HTTP ${code}.`];
-  return ["unreachable", `MCP server '${server}' could not be reached.`];
 }
 
 function parseArguments(

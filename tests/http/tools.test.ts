@@ -1,5 +1,6 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BrokenMcpServer, startBrokenMcpServer } from "../helpers/broken-mcp";
 import { DATABASE_KINDS } from "../helpers/databases";
 import type { FakeOpenAi } from "../helpers/fake-openai";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-server";
@@ -199,5 +200,174 @@ describe.each(DATABASE_KINDS)("tools over HTTP on %s", (kind) => {
     // And the service goes on: a normal chat with a tool works.
     oneCall();
     expect(await (await chat("40+2?", "text/plain")).text()).toBe("It is 42.");
+  });
+});
+
+/** In every body the broken servers send; never in anything the service shows or stores. */
+const MARKER = "internal-page-7f3a9c-do-not-echo";
+
+/**
+ * Issue #23 over HTTP, on the built service: a server that hangs, answers too much, answers a
+ * JSON-RPC error, an HTML error page or anything else than MCP, or is not there, is described
+ * the same way by the agent's tools page, the chat's stored tool call (what the model was told)
+ * and the metric's outcome, and nothing of what it sent is shown. MCP_ALLOWED_HOSTS is left
+ * empty, the default: any host, loopback included.
+ */
+describe.each(DATABASE_KINDS)("tool failures over HTTP on %s", (kind) => {
+  let server: RunningServer;
+  let fake: FakeOpenAi;
+  let mcp: TestMcpServer;
+  let broken: BrokenMcpServer;
+  let goneUrl: string;
+  let running: ModelServer | undefined;
+
+  beforeAll(async () => {
+    mcp = await startMcpServer();
+    broken = await startBrokenMcpServer(MARKER);
+    const gone = await startMcpServer();
+    goneUrl = gone.url;
+    await gone.close();
+    running = await startModelServer(kind, { LLM_MAX_RETRIES: "0", MCP_TOOL_TIMEOUT_MS: "1000" });
+    ({ server, fake } = running);
+  });
+  afterAll(async () => {
+    await running?.stop();
+    await broken?.close();
+    await mcp?.close();
+  });
+
+  const read = (path: string) => fetch(`${server.url}${path}`, { headers: admin });
+  /** The tool calls' count of `outcome` in the metric. */
+  const counted = async (outcome: string) => {
+    const text = await (await read("/metrics")).text();
+    const line = new RegExp(
+      `^agent_tool_call_duration_seconds_count\\{outcome="${outcome}"\\} (\\d+)$`,
+      "m",
+    ).exec(text);
+    return Number(line?.[1] ?? 0);
+  };
+  /** An agent with the one server, whose `tool` is offered even when the server cannot list it. */
+  const agentWith = async (aid: string, name: string, url: string, tool = "add") => {
+    const created = await fetch(`${server.url}/agents`, {
+      method: "POST",
+      headers: admin,
+      body: JSON.stringify({ aid, mcp_servers: [{ name, url, allowed_tools: [tool] }] }),
+    });
+    expect(created.status).toBe(201);
+  };
+  /** A chat (as the admin) in which the model calls `tool` once; its reply and stored tool call. */
+  const chatCalling = async (aid: string, tool: string, args: object) => {
+    fake.behave(
+      { kind: "tools", calls: [{ name: tool, arguments: args }] },
+      { kind: "reply", text: "The tool did not work." },
+    );
+    const chat = await fetch(`${server.url}/${aid}/chat?q=try&chat_id=t1`, {
+      headers: { ...admin, accept: "application/json" },
+    });
+    const chatBody = await chat.text();
+    expect(chat.status, chatBody).toBe(200);
+    const messages = await (await read(`/agents/${aid}/threads/t1/messages`)).text();
+    const stored = JSON.parse(messages).messages.at(-1).tool_calls;
+    return { reply: JSON.parse(chatBody), stored, bodies: [chatBody, messages] };
+  };
+
+  const url = (path: string) => () => broken.url(path);
+  it.each([
+    {
+      name: "hang",
+      url: url("/hang"),
+      outcome: "timeout",
+      error: "MCP server 'hang' did not answer within 1000 ms.",
+    },
+    {
+      name: "huge",
+      url: url("/huge"),
+      outcome: "refused",
+      error: "MCP server 'huge' sent more than 4 MiB in one response, which was not read.",
+    },
+    {
+      name: "rpc",
+      url: url("/rpc-error"),
+      outcome: "error",
+      error: "MCP server 'rpc' answered with JSON-RPC error -32603 (internal error).",
+    },
+    {
+      name: "page500",
+      url: url("/error-500"),
+      outcome: "unreachable",
+      error: "MCP server 'page500' answered HTTP 500.",
+    },
+    {
+      name: "page404",
+      url: url("/error-404"),
+      outcome: "unreachable",
+      error: "MCP server 'page404' answered HTTP 404.",
+    },
+    {
+      name: "html",
+      url: url("/html"),
+      outcome: "unreachable",
+      error: "MCP server 'html' sent an answer that is not MCP.",
+    },
+    {
+      name: "notjson",
+      url: url("/not-json"),
+      outcome: "unreachable",
+      error: "MCP server 'notjson' sent an answer that is not MCP.",
+    },
+    {
+      name: "gone",
+      url: () => goneUrl,
+      outcome: "unreachable",
+      error: "MCP server 'gone' could not be reached.",
+    },
+  ])(
+    "says the same of '$name' ($outcome) on the tools page, in the tool call and the metric, and shows nothing it sent",
+    async (c) => {
+      const aid = `failing-${c.name}`;
+      await agentWith(aid, c.name, c.url());
+      const listing = await (await read(`/agents/${aid}/tools`)).text();
+      expect(JSON.parse(listing).servers).toEqual([
+        { name: c.name, url: c.url(), status: c.outcome, error: c.error, tools: [] },
+      ]);
+
+      const before = await counted(c.outcome);
+      const { reply, stored, bodies } = await chatCalling(aid, "add", { a: 1, b: 2 });
+      expect(reply.reply).toBe("The tool did not work.");
+      const call = { server: c.name, name: "add", result: null, error: c.error };
+      expect(reply.tool_calls).toMatchObject([call]);
+      expect(stored).toMatchObject([call]);
+      expect(await counted(c.outcome)).toBe(before + 1);
+      // What the model was told is what was stored.
+      const told = JSON.stringify(fake.requests.at(-1)?.messages);
+      expect(told).toContain(JSON.stringify(c.error).slice(1, -1));
+
+      for (const body of [listing, ...bodies, told]) expect(body).not.toContain(MARKER);
+    },
+  );
+
+  it("refuses a tool's answer over 4 MiB in an event stream at once, not at the timeout", async () => {
+    await agentWith("failing-big", "calc", mcp.url, "big");
+    const before = await counted("refused");
+    const { stored } = await chatCalling("failing-big", "big", { chars: 5 * 1024 * 1024 });
+    expect(stored).toMatchObject([
+      {
+        server: "calc",
+        name: "big",
+        result: null,
+        error: "MCP server 'calc' sent more than 4 MiB in one response, which was not read.",
+      },
+    ]);
+    expect(stored[0].duration_ms).toBeLessThan(1000);
+    expect(await counted("refused")).toBe(before + 1);
+    // The session that sent it is closed; the next call opens another, and works.
+    fake.behave(
+      { kind: "tools", calls: [{ name: "big", arguments: { chars: 3 } }] },
+      { kind: "reply", text: "Three x's." },
+    );
+    const next = await fetch(`${server.url}/failing-big/chat?q=again`, {
+      headers: { ...admin, accept: "application/json" },
+    });
+    expect((await next.json()).tool_calls).toMatchObject([{ result: "xxx", error: null }]);
   });
 });

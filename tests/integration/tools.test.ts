@@ -179,7 +179,7 @@ describe.each(DATABASE_KINDS)("tool calls in chat on %s", (kind) => {
     const reply = await caller(model).chat.send({ aid: "patient", q: "wait" });
     expect(reply.reply).toBe("It took too long.");
     expect(reply.tool_calls).toMatchObject([
-      { name: "slow", result: null, error: "The tool did not answer within 0.3 s." },
+      { name: "slow", result: null, error: "MCP server 'calc' did not answer within 300 ms." },
     ]);
     expect(await until(() => server().cancelled > cancelledBefore)).toBe(true);
     expect((await quotaOf("patient")).message_count_total).toBe(1);
