@@ -199,8 +199,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 const UNSTORABLE_TEXT_CODES = new Set(["22021", "22P05"]);
 
 function isUnstorableText(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" && UNSTORABLE_TEXT_CODES.has(code);
+  // The driver's error is the cause of drizzle's "Failed query" error, not the error itself.
+  return codesOf(error).some((code) => UNSTORABLE_TEXT_CODES.has(code));
 }
 
 /** Renders any error as problem details. Unknown errors give a generic 500. */

@@ -2,7 +2,13 @@ import { z } from "zod";
 import { DEPLOYMENT_STATUSES } from "@/server/deployments/statuses";
 import { isoDateTime } from "@/server/iso-date-time";
 import { includeTotalParam, pageOutputFields, pageParams } from "@/server/pagination/schema";
-import { jsonWithoutNul, NUL_RULE, storableString } from "@/server/text";
+import {
+  jsonWithoutLoneSurrogate,
+  jsonWithoutNul,
+  LONE_SURROGATE_RULE,
+  NUL_RULE,
+  storableString,
+} from "@/server/text";
 
 /** Deployment schemas, defined once for the procedures, REST, OpenAPI and the dashboard. */
 
@@ -19,7 +25,8 @@ export const statusSchema = z.enum(DEPLOYMENT_STATUSES, {
 
 const detailsSchema = z
   .record(z.string(), z.unknown(), { error: "must be a JSON object" })
-  .refine(jsonWithoutNul, NUL_RULE);
+  .refine(jsonWithoutNul, NUL_RULE)
+  .refine(jsonWithoutLoneSurrogate, LONE_SURROGATE_RULE);
 
 const whole = (what: string) => z.int({ error: `must be a whole number (${what})` });
 const amount = (what: string) => z.number({ error: `must be a number (${what})` });
@@ -43,8 +50,7 @@ export const proposalSchema = z
   .meta({ id: "Proposal" });
 
 export const createDeploymentInputSchema = z.strictObject({
-  request_id: z
-    .string()
+  request_id: storableString()
     .min(1)
     .max(200)
     .optional()

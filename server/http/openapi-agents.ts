@@ -7,15 +7,19 @@ import {
   listAgentsOutputSchema,
   resetQuotaInputSchema,
 } from "@/server/agents/schema";
-import { MAX_BODY_BYTES } from "@/server/http/rest";
 import { listRunsInputSchema, listRunsOutputSchema, runSchema } from "@/server/scheduler/schema";
 import { agentToolsSchema } from "@/server/tools/schema";
 import * as examples from "./openapi-examples-agents";
-import { ADMIN, adminErrors, json, problem, split } from "./openapi-parts";
+import { ADMIN, adminErrors, json, jsonBodyErrors, problem, split } from "./openapi-parts";
 
 /** The admin's agent paths: the agents, one agent, its quota, tools and runs. */
 
 const notFound = { "404": problem("Unknown agent.", examples.agentNotFound) };
+const badAid = {
+  "400": problem(
+    "The aid holds the NUL character, is too long, or has a malformed percent-escape.",
+  ),
+};
 const reset = split(resetQuotaInputSchema, ["aid"]);
 const runs = split(listRunsInputSchema, ["aid"]);
 
@@ -48,8 +52,7 @@ export const agentPaths: ZodOpenApiPathsObject = {
           examples.invalidFields,
         ),
         ...adminErrors,
-        "413": problem(`Body larger than ${MAX_BODY_BYTES / 1024} KiB.`),
-        "415": problem("Body is not JSON."),
+        ...jsonBodyErrors,
         "500": problem("Database failure; nothing was written."),
       },
     },
@@ -62,6 +65,7 @@ export const agentPaths: ZodOpenApiPathsObject = {
       requestParams: { path: aidInputSchema },
       responses: {
         "200": { description: "The agent.", content: json(agentSchema, examples.agent) },
+        ...badAid,
         ...adminErrors,
         ...notFound,
       },
@@ -72,7 +76,7 @@ export const agentPaths: ZodOpenApiPathsObject = {
         "Delete the agent: its quota, threads and messages, runs, keys and rate-limit windows go with it; chats in flight fail and count nothing. The aid may be used again at once.",
       security: ADMIN,
       requestParams: { path: aidInputSchema },
-      responses: { "204": { description: "Deleted." }, ...adminErrors, ...notFound },
+      responses: { "204": { description: "Deleted." }, ...badAid, ...adminErrors, ...notFound },
     },
   },
   "/agents/{aid}/quota/reset": {
@@ -87,10 +91,10 @@ export const agentPaths: ZodOpenApiPathsObject = {
           description: "The agent after the reset.",
           content: json(agentSchema, examples.agentAfterReset),
         },
-        "400": problem("Unknown counter name, or malformed JSON."),
+        "400": problem("Unknown counter name, malformed JSON, or a bad aid (as for GET)."),
         ...adminErrors,
         ...notFound,
-        "415": problem("Body is not JSON."),
+        ...jsonBodyErrors,
       },
     },
   },
@@ -103,6 +107,7 @@ export const agentPaths: ZodOpenApiPathsObject = {
       requestParams: { path: aidInputSchema },
       responses: {
         "200": { description: "The servers and their tools.", content: json(agentToolsSchema) },
+        ...badAid,
         ...adminErrors,
         ...notFound,
       },
@@ -120,7 +125,7 @@ export const agentPaths: ZodOpenApiPathsObject = {
           description: "One page of runs.",
           content: json(listRunsOutputSchema, examples.runList),
         },
-        "400": problem("Invalid query parameter."),
+        "400": problem("Invalid query parameter, or a bad aid (as for GET /agents/{aid})."),
         ...adminErrors,
         ...notFound,
       },
@@ -133,6 +138,7 @@ export const agentPaths: ZodOpenApiPathsObject = {
       requestParams: { path: aidInputSchema },
       responses: {
         "202": { description: "The run, finished.", content: json(runSchema, examples.run) },
+        ...badAid,
         ...adminErrors,
         ...notFound,
         "409": problem("The agent has no autonomous_prompt.", examples.noAutonomousPrompt),

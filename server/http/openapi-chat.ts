@@ -48,7 +48,9 @@ export const chatPaths: ZodOpenApiPathsObject = {
             "text/event-stream": { schema: { type: "string" }, examples: examples.replyEvents },
           },
         },
-        "400": problem("Missing or invalid q or chat_id."),
+        "400": problem(
+          "Missing or invalid q or chat_id, or a bad aid (as for GET /agents/{aid}): no quota is used.",
+        ),
         "401": problem(
           "key_required: the agent takes chats from its keys only; invalid_key: the key sent is wrong, revoked, or another agent's.",
         ),
@@ -78,7 +80,7 @@ export const chatPaths: ZodOpenApiPathsObject = {
           description: "One page of threads.",
           content: json(listThreadsOutputSchema, examples.threadList),
         },
-        "400": problem("Invalid query parameter."),
+        "400": problem("Invalid query parameter, or a bad aid (as for GET /agents/{aid})."),
         ...adminErrors,
         "404": problem("Unknown agent."),
       },
@@ -96,7 +98,7 @@ export const chatPaths: ZodOpenApiPathsObject = {
           description: "One page of messages.",
           content: json(listMessagesOutputSchema, examples.messageList),
         },
-        "400": problem("Invalid query parameter."),
+        "400": problem("Invalid query parameter, or a bad aid or chat_id."),
         ...adminErrors,
         "404": problem("Unknown agent."),
       },

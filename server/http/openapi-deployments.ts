@@ -10,7 +10,15 @@ import {
   nonceOutputSchema,
   statusUpdateInputSchema,
 } from "@/server/deployments/schema";
-import { ADMIN, adminErrors, json, problem } from "./openapi-parts";
+import {
+  ADMIN,
+  adminErrors,
+  databaseUnavailable,
+  json,
+  jsonBodyErrors,
+  PUBLIC,
+  problem,
+} from "./openapi-parts";
 
 /** Worker deployments: the admin's, and the workers' signed status changes. */
 
@@ -20,11 +28,13 @@ export const deploymentPaths: ZodOpenApiPathsObject = {
       operationId: "getNonce",
       summary:
         "A single-use nonce for a Sign-In with Ethereum message; it expires after 10 minutes.",
+      security: PUBLIC,
       requestParams: { query: nonceInputSchema },
       responses: {
         "200": { description: "The nonce.", content: json(nonceOutputSchema) },
         "400": problem("Missing or invalid address."),
         "429": problem("rate_limited: this client address asked for too many nonces a minute."),
+        "503": databaseUnavailable,
       },
     },
   },
@@ -52,6 +62,7 @@ export const deploymentPaths: ZodOpenApiPathsObject = {
         "400": problem("Invalid fields or malformed JSON."),
         ...adminErrors,
         "409": problem("The request_id exists already."),
+        ...jsonBodyErrors,
       },
     },
   },
@@ -65,6 +76,7 @@ export const deploymentPaths: ZodOpenApiPathsObject = {
       requestParams: { path: deploymentIdInputSchema },
       responses: {
         "200": { description: "The deployment.", content: json(deploymentWithHistorySchema) },
+        "400": problem("The id is not a whole number above 0, or has a malformed percent-escape."),
         ...adminErrors,
         "404": problem("No such deployment."),
       },
@@ -77,6 +89,8 @@ export const deploymentPaths: ZodOpenApiPathsObject = {
         "A worker changes a deployment's status with a signed Sign-In with Ethereum message.",
       description:
         "siwe_msg is an EIP-4361 message whose statement is a JSON object {request_id, status, deployment_details?, worker_name?, worker_uuid?}, with a nonce from GET /v1/nonce. Statuses: init → pick_up → deploying → deployed → generated_proof; any non-final → failed; init/pick_up → cancelled; deployed/generated_proof → pick_up. The signed message is the credential: no key is needed.",
+      // The signed message is the credential.
+      security: PUBLIC,
       requestBody: { required: true, content: json(statusUpdateInputSchema) },
       responses: {
         "200": { description: "The deployment record.", content: json(deploymentSchema) },
@@ -85,6 +99,8 @@ export const deploymentPaths: ZodOpenApiPathsObject = {
         "403": problem("The signer may not change this deployment."),
         "404": problem("No deployment has that request_id."),
         "409": problem("Transition not allowed, or already picked up by another worker."),
+        ...jsonBodyErrors,
+        "503": databaseUnavailable,
       },
     },
   },

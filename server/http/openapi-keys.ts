@@ -7,7 +7,7 @@ import {
   revokeKeyInputSchema,
 } from "@/server/keys/schema";
 import * as examples from "./openapi-examples-admin";
-import { ADMIN, adminErrors, json, problem, split } from "./openapi-parts";
+import { ADMIN, adminErrors, json, jsonBodyErrors, problem, split } from "./openapi-parts";
 
 /** An agent's caller keys (admin). */
 
@@ -22,6 +22,7 @@ export const keyPaths: ZodOpenApiPathsObject = {
       requestParams: { path: listKeysInputSchema },
       responses: {
         "200": { description: "The keys.", content: json(listKeysOutputSchema, examples.keyList) },
+        "400": problem("A bad aid (as for GET /agents/{aid})."),
         ...adminErrors,
         "404": problem("Unknown agent."),
       },
@@ -34,10 +35,11 @@ export const keyPaths: ZodOpenApiPathsObject = {
       requestBody: { required: true, content: json(create.rest, examples.createKey) },
       responses: {
         "201": { description: "Made.", content: json(createdKeySchema, examples.createdKey) },
-        "400": problem("Missing or invalid name, or malformed JSON."),
+        "400": problem("Missing or invalid name, malformed JSON, or a bad aid."),
         ...adminErrors,
         "404": problem("Unknown agent."),
         "409": problem("The agent has as many keys as it may."),
+        ...jsonBodyErrors,
       },
     },
   },
@@ -49,6 +51,9 @@ export const keyPaths: ZodOpenApiPathsObject = {
       requestParams: { path: revokeKeyInputSchema },
       responses: {
         "204": { description: "Revoked." },
+        "400": problem(
+          "A bad aid or key id (the NUL character, too long, a malformed percent-escape).",
+        ),
         ...adminErrors,
         "404": problem("Unknown agent, or no such key.", examples.noSuchKey),
       },

@@ -1,7 +1,7 @@
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { healthSchema } from "@/server/health/health";
 import { probeSchema } from "@/server/health/probes";
-import { json, problem } from "./openapi-parts";
+import { json, PUBLIC, problem } from "./openapi-parts";
 
 /** The operator's paths: health, probes, metrics, and the documentation itself. */
 
@@ -9,6 +9,7 @@ export const operationsPaths: ZodOpenApiPathsObject = {
   "/health": {
     get: {
       operationId: "getHealth",
+      security: PUBLIC,
       summary: "Service health, with a real database check bounded to 1 s.",
       responses: {
         "200": { description: "Healthy.", content: json(healthSchema) },
@@ -22,6 +23,7 @@ export const operationsPaths: ZodOpenApiPathsObject = {
   "/health/live": {
     get: {
       operationId: "live",
+      security: PUBLIC,
       summary: "Liveness: 200 while the process runs, whatever the database does.",
       responses: { "200": { description: "Live.", content: json(probeSchema) } },
     },
@@ -29,6 +31,7 @@ export const operationsPaths: ZodOpenApiPathsObject = {
   "/health/ready": {
     get: {
       operationId: "ready",
+      security: PUBLIC,
       summary:
         "Readiness: 200 when the database answers within 1 s and this instance is not draining; 503 during a SIGTERM drain or while the database is down.",
       responses: {
@@ -49,12 +52,16 @@ export const operationsPaths: ZodOpenApiPathsObject = {
         },
         "401": problem("Missing or wrong key or token."),
         "429": problem("too_many_attempts: this client address sent too many wrong keys."),
+        "503": problem(
+          "service_unavailable: the web workers' metrics could not be gathered in time; database_unavailable: the database, which checks the admin key, cannot be used.",
+        ),
       },
     },
   },
   "/openapi.json": {
     get: {
       operationId: "openApi",
+      security: PUBLIC,
       summary: "This document.",
       responses: {
         "200": {
@@ -67,6 +74,7 @@ export const operationsPaths: ZodOpenApiPathsObject = {
   "/docs": {
     get: {
       operationId: "docs",
+      security: PUBLIC,
       summary: "Interactive documentation of this document (Swagger UI, served from the service).",
       responses: {
         "200": {

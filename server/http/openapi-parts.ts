@@ -3,8 +3,10 @@ import type {
   ZodOpenApiExampleObject,
   ZodOpenApiExamplesObject,
   ZodOpenApiMediaTypeObject,
+  ZodOpenApiPathsObject,
   ZodOpenApiResponseObject,
 } from "zod-openapi";
+import { MAX_BODY_BYTES } from "@/server/http/rest";
 
 /** The pieces the OpenAPI document's path modules are built with (server/http/openapi.ts). */
 
@@ -67,7 +69,18 @@ export function problem(
  */
 export const ADMIN = [{ adminKey: [] }];
 
-/** The refusals every admin operation can give. */
+/** An operation anyone may call: it names no security requirement (none is inherited either). */
+export const PUBLIC: Record<string, string[]>[] = [];
+
+/** The answer of every operation that needs the database while the database cannot be used. */
+export const databaseUnavailable = {
+  ...problem(
+    "database_unavailable: the database is unreachable, full, or (embedded) held by another process; Retry-After says when to try again.",
+  ),
+  id: "DatabaseUnavailable",
+};
+
+/** The refusals every admin operation can give (the admin key's check itself reads the database). */
 export const adminErrors = {
   "401": problem("Missing or wrong admin API key."),
   "429": {
@@ -76,7 +89,56 @@ export const adminErrors = {
     ),
     id: "TooManyAttempts",
   },
+  "503": databaseUnavailable,
 };
+
+/** The refusals of a JSON body beside its content (server/http/rest.ts, readJsonBody). */
+export const jsonBodyErrors = {
+  "413": {
+    ...problem(`payload_too_large: the body is larger than ${MAX_BODY_BYTES / 1024} KiB.`),
+    id: "PayloadTooLarge",
+  },
+  "415": {
+    ...problem("unsupported_media_type: the body is not sent as Content-Type: application/json."),
+    id: "UnsupportedMediaType",
+  },
+};
+
+/**
+ * What the server entry (server/instance/serve.ts) answers before any route, whatever the path:
+ * true of every operation, so given to each of them.
+ */
+const refusedBeforeRouting = {
+  "408": {
+    ...problem("request_timeout: the request did not arrive in time; the connection is closed."),
+    id: "RequestTimeout",
+  },
+  "431": {
+    ...problem(
+      "headers_too_large: the request's headers are larger than Node.js's limit (16 KiB unless --max-http-header-size says otherwise).",
+    ),
+    id: "HeadersTooLarge",
+  },
+};
+
+const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
+
+export function withRefusalsBeforeRouting(paths: ZodOpenApiPathsObject): ZodOpenApiPathsObject {
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(item).map(([key, value]) => [
+          key,
+          // A path item's other members (summary, parameters, servers) are no operations.
+          METHODS.has(key)
+            ? { ...value, responses: { ...value.responses, ...refusedBeforeRouting } }
+            : value,
+        ]),
+      ),
+    ]),
+  );
+}
 
 /**
  * A procedure's input as a REST path takes it: the fields in the URL's path, and the rest (the

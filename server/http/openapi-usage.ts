@@ -12,7 +12,7 @@ import {
   allUsageOutputSchema,
 } from "@/server/usage/schema";
 import * as examples from "./openapi-examples-admin";
-import { ADMIN, adminErrors, json, problem, split } from "./openapi-parts";
+import { ADMIN, adminErrors, json, jsonBodyErrors, problem, split } from "./openapi-parts";
 
 /** Usage over time and the price table (admin). */
 
@@ -33,7 +33,7 @@ export const usagePaths: ZodOpenApiPathsObject = {
           description: "One bucket per day or hour of the range (at most 366 days or 744 hours).",
           content: { ...json(agentUsageOutputSchema, examples.agentUsage), ...csv },
         },
-        "400": problem("Invalid range or granularity."),
+        "400": problem("Invalid range or granularity, or a bad aid (as for GET /agents/{aid})."),
         ...adminErrors,
         "404": problem("Unknown agent."),
       },
@@ -80,10 +80,10 @@ export const usagePaths: ZodOpenApiPathsObject = {
       requestBody: { required: true, content: json(setPrice.rest, examples.setPrice) },
       responses: {
         "200": { description: "The price.", content: json(priceSchema, examples.price) },
-        "400": problem("Invalid price, or malformed JSON."),
+        "400": problem("Invalid price or model name, or malformed JSON."),
         ...adminErrors,
         "409": problem("The table is full (10,000 models)."),
-        "415": problem("Body is not JSON."),
+        ...jsonBodyErrors,
       },
     },
     delete: {
@@ -93,6 +93,9 @@ export const usagePaths: ZodOpenApiPathsObject = {
       requestParams: { path: deletePriceInputSchema },
       responses: {
         "204": { description: "Removed." },
+        "400": problem(
+          "Invalid model name (the NUL character, too long, a malformed percent-escape).",
+        ),
         ...adminErrors,
         "404": problem("The model has no price."),
       },

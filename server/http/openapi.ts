@@ -5,6 +5,7 @@ import { chatPaths } from "./openapi-chat";
 import { deploymentPaths } from "./openapi-deployments";
 import { keyPaths } from "./openapi-keys";
 import { operationsPaths } from "./openapi-operations";
+import { withRefusalsBeforeRouting } from "./openapi-parts";
 import { usagePaths } from "./openapi-usage";
 
 /**
@@ -40,18 +41,22 @@ function create(publicUrl: string): oas31.OpenAPIObject {
       title: "Agent Service",
       version: packageJson.version,
       description:
-        "Hosts AI agents with per-agent quotas. Errors are RFC 9457 problem details (application/problem+json).",
+        "Hosts AI agents with per-agent quotas. Errors are RFC 9457 problem details (application/problem+json). A method a path does not take is answered 405 with Allow.",
+      // package.json's UNLICENSED is npm's word for "no licence is granted", not an SPDX
+      // identifier: SPDX names a licence of one's own LicenseRef-…, and REUSE's for
+      // proprietary work is LicenseRef-Proprietary.
+      license: { name: packageJson.license, identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: publicUrl }],
     components: { securitySchemes },
-    paths: {
+    paths: withRefusalsBeforeRouting({
       ...agentPaths,
       ...chatPaths,
       ...keyPaths,
       ...usagePaths,
       ...deploymentPaths,
       ...operationsPaths,
-    },
+    }),
   });
 }
 

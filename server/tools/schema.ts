@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { StoredToolCall } from "@/db/schema";
-import { NUL_RULE, withoutNul } from "@/server/text";
+import { LONE_SURROGATE_RULE, NUL_RULE, withoutLoneSurrogate, withoutNul } from "@/server/text";
 import { TOOL_OUTCOMES } from "./failures";
 
 /**
@@ -76,6 +76,8 @@ const headerValueInputSchema = z.union(
       .min(1)
       .max(8192)
       .refine((value) => !/[\r\n\0]/.test(value), "must not hold line breaks or NUL")
+      // Its hint (the last characters) is stored as it is.
+      .refine(withoutLoneSurrogate, LONE_SURROGATE_RULE)
       .meta({ description: "A secret value: stored encrypted, never shown again." }),
     envHeaderSchema,
     z.strictObject({ secret: z.literal(true), hint: z.string().nullable().optional() }).meta({
@@ -93,7 +95,8 @@ const toolNameSchema = z
   .string()
   .min(1, "a tool name is 1 to 128 characters")
   .max(128, "a tool name is 1 to 128 characters")
-  .refine(withoutNul, NUL_RULE);
+  .refine(withoutNul, NUL_RULE)
+  .refine(withoutLoneSurrogate, LONE_SURROGATE_RULE);
 
 export const mcpServerInputSchema = z.strictObject({
   name: z
@@ -106,6 +109,7 @@ export const mcpServerInputSchema = z.strictObject({
       (url) => !/^https?:\/\/[^/?#]*@/i.test(url),
       "must not hold credentials; send them as headers, which are stored encrypted",
     )
+    .refine(withoutLoneSurrogate, LONE_SURROGATE_RULE)
     .meta({ description: "The server's Streamable HTTP endpoint (http or https)." }),
   headers: z
     .record(headerNameSchema, headerValueInputSchema)

@@ -55,8 +55,9 @@ export function decryptHeader(
 
 /**
  * What may be shown of a secret: its last four characters, and only when it is long enough
- * (20 characters or more) that those give little away, as API dashboards show keys.
+ * (20 characters or more) that those give little away, as API dashboards show keys. Characters
+ * are code points: four UTF-16 units could cut a pair in half, which jsonb cannot store.
  */
 export function secretHint(value: string): string | null {
-  return value.length >= 20 ? `…${value.slice(-4)}` : null;
+  return value.length >= 20 ? `…${[...value].slice(-4).join("")}` : null;
 }
