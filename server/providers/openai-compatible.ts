@@ -195,10 +195,25 @@ function named(calls: ToolCallRequest[]): ToolCallRequest[] {
     .map((call, i) => (call.id ? call : { ...call, id: `call_${i + 1}` }));
 }
 
+/**
+ * Far more tokens than any model's context or reply holds (the largest hold about 10 million):
+ * a count above it cannot be right. It also keeps the turns of one reply (at most
+ * MAX_TOOL_STEPS + 1) summed within the integer columns a reply's tokens are stored in.
+ */
+export const MAX_REPORTED_TOKENS = 100_000_000;
+
+/**
+ * The provider's usage, if it reported counts that can be right: whole numbers from 0 to
+ * MAX_REPORTED_TOKENS. Any other (negative, fractional, not a number, too large) is taken as
+ * none reported, so the tokens are estimated and marked so, rather than stored as nonsense.
+ */
 function readUsage(usage: Completion["usage"]): ProviderUsage | undefined {
   const input = usage?.prompt_tokens;
   const output = usage?.completion_tokens;
-  return typeof input === "number" && typeof output === "number"
+  return isTokenCount(input) && isTokenCount(output)
     ? { inputTokens: input, outputTokens: output }
     : undefined;
 }
+
+const isTokenCount = (count: unknown): count is number =>
+  Number.isInteger(count) && (count as number) >= 0 && (count as number) <= MAX_REPORTED_TOKENS;
