@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { agents } from "@/db/schema";
 import { agentNotFound } from "@/server/agents/agents";
+import { cutText } from "@/server/text";
 import type { ToolRuntime } from "./runtime";
 import type { AgentTools } from "./schema";
 import { resolveTarget } from "./servers";
@@ -55,5 +56,5 @@ export async function listAgentTools(
 /** What an admin is told of a failed listing: the error's own sentence, shortened. */
 function failureText(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.length > 300 ? `${message.slice(0, 300)}…` : message || "It could not be reached.";
+  return message.length > 300 ? `${cutText(message, 300)}…` : message || "It could not be reached.";
 }
