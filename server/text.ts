@@ -20,9 +20,8 @@ export const jsonWithoutNul = (value: unknown): boolean =>
 export const LONE_SURROGATE_RULE =
   "must not contain half of a surrogate pair (U+D800 to U+DFFF without its other half)";
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-export const withoutLoneSurrogate = (value: string): boolean => !LONE_SURROGATE.test(value);
+/** Well formed: no lone surrogate (ES2024's native check). */
+export const withoutLoneSurrogate = (value: string): boolean => value.isWellFormed();
 
 /** The escape JSON.stringify writes for a lone surrogate, not preceded by an escaped backslash. */
 const LONE_SURROGATE_ESCAPE = /(?:^|[^\\])(?:\\\\)*\\ud[89a-f][0-9a-f]{2}/;
@@ -37,3 +36,60 @@ export const storableString = (error?: string) =>
     .string(error ? { error } : undefined)
     .refine(withoutNul, NUL_RULE)
     .refine(withoutLoneSurrogate, LONE_SURROGATE_RULE);
+
+/**
+ * Text from outside the service (what a model or a tool sends: replies, tool results and
+ * errors, the names, ids and arguments of tool calls) as the database can store it: NUL
+ * removed, and each lone UTF-16 surrogate (half of a pair without its other half, which
+ * PostgreSQL cannot hold as text or jsonb either) replaced by U+FFFD. Clean text, nearly all of
+ * it, comes back as it is after two native scans and no copy: streamed replies pass every
+ * delta through this.
+ */
+export function storableText(text: string): string {
+  if (text.isWellFormed() && !text.includes("\u0000")) return text;
+  return text.replaceAll("\u0000", "").toWellFormed();
+}
+
+/** A parsed JSON value from outside with every string in it, keys included, storable. */
+export function storableJson(value: unknown): unknown {
+  if (typeof value === "string") return storableText(value);
+  if (Array.isArray(value)) return value.map(storableJson);
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [storableText(key), storableJson(item)]),
+    );
+  return value;
+}
+
+/** An escape JSON decodes to a NUL or to a surrogate (maybe lone); false positives cost a parse. */
+const SUSPECT_ESCAPE = /\\u(?:0000|d[89a-f])/i;
+
+/**
+ * JSON text from outside (a tool call's arguments as the model wrote them), storable and such
+ * that what it parses to is storable too: escapes of a NUL or a lone surrogate are written
+ * again without them. Text that is not JSON is only made storable as text.
+ */
+export function storableJsonText(text: string): string {
+  const storable = storableText(text);
+  if (!SUSPECT_ESCAPE.test(storable)) return storable;
+  try {
+    return JSON.stringify(storableJson(JSON.parse(storable)));
+  } catch {
+    return storable;
+  }
+}
+
+/**
+ * The first `maxChars` UTF-16 code units of `text`, or one fewer when the cut would split a
+ * surrogate pair (an emoji, say), whose halves alone could not be stored.
+ */
+export function cutText(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  if (maxChars <= 0) return "";
+  const splitsPair =
+    isHighSurrogate(text.charCodeAt(maxChars - 1)) && isLowSurrogate(text.charCodeAt(maxChars));
+  return text.slice(0, splitsPair ? maxChars - 1 : maxChars);
+}
+
+export const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;

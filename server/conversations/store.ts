@@ -6,6 +6,7 @@ import type { ChatConfig } from "@/server/config";
 import type { Usage } from "@/server/model-call";
 import type { ChatTurn } from "@/server/providers/provider";
 import { type Accounted, accountedPeriods, accountUsage, priceClause } from "@/server/quota/tokens";
+import { storableJsonText, storableText } from "@/server/text";
 
 /**
  * A thread's messages as the model sees them, and the writing of an exchange: shared by chat
@@ -185,7 +186,10 @@ export type StoreGuard = {
  * (quota/tokens.ts); the foreign key to the thread is checked at the end of the statement.
  * Stored only if `guard` returned a row. `kind` says what the reply counts as in usage: a
  * chat's message or an autonomous run. Returns whether it was stored, and the reply's cost
- * (null: unpriced).
+ * (null: unpriced). What a model or a tool sent is made storable where it enters the service
+ * (providers, tools), so that clients are sent what is stored; it is made so here once more,
+ * cheaply (clean text is not copied), so that nothing reaching a row another way can fail the
+ * statement.
  */
 export async function storeExchange(
   db: Db,
@@ -200,12 +204,13 @@ export async function storeExchange(
     caller,
     chatId,
     question,
-    reply,
+    reply: storableText(reply),
     model: exchange.model,
     inputTokens: usage.input_tokens,
     outputTokens: usage.output_tokens,
     estimated: usage.estimated,
-    toolCalls: exchange.toolCalls.length > 0 ? JSON.stringify(exchange.toolCalls) : null,
+    toolCalls:
+      exchange.toolCalls.length > 0 ? storableJsonText(JSON.stringify(exchange.toolCalls)) : null,
     askedAt: exchange.askedAt.toISOString(),
     answeredAt: exchange.answeredAt.toISOString(),
     ...accountedPeriods(exchange.answeredAt),

@@ -6,6 +6,7 @@ import type {
   ProviderUsage,
   ToolCallRequest,
 } from "@/server/providers/provider";
+import { cutText } from "@/server/text";
 import type { Toolbox } from "@/server/tools";
 import type { ToolCall } from "@/server/tools/schema";
 import { estimateTokens, type Usage } from "./usage";
@@ -61,29 +62,35 @@ export async function* runTurns(options: {
     let turnText = "";
     let asked: ToolCallRequest[] = [];
     let reported: ProviderUsage | undefined;
+    // A cut at the cap that would split a surrogate pair is made before it: the reply is then
+    // a character short of the cap, and as full.
+    let pairKeptOut = false;
     if (stream) {
       for await (const chunk of provider.stream(request)) {
         reported = chunk.usage ?? reported;
         if (chunk.toolCalls) asked = chunk.toolCalls;
-        const room = cap - text.length - separator.length - turnText.length;
-        const piece = chunk.text.slice(0, Math.max(0, room));
+        const room = Math.max(0, cap - text.length - separator.length - turnText.length);
+        const piece = cutText(chunk.text, room);
         if (piece) {
           if (!text) metrics.firstToken.observe((performance.now() - started) / 1000);
           if (!turnText && separator) yield separator;
           turnText += piece;
           yield piece;
         }
-        if (text.length + separator.length + turnText.length >= cap) break;
+        pairKeptOut = piece.length < Math.min(chunk.text.length, room);
+        if (pairKeptOut || text.length + separator.length + turnText.length >= cap) break;
       }
     } else {
       const answer = await provider.generate(request);
       reported = answer.usage;
       asked = answer.toolCalls ?? [];
-      turnText = answer.text.slice(0, Math.max(0, cap - text.length - separator.length));
+      const room = Math.max(0, cap - text.length - separator.length);
+      turnText = cutText(answer.text, room);
+      pairKeptOut = turnText.length < Math.min(answer.text.length, room);
     }
     addUsage(usage, turnUsage(request, turnText, reported, toolbox?.definitionChars ?? 0));
     if (turnText) text += separator + turnText;
-    if (asked.length === 0 || text.length >= cap) break;
+    if (asked.length === 0 || text.length >= cap || pairKeptOut) break;
 
     if (!mayCall) {
       // Asked for tools past max_tool_steps (the model ignored tool_choice "none"): not called.

@@ -1,15 +1,19 @@
+import { storableText } from "@/server/text";
 import type { ModelProvider, ModelRequest } from "./provider";
 
 /**
  * The built-in provider when no endpoint is configured: it answers at once and
  * deterministically, so the whole service (quotas, threads, streaming) runs offline.
  * The reply repeats the last user message and says how much history came with it. It reports
- * no usage, so its token counts are estimated, as for any provider that does not say.
+ * no usage, so its token counts are estimated, as for any provider that does not say. What it
+ * repeats is made storable as any model's reply is (a question may hold a lone surrogate).
  */
 export function echoReply(request: Pick<ModelRequest, "messages">): string {
   const last = request.messages.at(-1);
   const earlier = request.messages.length - 1;
-  return `echo: ${last?.content ?? ""}${earlier > 0 ? ` (after ${earlier} earlier messages)` : ""}`;
+  return storableText(
+    `echo: ${last?.content ?? ""}${earlier > 0 ? ` (after ${earlier} earlier messages)` : ""}`,
+  );
 }
 
 export const echoProvider: ModelProvider = {

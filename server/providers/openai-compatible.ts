@@ -2,6 +2,7 @@ import type { Readable } from "node:stream";
 import { createParser } from "eventsource-parser";
 import { request as httpRequest } from "undici";
 import type { LlmConfig } from "@/server/config";
+import { isHighSurrogate, storableJsonText, storableText } from "@/server/text";
 import type {
   ModelChunk,
   ModelProvider,
@@ -19,7 +20,8 @@ import { ProviderHttpError, ProviderReplyError, retryAfterMs, withRetries } from
  * parse per chunk), the `openai` client 2.7 ms, fetch with eventsource-parser 1.2 ms, and
  * undici's `request` with eventsource-parser 0.74 ms (bench/model-clients.ts). Chunks are read
  * by hand, for the three fields used, and each network read is given on as one chunk, so a relay
- * forwards it in one event.
+ * forwards it in one event. What the model sends is made storable here, where it enters
+ * (server/text.ts), so what a client is sent is what is stored.
  */
 export function openAiCompatibleProvider(config: LlmConfig & { baseUrl: string }): ModelProvider {
   const url = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`;
@@ -71,7 +73,7 @@ export function openAiCompatibleProvider(config: LlmConfig & { baseUrl: string }
       if (typeof content !== "string" && content !== null && toolCalls.length === 0)
         throw new ProviderReplyError("The model provider's answer has no message.");
       return {
-        text: typeof content === "string" ? content : "",
+        text: typeof content === "string" ? storableText(content) : "",
         usage: readUsage(completion.usage),
         ...(toolCalls.length > 0 ? { toolCalls } : {}),
       };
@@ -94,7 +96,9 @@ type Completion = {
 
 /**
  * The text of each network read as one chunk; the usage, when the provider sends it, and the
- * tool calls the model asked for, last.
+ * tool calls the model asked for, last. A read's text that ends in the first half of a
+ * surrogate pair keeps it for the next read: deltas may split a pair (each half is a JSON
+ * escape of its own), and a half alone would be made U+FFFD.
  */
 async function* readStream(body: Readable): AsyncGenerator<ModelChunk> {
   let text = "";
@@ -128,14 +132,19 @@ async function* readStream(body: Readable): AsyncGenerator<ModelChunk> {
     for await (const read of body) {
       parser.feed(read as string);
       if (failure) throw failure;
-      if (text) {
-        const chunk = { text };
-        text = "";
+      const whole = isHighSurrogate(text.charCodeAt(text.length - 1))
+        ? text.length - 1
+        : text.length;
+      if (whole > 0) {
+        const chunk = { text: storableText(whole === text.length ? text : text.slice(0, whole)) };
+        text = whole === text.length ? "" : text.slice(whole);
         yield chunk;
       }
     }
-    if (usage || toolCalls.length > 0)
-      yield { text: "", usage, ...(toolCalls.length > 0 ? { toolCalls: named(toolCalls) } : {}) };
+    // A half kept for a next read that never came: alone, it is made U+FFFD.
+    const rest = storableText(text);
+    if (rest || usage || toolCalls.length > 0)
+      yield { text: rest, usage, ...(toolCalls.length > 0 ? { toolCalls: named(toolCalls) } : {}) };
   } finally {
     // Reached early when the consumer stops (the client left, the reply hit its cap): close the
     // upstream request rather than read a reply nobody will see.
@@ -188,17 +197,40 @@ function addToolCallFragments(calls: ToolCallRequest[], fragments: unknown): voi
   }
 }
 
-/** The calls with a name, each with an id (made up when the provider gave none). */
+/**
+ * The calls with a name, each with an id (made up when the provider gave none), their text
+ * made storable (the arguments' JSON escapes too: the tool is given what is stored).
+ */
 function named(calls: ToolCallRequest[]): ToolCallRequest[] {
   return calls
-    .filter((call) => call?.name)
+    .flatMap((call) => {
+      const name = call ? storableText(call.name) : "";
+      return name
+        ? [{ id: storableText(call.id), name, arguments: storableJsonText(call.arguments) }]
+        : [];
+    })
     .map((call, i) => (call.id ? call : { ...call, id: `call_${i + 1}` }));
 }
 
+/**
+ * Far more tokens than any model's context or reply holds (the largest hold about 10 million):
+ * a count above it cannot be right. It also keeps the turns of one reply (at most
+ * MAX_TOOL_STEPS + 1) summed within the integer columns a reply's tokens are stored in.
+ */
+export const MAX_REPORTED_TOKENS = 100_000_000;
+
+/**
+ * The provider's usage, if it reported counts that can be right: whole numbers from 0 to
+ * MAX_REPORTED_TOKENS. Any other (negative, fractional, not a number, too large) is taken as
+ * none reported, so the tokens are estimated and marked so, rather than stored as nonsense.
+ */
 function readUsage(usage: Completion["usage"]): ProviderUsage | undefined {
   const input = usage?.prompt_tokens;
   const output = usage?.completion_tokens;
-  return typeof input === "number" && typeof output === "number"
+  return isTokenCount(input) && isTokenCount(output)
     ? { inputTokens: input, outputTokens: output }
     : undefined;
 }
+
+const isTokenCount = (count: unknown): count is number =>
+  Number.isInteger(count) && (count as number) >= 0 && (count as number) <= MAX_REPORTED_TOKENS;

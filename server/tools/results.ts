@@ -1,9 +1,10 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { cutText, storableText } from "@/server/text";
 
 /**
  * A tool's result as the model reads it: the text of its content, with a placeholder for what
  * a text model cannot take (images, audio), the structured content when there is no text,
- * and cut at MCP_RESULT_MAX_CHARS, saying so.
+ * made storable and cut at MCP_RESULT_MAX_CHARS, saying so.
  */
 export function resultText(
   result: CallToolResult,
@@ -41,8 +42,13 @@ export function resultText(
   return { text: capText(parts.join("\n"), maxChars), isError: result.isError === true };
 }
 
-/** `text`, cut at `maxChars` with a note of how much there was. */
+/**
+ * A tool's `text` made storable (server/text.ts), and cut at `maxChars` (never through a
+ * surrogate pair) with a note of how much there was and how much is shown.
+ */
 export function capText(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  return `${text.slice(0, maxChars)}\n[cut: ${text.length.toLocaleString("en")} characters, the first ${maxChars.toLocaleString("en")} shown]`;
+  const storable = storableText(text);
+  if (storable.length <= maxChars) return storable;
+  const shown = cutText(storable, maxChars);
+  return `${shown}\n[cut: ${storable.length.toLocaleString("en")} characters, the first ${shown.length.toLocaleString("en")} shown]`;
 }

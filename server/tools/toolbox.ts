@@ -2,6 +2,7 @@ import type { AgentRow, StoredMcpServer } from "@/db/schema";
 import { log } from "@/server/observability/log";
 import { metrics } from "@/server/observability/metrics";
 import type { ModelTool, ToolCallRequest } from "@/server/providers/provider";
+import { cutText, storableText } from "@/server/text";
 import { describeFailure, type ToolOutcomeKind } from "./failures";
 import type { McpTarget } from "./pool";
 import { notCalled } from "./requests";
@@ -19,7 +20,10 @@ export type Toolbox = {
   definitions: ModelTool[];
   /** Their size in characters, for usage estimates. */
   definitionChars: number;
-  /** The server and tool behind a name the model was offered; undefined for any other name. */
+  /**
+   * The server and tool (its name as recorded) behind a name the model was offered; undefined
+   * for any other name.
+   */
   offered(name: string): { server: string; tool: string } | undefined;
   /**
    * Calls the tool the model asked for, if it was offered. Never throws for the tool's sake:
@@ -35,8 +39,12 @@ const MODEL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_TOOLS = 128;
 const MAX_DESCRIPTION_CHARS = 1024;
 
-/** A tool offered: where it is, or why its server cannot be called (a refusal's sentence). */
-type Offered = { server: string; tool: string; target: McpTarget | string };
+/**
+ * A tool offered: where it is, or why its server cannot be called (a refusal's sentence);
+ * `tool` is the server's name for it (to call it by), `recorded` that name as tool calls are
+ * shown and stored (storable).
+ */
+type Offered = { server: string; tool: string; recorded: string; target: McpTarget | string };
 
 export function agentHasTools(agent: Pick<AgentRow, "mcpServers" | "maxToolSteps">): boolean {
   return agent.maxToolSteps > 0 && agent.mcpServers.length > 0;
@@ -65,13 +73,18 @@ export async function openToolbox(
     for (const tool of tools) {
       if (definitions.length >= MAX_TOOLS) break;
       const name = modelName(server.name, tool.name, counts, offered);
-      offered.set(name, { server: server.name, tool: tool.name, target });
+      offered.set(name, {
+        server: server.name,
+        tool: tool.name,
+        recorded: storableText(tool.name),
+        target,
+      });
       definitions.push({
         type: "function",
         function: {
           name,
           ...(tool.description
-            ? { description: tool.description.slice(0, MAX_DESCRIPTION_CHARS) }
+            ? { description: cutText(tool.description, MAX_DESCRIPTION_CHARS) }
             : {}),
           parameters: tool.inputSchema,
         },
@@ -83,7 +96,7 @@ export async function openToolbox(
     definitionChars: JSON.stringify(definitions).length,
     offered: (name) => {
       const found = offered.get(name);
-      return found && { server: found.server, tool: found.tool };
+      return found && { server: found.server, tool: found.recorded };
     },
     call: (request, callSignal) => callTool(runtime, offered, request, callSignal),
   };
@@ -153,7 +166,7 @@ async function callTool(
     metrics.toolCalls.observe({ outcome }, durationMs / 1000);
     return {
       server: found?.server ?? null,
-      name: found?.tool ?? request.name,
+      name: found?.recorded ?? request.name,
       arguments: args.ok ? args.value : request.arguments,
       result,
       error,

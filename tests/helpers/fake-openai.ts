@@ -29,8 +29,11 @@ export type ChatCompletionRequest = {
 /** A tool call the fake model asks for; `arguments` as an object is sent as its JSON. */
 export type FakeToolCall = { name: string; arguments: object | string; id?: string };
 
-/** The `usage` block the fake sends: in JSON replies, and in streams that ask for it. */
-export type FakeUsage = { prompt_tokens: number; completion_tokens: number };
+/**
+ * The `usage` block the fake sends: in JSON replies, and in streams that ask for it. A string
+ * is sent as one, as a provider that does not send numbers would.
+ */
+export type FakeUsage = { prompt_tokens: number | string; completion_tokens: number | string };
 
 const DEFAULT_USAGE: FakeUsage = { prompt_tokens: 10, completion_tokens: 5 };
 
@@ -331,7 +334,12 @@ function sendCompletion(
 
 function usageField(usage: FakeUsage | null) {
   return usage
-    ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }
+    ? {
+        usage: {
+          ...usage,
+          total_tokens: Number(usage.prompt_tokens) + Number(usage.completion_tokens),
+        },
+      }
     : {};
 }
 

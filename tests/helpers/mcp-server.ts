@@ -18,6 +18,10 @@ import { z } from "zod";
  * - `big` {chars}: `chars` x's;
  * - `delete_everything`: what an agent must never get to call unless allowed (it is recorded).
  *
+ * Started with `unstorable`, it also has what PostgreSQL cannot store as it comes (see
+ * UNSTORABLE_RESULT): `unstorable` {as: "result" | "error"}, that text as its result or as its
+ * error; and a tool whose own name holds a NUL and a lone surrogate (UNSTORABLE_TOOL_NAME).
+ *
  * Every tool call and the headers of every request are kept for assertions.
  */
 export type TestMcpServer = {
@@ -38,7 +42,17 @@ export type TestMcpServer = {
   close(): Promise<void>;
 };
 
-function toolServer(state: { calls: TestMcpServer["calls"]; cancelled: number }): McpServer {
+/**
+ * A NUL, a lone high surrogate, a lone low one, and an emoji (a surrogate pair) that straddles
+ * the 10,000th character (MCP_RESULT_MAX_CHARS's default cut) once the NUL is gone.
+ */
+export const UNSTORABLE_RESULT = `a\u0000b\ud800c\udc00${"x".repeat(9994)}😀!`;
+export const UNSTORABLE_TOOL_NAME = "odd\u0000name\ud800";
+
+function toolServer(
+  state: { calls: TestMcpServer["calls"]; cancelled: number },
+  unstorable: boolean,
+): McpServer {
   const server = new McpServer({ name: "test-tools", version: "1.0.0" });
   const record = (name: string, args: Record<string, unknown>) =>
     state.calls.push({ name, arguments: args });
@@ -94,10 +108,29 @@ function toolServer(state: { calls: TestMcpServer["calls"]; cancelled: number })
     record("delete_everything", {});
     return text("deleted everything");
   });
+  if (unstorable) {
+    server.registerTool(
+      "unstorable",
+      {
+        description: "Answers with text the database cannot store as it is.",
+        inputSchema: { as: z.enum(["result", "error"]) },
+      },
+      async (args) => {
+        record("unstorable", args);
+        return { ...text(UNSTORABLE_RESULT), isError: args.as === "error" };
+      },
+    );
+    server.registerTool(UNSTORABLE_TOOL_NAME, { description: "Oddly named." }, async () => {
+      record(UNSTORABLE_TOOL_NAME, {});
+      return text("named oddly");
+    });
+  }
   return server;
 }
 
-export async function startMcpServer(): Promise<TestMcpServer> {
+export async function startMcpServer(
+  options: { unstorable?: boolean } = {},
+): Promise<TestMcpServer> {
   const state = { calls: [] as TestMcpServer["calls"], cancelled: 0 };
   const headers: IncomingHttpHeaders[] = [];
   const transports = new Map<string, StreamableHTTPServerTransport>();
@@ -134,7 +167,7 @@ export async function startMcpServer(): Promise<TestMcpServer> {
       transport.onclose = () => {
         if (transport.sessionId) transports.delete(transport.sessionId);
       };
-      await toolServer(state).connect(transport);
+      await toolServer(state, options.unstorable === true).connect(transport);
       await transport.handleRequest(req, res, body);
       return;
     }

@@ -1,24 +1,73 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { agents } from "@/db/schema";
-import { problemOf } from "../helpers/context";
+import { fixedClock } from "@/server/clock";
+import { storeExchange } from "@/server/conversations/store";
+import type { ToolCall } from "@/server/tools/schema";
+import { callerFor } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 
 /**
- * The safety net behind the schemas: text the database refuses to store (the NUL character) is
- * the client's 400, not a 500, even when no schema caught it. The driver's error reaches
- * problemFromError as the cause of drizzle's "Failed query" error.
+ * Issue #23 beside tests/http/unstorable-text.test.ts (the OpenAI-compatible provider and MCP
+ * tools over HTTP): the built-in echo provider, and the store's own guard.
  */
-describe.each(DATABASE_KINDS)("text the database cannot store, on %s", (kind) => {
-  const database = useTestDatabase(kind);
+describe.each(DATABASE_KINDS)("unstorable text, on %s", (kind) => {
+  const clock = fixedClock("2026-11-21T20:00:00Z");
+  const testDatabase = useTestDatabase(kind, { clock, start: "2026-11-21T20:00:00Z" });
+  const caller = () => callerFor(testDatabase().db, { clock });
 
-  it("is a 400 bad_request, not a 500", async () => {
-    const now = new Date();
-    const insert = database()
-      .db.insert(agents)
-      .values({ aid: "nul-\u0000-agent", name: "x", createdAt: now, updatedAt: now });
-    expect(await problemOf(insert)).toMatchObject({ status: 400, code: "bad_request" });
-    const select = database().db.execute(sql`SELECT ${"a\u0000b"}::text`);
-    expect(await problemOf(select)).toMatchObject({ status: 400, code: "bad_request" });
+  it("has the echo provider repeat a lone surrogate of a question as it is stored", async () => {
+    await caller().agents.upsert({ aid: "echoed" });
+    // JSON (tRPC, as here) can carry a lone surrogate in `q`; PostgreSQL stores it as U+FFFD.
+    const sent = await caller().chat.send({ aid: "echoed", q: "half \ud83d here" });
+    expect(sent.reply).toBe("echo: half \ufffd here");
+    const { messages } = await caller().chat.messages({ aid: "echoed" });
+    expect(messages.map((message) => message.content)).toEqual([
+      "half \ufffd here",
+      "echo: half \ufffd here",
+    ]);
+  });
+
+  /**
+   * A reply or a tool call holding a NUL or a lone surrogate that reached the store some other
+   * way than through a provider or a tool (which make such text storable where it enters) is
+   * stored made storable rather than failing the statement.
+   */
+  it("stores the reply and its tool calls made storable", async () => {
+    await caller().agents.upsert({ aid: "guarded" });
+    const call: ToolCall = {
+      id: "id\u0000",
+      step: 1,
+      server: null,
+      name: "t\ud800",
+      arguments: { "k\u0000": "v\udc00" },
+      result: "r\u0000",
+      error: null,
+      duration_ms: 0,
+    };
+    const { stored } = await storeExchange(
+      testDatabase().db,
+      {
+        aid: "guarded",
+        caller: "admin",
+        chatId: "default",
+        question: "q",
+        reply: "a\u0000b\ud83d",
+        model: "m",
+        usage: { input_tokens: 1, output_tokens: 1, estimated: false },
+        toolCalls: [call],
+        askedAt: clock.now(),
+        answeredAt: clock.now(),
+      },
+      { key: "always", build: () => sql`SELECT 1`, values: {} },
+      "message",
+    );
+    expect(stored).toBe(true);
+    const { messages } = await caller().chat.messages({ aid: "guarded" });
+    expect(messages[1]).toMatchObject({
+      content: "ab\ufffd",
+      tool_calls: [
+        { id: "id", name: "t\ufffd", arguments: { k: "v\ufffd" }, result: "r", error: null },
+      ],
+    });
   });
 });
