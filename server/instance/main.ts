@@ -10,12 +10,22 @@
  * - `--dev` runs Next.js's development server, always in one process.
  */
 import cluster from "node:cluster";
-import { ConfigError, parseConfig } from "../config.ts";
-import { log } from "../observability/log.ts";
+import path from "node:path";
+import nextEnv from "@next/env";
 
 const dev = process.argv.includes("--dev");
 // Before Next.js or React is loaded: both read it once.
 (process.env as Record<string, string | undefined>).NODE_ENV ??= dev ? "development" : "production";
+// .env files as Next.js reads them (real environment variables win), before anything reads the
+// environment: WEB_CONCURRENCY and DATABASE_URL decide how many processes start, LOG_LEVEL how
+// the log is made (hence the imports below come after).
+nextEnv.loadEnvConfig(path.resolve(import.meta.dirname, "..", ".."), dev, {
+  info: () => {},
+  error: (...args: unknown[]) => console.error(...args),
+});
+
+const { ConfigError, parseConfig } = await import("../config.ts");
+const { log } = await import("../observability/log.ts");
 
 try {
   const config = parseConfig(process.env);
