@@ -50,7 +50,7 @@ export const chatPaths: ZodOpenApiPathsObject = {
         },
         "400": problem("Missing or invalid q or chat_id."),
         "401": problem(
-          "key_required: the agent takes chats from its keys only; invalid_key: the key sent is wrong, revoked, or another agent's.",
+          "key_required: the agent takes chats from its keys only; invalid_key: the key sent (any bearer token that starts with `ak_`) is wrong or malformed, revoked, or another agent's.",
         ),
         "404": problem("Unknown agent."),
         "429": {
