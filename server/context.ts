@@ -104,6 +104,12 @@ export async function createContext({
   let throttledForS: number | undefined;
   let sessionId: string | undefined;
   try {
+    // Every bearer but a well-formed agent key is tried as the admin key, and a wrong one counts
+    // toward the throttle: also one that starts with `ak_` but does not parse (its chat is
+    // refused as an invalid key all the same, see callerOf). ADMIN_API_KEY is free-form and may
+    // start with `ak_` itself (a generated one does once in 64³), so such a token may be a guess
+    // at it, and left uncounted those guesses would go unthrottled. A well-formed agent key is
+    // only checked against its own key's hash: its 32-byte secret is out of reach of guessing.
     if (token !== undefined && parseAgentKey(token) === undefined) {
       throttledForS = await blockedFor(db, client, now);
       if (throttledForS !== undefined) credentials = "throttled";

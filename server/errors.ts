@@ -4,6 +4,7 @@ import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { z } from "zod";
 import type { EmbeddedDatabaseError } from "@/db/client";
 import type { DataDirLockedError } from "@/db/pglite-lock";
+import { breaksAidRule } from "@/server/agents/schema";
 
 /**
  * The one place where errors become statuses and problem details.
@@ -248,7 +249,9 @@ function codeForStatus(status: number): ProblemCode {
 /** One entry per invalid field, and a detail sentence that names them. */
 export function validationProblem(error: z.ZodError): Problem {
   const errors = fieldErrors(error);
-  const aidError = errors.find((e) => e.field === "aid" || e.field === "id");
+  const aidError = errors.find(
+    (e) => e.field === "aid" || (e.field === "id" && breaksAidRule(e.detail)),
+  );
   if (aidError) {
     return problem(400, "invalid_agent_id", `Invalid agent ID format: ${aidError.detail}.`, {
       errors,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CHAT_ACCESS } from "@/db/enums";
+import { INT4_MAX } from "@/server/bounds";
 import { isoDateTime } from "@/server/iso-date-time";
 import { includeTotalParam, pageOutputFields, pageParams } from "@/server/pagination/schema";
 import { NUL_RULE, withoutNul } from "@/server/text";
@@ -51,6 +52,16 @@ export const RESERVED_AIDS: ReadonlySet<string> = new Set([
 ]);
 
 const AID_RULE = `an agent ID is ${AID_MIN_LENGTH} to ${AID_MAX_LENGTH} characters: a lowercase letter, then lowercase letters, digits or hyphens`;
+const RESERVED_RULE = " is reserved for the service's own paths";
+
+/**
+ * Whether a field's problem is that it breaks the agent ID rule (aidSchema). `aid` is always an
+ * agent's ID, but `id` is one only in an agent's body, where it is the alias of `aid`: elsewhere
+ * it is a deployment's or a key's, whose problems are no "Invalid agent ID format".
+ */
+export function breaksAidRule(detail: string): boolean {
+  return detail.includes(AID_RULE) || detail.endsWith(RESERVED_RULE);
+}
 
 /**
  * An aid to look up: any string may be asked for, since one that is malformed or reserved is
@@ -72,12 +83,12 @@ export const aidSchema = z
   .max(AID_MAX_LENGTH, AID_RULE)
   .regex(AID_PATTERN, AID_RULE)
   .refine((aid) => !RESERVED_AIDS.has(aid), {
-    error: (issue) => `'${String(issue.input)}' is reserved for the service's own paths`,
+    error: (issue) => `'${String(issue.input)}'${RESERVED_RULE}`,
   })
   .meta({ description: AID_RULE, examples: ["support-bot"] });
 
-/** Postgres `integer`: the largest limit a counter can hold. */
-const MAX_LIMIT = 2_147_483_647;
+/** The largest limit a counter (an `integer` column) can hold. */
+const MAX_LIMIT = INT4_MAX;
 
 const quotaLimit = z
   .int({ error: "must be a whole number from 0 up, or null for unlimited" })

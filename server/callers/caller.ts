@@ -2,7 +2,7 @@ import { createHash, createHmac } from "node:crypto";
 import { isIP } from "node:net";
 import type { Session } from "@/server/auth/session";
 import { PEER_HEADER } from "@/server/http/headers";
-import { type PresentedKey, parseAgentKey } from "@/server/keys/format";
+import { type PresentedKey, presentedKey } from "@/server/keys/format";
 
 /**
  * Who is chatting. Threads and rate limits belong to a caller: an agent key, a client address
@@ -122,7 +122,8 @@ export function clientOf(
 
 /**
  * The caller of a request: the admin (key or session), a signed-in wallet, an agent key given
- * as the bearer token, or else the client (its address's hash, from `clientOf`).
+ * as the bearer token (well formed or not: `presentedKey`), or else the client (its address's
+ * hash, from `clientOf`).
  */
 export function callerOf({
   session,
@@ -134,7 +135,7 @@ export function callerOf({
   client: string;
 }): Caller {
   if (session?.role === "admin") return { kind: "admin" };
-  const key = bearer === undefined ? undefined : parseAgentKey(bearer);
+  const key = bearer === undefined ? undefined : presentedKey(bearer);
   if (key) return { kind: "key", key };
   if (session) return { kind: "wallet", address: session.address };
   return { kind: "anonymous", addressHash: client };

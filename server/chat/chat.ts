@@ -201,7 +201,7 @@ function refusal(aid: string, opening: Exclude<Opening, OpenedChat>): AppError {
     case "key_invalid":
       return new AppError(
         "invalid_key",
-        `The key is not one of agent '${aid}': it is wrong, revoked, or belongs to another agent.`,
+        `The key is not one of agent '${aid}': it is wrong or malformed, revoked, or belongs to another agent.`,
       );
     case "rate_limited": {
       const { limit, resetS } = opening.rateLimit;

@@ -3,9 +3,11 @@ import { z } from "zod";
 import type { Db } from "@/db/client";
 import { agentKeys, chatMessages, chatThreads } from "@/db/schema";
 import { assertAgentExists } from "@/server/agents/agents";
+import { instant } from "@/server/bounds";
 import { AGENT_CALLER } from "@/server/conversations/threads";
 import { storedUsage } from "@/server/model-call/usage";
 import { beforeIdCursor, decodeCursor, keysetPage } from "@/server/pagination/cursor";
+import { withoutNul } from "@/server/text";
 import type {
   listMessagesInputSchema,
   listMessagesOutputSchema,
@@ -54,7 +56,12 @@ export async function listMessages(
   };
 }
 
-const threadCursor = z.object({ at: z.iso.datetime(), caller: z.string(), id: z.string() });
+/** Read through the same bounds as any instant or text a client sends: it is client input too. */
+const threadCursor = z.object({
+  at: instant(),
+  caller: z.string().refine(withoutNul),
+  id: z.string().refine(withoutNul),
+});
 
 /** A page of an agent's threads, most recently active first, each with whose it is. */
 export async function listThreads(

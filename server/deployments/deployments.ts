@@ -13,7 +13,7 @@ import type { Clock } from "@/server/clock";
 import type { Config } from "@/server/config";
 import { AppError } from "@/server/errors";
 import { metrics } from "@/server/observability/metrics";
-import { beforeIdCursor, decodeCursor, encodeCursor } from "@/server/pagination/cursor";
+import { decodeCursor, encodeCursor } from "@/server/pagination/cursor";
 import { parseJsonStatement } from "@/server/siwe/json-statement";
 import { spendNonce } from "@/server/siwe/nonces";
 import { checkPrivyToken } from "@/server/siwe/privy";
@@ -22,6 +22,7 @@ import { isAdmin, notYours, refusal } from "./permissions";
 import {
   type createDeploymentInputSchema,
   type Deployment,
+  deploymentIdSchema,
   type deploymentWithHistorySchema,
   type listDeploymentsInputSchema,
   type listDeploymentsOutputSchema,
@@ -98,7 +99,10 @@ export async function createDeployment(
  * Where a page of deployments starts: older than `before` (the next page), or newer than
  * `after` (the page before, read backwards).
  */
-const deploymentCursor = z.union([beforeIdCursor, z.object({ after: z.int().positive() })]);
+const deploymentCursor = z.union([
+  z.object({ before: deploymentIdSchema }),
+  z.object({ after: deploymentIdSchema }),
+]);
 
 /**
  * A page of deployments, newest first, filtered by owner, status and proposal, with cursors

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { INT4_MAX, wholeNumber, wholeNumberParam } from "@/server/bounds";
 import { DEPLOYMENT_STATUSES } from "@/server/deployments/statuses";
 import { isoDateTime } from "@/server/iso-date-time";
 import { includeTotalParam, pageOutputFields, pageParams } from "@/server/pagination/schema";
@@ -59,7 +60,7 @@ export const createDeploymentInputSchema = z.strictObject({
   worker_name: storableString().min(1).max(200).optional(),
   worker_uuid: storableString().min(1).max(200).optional(),
   proposal_hash: storableString().min(1).max(200).optional(),
-  proposal_id: z.int().min(0).max(2_147_483_647).optional(),
+  proposal_id: wholeNumber(0, INT4_MAX).optional(),
   deployment_details: detailsSchema.optional(),
   proposal: proposalSchema,
   worker_address: addressSchema.optional().meta({
@@ -110,10 +111,8 @@ export const listDeploymentsInputSchema = z.strictObject({
   ...pageParams(500, 50),
   user_address: addressSchema.optional(),
   status: statusSchema.optional(),
-  proposal_id: z.coerce
-    .number({ error: "must be a whole number" })
-    .int("must be a whole number")
-    .optional(),
+  // The range a deployment's proposal_id can have (see createDeploymentInputSchema).
+  proposal_id: wholeNumberParam(0, INT4_MAX).optional(),
   include_total: includeTotalParam("deployments"),
 });
 
@@ -122,11 +121,11 @@ export const listDeploymentsOutputSchema = z.object({
   ...pageOutputFields("deployments"),
 });
 
+/** A deployment's id: its `serial` column holds 1 to INT4_MAX. */
+export const deploymentIdSchema = wholeNumber(1, INT4_MAX, "a deployment id: a whole number");
+
 export const deploymentIdInputSchema = z.strictObject({
-  id: z.coerce
-    .number({ error: "must be a deployment id" })
-    .int("must be a deployment id")
-    .positive("must be a deployment id"),
+  id: wholeNumberParam(1, INT4_MAX, "a deployment id: a whole number"),
 });
 
 /** Body of POST /v1/deployments/worker/status: the change itself is inside the signed message. */

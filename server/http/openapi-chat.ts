@@ -52,7 +52,7 @@ export const chatPaths: ZodOpenApiPathsObject = {
           "Missing or invalid q or chat_id, or a bad aid (as for GET /agents/{aid}): no quota is used.",
         ),
         "401": problem(
-          "key_required: the agent takes chats from its keys only; invalid_key: the key sent is wrong, revoked, or another agent's.",
+          "key_required: the agent takes chats from its keys only; invalid_key: the key sent (any bearer token that starts with `ak_`) is wrong or malformed, revoked, or another agent's.",
         ),
         "404": problem("Unknown agent."),
         "429": {

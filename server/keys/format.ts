@@ -8,12 +8,31 @@ import { createHash, randomBytes } from "node:crypto";
  */
 export type PresentedKey = { id: string; secretHash: string };
 
+const KEY_PREFIX = "ak_";
 const KEY_PATTERN = /^ak_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 
+/** A well-formed agent key's id and the hash of its secret; undefined for any other token. */
 export function parseAgentKey(token: string): PresentedKey | undefined {
   const match = KEY_PATTERN.exec(token);
   if (!match) return undefined;
   return { id: match[1] as string, secretHash: hashSecret(match[2] as string) };
+}
+
+/**
+ * No key has an empty id (ids are 12 hex), so the chat's statement finds none for this one and
+ * refuses it as it refuses a wrong key.
+ */
+const MALFORMED_KEY: PresentedKey = Object.freeze({ id: "", secretHash: "" });
+
+/**
+ * The agent key a bearer token presents, if it presents one: any token that starts as agent keys
+ * do. One that does not parse (a character more or less, cut short, `ak_` alone) is a key no
+ * agent has, refused with 401 invalid_key, never taken for an anonymous caller: a client that
+ * sends a damaged key learns so, rather than chatting in an anonymous thread it did not mean.
+ */
+export function presentedKey(token: string): PresentedKey | undefined {
+  if (!token.startsWith(KEY_PREFIX)) return undefined;
+  return parseAgentKey(token) ?? MALFORMED_KEY;
 }
 
 export function newAgentKey(): { id: string; key: string; secretHash: string } {

@@ -41,7 +41,14 @@ export const listKeysOutputSchema = z
   .object({ keys: z.array(agentKeySchema) })
   .meta({ id: "AgentKeyList" });
 
+const KEY_ID_RULE = "must be a key's id (as the key listing gives it), 1 to 100 characters";
+
 export const revokeKeyInputSchema = z.strictObject({
   aid: lookupAidSchema,
-  id: z.string().min(1).max(100).refine(withoutNul, NUL_RULE),
+  id: z
+    .string({ error: KEY_ID_RULE })
+    .min(1, KEY_ID_RULE)
+    .max(100, KEY_ID_RULE)
+    .refine(withoutNul, NUL_RULE)
+    .meta({ description: "The key's id, as the key listing gives it." }),
 });

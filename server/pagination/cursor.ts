@@ -23,7 +23,10 @@ export function decodeCursor<T>(cursor: string, schema: z.ZodType<T>): T {
   );
 }
 
-/** The cursor of a newest-first page ordered by a serial id: the next page is older than it. */
+/**
+ * The cursor of a newest-first page ordered by a `bigint` identity id (messages, runs): the next
+ * page is older than it. A whole number JS holds exactly is one such a column holds too.
+ */
 export const beforeIdCursor = z.object({ before: z.int().positive() });
 
 /**

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { lookupAidSchema } from "@/server/agents/schema";
+import { instant as boundedInstant, INSTANT_RANGE, wholeNumberParam } from "@/server/bounds";
 import { isoDateTime } from "@/server/iso-date-time";
 
 /** Usage-over-time schemas: the procedures, the REST handlers, OpenAPI and the dashboard. */
@@ -10,17 +11,14 @@ export type Granularity = (typeof GRANULARITIES)[number];
 /** The most buckets one answer holds; a longer range is paged by `next_from`. */
 export const MAX_BUCKETS: Record<Granularity, number> = { day: 366, hour: 744 };
 
-const instant = z.iso
-  .datetime({ offset: true, error: "must be an ISO 8601 instant, e.g. 2026-11-01T00:00:00Z" })
-  .transform((value) => new Date(value));
+const instant = boundedInstant().transform((value) => new Date(value));
 
 const rangeFields = {
   from: instant.optional().meta({
-    description:
-      "Start of the range, rounded down to its day or hour (UTC). Default: 30 days (by day) or 24 hours (by hour) before `to`.",
+    description: `Start of the range (${INSTANT_RANGE}), rounded down to its day or hour (UTC). Default: 30 days (by day) or 24 hours (by hour) before \`to\`.`,
   }),
   to: instant.optional().meta({
-    description: "End of the range, rounded up to its day or hour (UTC). Default: now.",
+    description: `End of the range (${INSTANT_RANGE}), rounded up to its day or hour (UTC). Default: now.`,
   }),
   granularity: z
     .enum(GRANULARITIES, { error: "must be `day` or `hour`" })
@@ -32,11 +30,7 @@ export const agentUsageInputSchema = z.strictObject({ aid: lookupAidSchema, ...r
 
 export const allUsageInputSchema = z.strictObject({
   ...rangeFields,
-  top: z.coerce
-    .number({ error: "must be a whole number from 1 to 100" })
-    .int("must be a whole number from 1 to 100")
-    .min(1, "must be a whole number from 1 to 100")
-    .max(100, "must be a whole number from 1 to 100")
+  top: wholeNumberParam(1, 100)
     .default(10)
     .meta({ description: "How many of the top agents (by tokens) one page lists." }),
   cursor: z

@@ -156,6 +156,106 @@ describe.each(DATABASE_KINDS)("chat callers over HTTP on %s", (kind) => {
     expect(missingName.status).toBe(400);
   });
 
+  it("refuses with 401 invalid_key any bearer that starts with ak_ but is not one of the agent's keys, whatever its form", async () => {
+    // Behind the trusted proxy, so that each refusal comes from an address of its own: the
+    // malformed ones count toward the wrong-key throttle (see the next test).
+    const { server, fake } = proxied;
+    fake.behave({ kind: "reply", text: "noted" });
+    const makeKey = async (aid: string, name: string) => {
+      const response = await fetch(`${server.url}/agents/${aid}/keys`, {
+        method: "POST",
+        headers: admin,
+        body: JSON.stringify({ name }),
+      });
+      expect(response.status).toBe(201);
+      return (await response.json()) as { id: string; key: string };
+    };
+    const revoke = async (aid: string, id: string) =>
+      expect(
+        (
+          await fetch(`${server.url}/agents/${aid}/keys/${id}`, {
+            method: "DELETE",
+            headers: admin,
+          })
+        ).status,
+      ).toBe(204);
+    await createAgent(server, { aid: "open-door" });
+    await createAgent(server, { aid: "key-door", chat_access: "key" });
+    const keys = {
+      "open-door": await makeKey("open-door", "app"),
+      "key-door": await makeKey("key-door", "app"),
+    };
+    const revoked = {
+      "open-door": await makeKey("open-door", "old"),
+      "key-door": await makeKey("key-door", "old"),
+    };
+    await revoke("open-door", revoked["open-door"].id);
+    await revoke("key-door", revoked["key-door"].id);
+
+    let lastOctet = 0;
+    const ask = (aid: string, token: string, accept: string) =>
+      fetch(`${server.url}/${aid}/chat?q=hi`, {
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept,
+          "x-forwarded-for": `10.9.9.9, 198.51.100.${++lastOctet}`,
+        },
+      });
+    const callsBefore = fake.requests.length;
+    for (const aid of ["open-door", "key-door"] as const) {
+      const own = keys[aid].key;
+      const other = keys[aid === "open-door" ? "key-door" : "open-door"].key;
+      const lastChar = own.at(-1) === "A" ? "B" : "A";
+      const variants: Record<string, string> = {
+        "one character added": `${own}x`,
+        "one character removed": own.slice(0, -1),
+        "cut to half": own.slice(0, Math.floor(own.length / 2)),
+        "ak_ alone": "ak_",
+        "a wrong id": own.replace(/^ak_[0-9a-f]{12}_/, "ak_000000000000_"),
+        "a wrong secret": `${own.slice(0, -1)}${lastChar}`,
+        revoked: revoked[aid].key,
+        "another agent's": other,
+      };
+      for (const [variant, token] of Object.entries(variants)) {
+        for (const accept of ["application/json", "text/plain", "text/event-stream"]) {
+          const response = await ask(aid, token, accept);
+          const what = `${aid}, ${variant}, ${accept}`;
+          expect(response.status, what).toBe(401);
+          expect(response.headers.get("www-authenticate"), what).toContain("Bearer");
+          expect(response.headers.get("content-type"), what).toContain("application/problem+json");
+          expect(await response.json(), what).toMatchObject({ code: "invalid_key" });
+        }
+      }
+      // The key itself still chats, in every form.
+      for (const accept of ["application/json", "text/plain", "text/event-stream"]) {
+        const response = await ask(aid, own, accept);
+        expect(response.status, `${aid}, own key, ${accept}`).toBe(200);
+        await response.text();
+      }
+    }
+    // Only the six chats with the right keys reached the model.
+    expect(fake.requests.length - callsBefore).toBe(6);
+  });
+
+  it("counts a bearer that starts with ak_ but does not parse as a wrong admin key, and a wrong agent key not", async () => {
+    const { server } = proxied;
+    await createAgent(server, { aid: "throttle-door" });
+    const from = (address: string, token: string, path = "/throttle-door/chat?q=hi") =>
+      fetch(`${server.url}${path}`, {
+        headers: { authorization: `Bearer ${token}`, "x-forwarded-for": `10.9.9.9, ${address}` },
+      });
+    // ADMIN_API_KEY may itself start with ak_, so these may be guesses at it.
+    for (let i = 0; i < 6; i++)
+      expect((await from("203.0.113.50", `ak_guess-${i}`)).status).toBe(401);
+    const blocked = await from("203.0.113.50", TEST_ADMIN_KEY, "/agents");
+    expect(blocked.status).toBe(429);
+    expect(await blocked.json()).toMatchObject({ code: "too_many_attempts" });
+    // Well-formed agent keys are no guess at the admin key: their client is not blocked.
+    const wellFormed = `ak_000000000000_${"A".repeat(43)}`;
+    for (let i = 0; i < 6; i++) expect((await from("203.0.113.51", wellFormed)).status).toBe(401);
+    expect((await from("203.0.113.51", TEST_ADMIN_KEY, "/agents")).status).toBe(200);
+  });
+
   it("sends the rate-limit headers on every chat answer, and 429 rate_limited past the limit", async () => {
     const { server } = running;
     await createAgent(server, { aid: "metered", rate_limit_rpm: 2 });
