@@ -64,8 +64,12 @@ export async function startServer(
         NONCE_RATE_LIMIT_RPM: "unlimited",
         // On PostgreSQL, two web workers whatever the machine's cores (npm start's default
         // here): every HTTP test on PostgreSQL also tests the cluster. Tests of one process's
-        // own caps set WEB_CONCURRENCY=1.
-        ...(env.DATABASE_URL ? { WEB_CONCURRENCY: "2" } : {}),
+        // own caps set WEB_CONCURRENCY=1. Each worker gets half the default pool, so that a
+        // test server holds at most the 20 connections one process did: tests that run two
+        // instances stay well under the test server's max_connections (100).
+        ...(env.DATABASE_URL && env.WEB_CONCURRENCY === undefined
+          ? { WEB_CONCURRENCY: "2", DATABASE_POOL_SIZE: "10" }
+          : {}),
         DATA_DIR: dataDir,
         ADMIN_API_KEY: TEST_ADMIN_KEY,
         PORT: String(port),
