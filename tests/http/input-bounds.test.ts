@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createThrowawayPostgres, DATABASE_KINDS } from "../helpers/databases";
-import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
+import { DATABASE_KINDS } from "../helpers/databases";
+import { type RunningServer, TEST_ADMIN_KEY } from "../helpers/server";
+import { startServerOn } from "../helpers/server-on";
 
 const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, "content-type": "application/json" };
 const INT4_MAX = 2_147_483_647;
@@ -16,12 +17,9 @@ const forgedCursor = (position: unknown) =>
  */
 describe.each(DATABASE_KINDS)("input bounds over HTTP on %s", (kind) => {
   let server: RunningServer;
-  let dropDatabase: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    const throwaway = kind === "postgres" ? await createThrowawayPostgres() : undefined;
-    dropDatabase = throwaway?.drop;
-    server = await startServer(throwaway ? { DATABASE_URL: throwaway.url } : {});
+    server = await startServerOn(kind);
     const created = await fetch(`${server.url}/agents`, {
       method: "POST",
       headers: admin,
@@ -29,10 +27,7 @@ describe.each(DATABASE_KINDS)("input bounds over HTTP on %s", (kind) => {
     });
     expect(created.status).toBe(201);
   });
-  afterAll(async () => {
-    await server?.stop();
-    await dropDatabase?.();
-  });
+  afterAll(() => server?.stop());
 
   const get = (path: string, headers: Record<string, string> = admin) =>
     fetch(`${server.url}${path}`, { headers });

@@ -1,7 +1,8 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createThrowawayPostgres, DATABASE_KINDS } from "../helpers/databases";
-import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
+import { DATABASE_KINDS } from "../helpers/databases";
+import { type RunningServer, TEST_ADMIN_KEY } from "../helpers/server";
+import { startServerOn } from "../helpers/server-on";
 
 const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}` };
 const jsonHeaders = { ...admin, "content-type": "application/json" };
@@ -46,17 +47,11 @@ async function expectProblem(response: Response, status: number, code: string) {
 
 describe.each(DATABASE_KINDS)("REST API over HTTP on %s", (kind) => {
   let server: RunningServer;
-  let dropDatabase: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    const throwaway = kind === "postgres" ? await createThrowawayPostgres() : undefined;
-    dropDatabase = throwaway?.drop;
-    server = await startServer(throwaway ? { DATABASE_URL: throwaway.url } : {});
+    server = await startServerOn(kind);
   });
-  afterAll(async () => {
-    await server?.stop();
-    await dropDatabase?.();
-  });
+  afterAll(() => server?.stop());
 
   const post = (body: unknown, headers: Record<string, string> = jsonHeaders) =>
     fetch(`${server.url}/agents`, {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createThrowawayPostgres, DATABASE_KINDS } from "../helpers/databases";
+import { DATABASE_KINDS } from "../helpers/databases";
 import { sampleProposal } from "../helpers/proposal";
-import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
+import { type RunningServer, TEST_ADMIN_KEY } from "../helpers/server";
+import { startServerOn } from "../helpers/server-on";
 
 const headers = { authorization: `Bearer ${TEST_ADMIN_KEY}`, "content-type": "application/json" };
 
@@ -13,17 +14,11 @@ const headers = { authorization: `Bearer ${TEST_ADMIN_KEY}`, "content-type": "ap
  */
 describe.each(DATABASE_KINDS)("text the database cannot store, over HTTP on %s", (kind) => {
   let server: RunningServer;
-  let dropDatabase: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    const throwaway = kind === "postgres" ? await createThrowawayPostgres() : undefined;
-    dropDatabase = throwaway?.drop;
-    server = await startServer(throwaway ? { DATABASE_URL: throwaway.url } : {});
+    server = await startServerOn(kind);
   });
-  afterAll(async () => {
-    await server?.stop();
-    await dropDatabase?.();
-  });
+  afterAll(() => server?.stop());
 
   const post = (path: string, body: unknown) =>
     fetch(`${server.url}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
