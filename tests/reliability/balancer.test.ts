@@ -135,9 +135,22 @@ describe.skipIf(!TEST_DATABASE_URL)("two instances behind HAProxy, on PostgreSQL
   });
 
   it("loses no request when an instance is stopped with SIGTERM under load, and stops sending to it while it drains", async () => {
-    await createAgent({ aid: "steady", rate_limit_rpm: null });
-    // Chats that take long enough for the balancer's readiness checks to see the drain.
-    fake.behave({ kind: "reply", text: "steady", delayMs: 2000 });
+    await createAgent({
+      aid: "steady",
+      rate_limit_rpm: null,
+      quota: { message_limit_daily: null, message_limit_monthly: null },
+    });
+    // Quick chats through the balancer, and a few slow ones held on the instance that is
+    // stopped: it drains until they finish, seconds after its readiness turned 503, so the
+    // balancer's checks (every 1 s, then every 0.5 s, two failures) see the drain whatever the
+    // machine's load, rather than the instance being gone.
+    let slowAtModel = 0;
+    fake.behaveBy((request) => {
+      if (!request.messages.some((m) => m.content === "slow"))
+        return { kind: "reply", text: "steady", delayMs: 200 };
+      slowAtModel++;
+      return { kind: "reply", text: "slow", delayMs: 6000 };
+    });
     const [stopping] = instances as [RunningServer, RunningServer];
     const results: Array<number | string> = [];
     let stop = false;
@@ -147,8 +160,8 @@ describe.skipIf(!TEST_DATABASE_URL)("two instances behind HAProxy, on PostgreSQL
         results.push(
           await undiciFetch(`${balancer.url}/steady/chat?q=hi`, { dispatcher }).then(
             async (response) => {
-              await response.text();
-              return response.status;
+              const text = await response.text();
+              return response.status === 200 ? 200 : `${response.status}: ${text.slice(0, 160)}`;
             },
             (error: Error) => `failed: ${error.message}`,
           ),
@@ -156,26 +169,31 @@ describe.skipIf(!TEST_DATABASE_URL)("two instances behind HAProxy, on PostgreSQL
       }
       await dispatcher.close();
     };
-    const clients = Array.from({ length: 30 }, () => client());
-    await sleep(3000);
+    const clients = Array.from({ length: 20 }, () => client());
+    await sleep(1000);
+    const slow = Array.from({ length: 4 }, () =>
+      fetch(`${stopping.url}/steady/chat?q=slow`).then(async (r) => [r.status, await r.text()]),
+    );
+    for (let i = 0; i < 400 && slowAtModel < 4; i++) await sleep(25);
+    expect(slowAtModel).toBe(4);
     const sigtermAt = Date.now();
     const exitCode = await stopping.signal("SIGTERM");
     const exitedAt = Date.now();
-    await sleep(3000);
+    await sleep(1500);
     stop = true;
     await Promise.all(clients);
 
     const other = results.filter((status) => status !== 200);
+    const down = balancer.lines().find((line) => /agent_service\/app1 is DOWN/.test(line.text));
     console.info(
-      `balancer SIGTERM: ${results.length} chats, ${other.length} not 200; drained in ${exitedAt - sigtermAt} ms`,
+      `balancer SIGTERM: ${results.length} chats, ${other.length} not 200; drained in ${exitedAt - sigtermAt} ms; the balancer took it out ${down ? down.at - sigtermAt : "-"} ms after SIGTERM`,
     );
     expect(exitCode).toBe(0);
-    expect(other).toEqual([]);
-    expect(await counted("steady")).toBe(results.length);
-    // HAProxy took it out on its readiness answer (503), before it was gone.
-    const down = balancer
-      .lines()
-      .find((line) => /agent_service\/app1 is DOWN/.test(line.text) && line.at < exitedAt);
+    expect(other.slice(0, 5), `${other.length} not answered 200`).toEqual([]);
+    expect(await Promise.all(slow)).toEqual(Array(4).fill([200, "slow"]));
+    expect(await counted("steady")).toBe(results.length + 4);
+    // HAProxy took it out on its readiness answer (503), while it drained.
     expect(down?.text).toMatch(/Layer7 wrong status, code: 503/);
+    expect(down?.at).toBeLessThan(exitedAt);
   }, 60_000);
 });
