@@ -34,7 +34,7 @@ try {
     LLM_BASE_URL: fake.url,
     LLM_API_KEY: "profile",
     SCHEDULER: "off",
-    NODE_OPTIONS: `--max-old-space-size=1024 --require ${path.resolve("bench/cpu-profile-preload.cjs")}`,
+    NODE_OPTIONS: `--max-old-space-size=1024 --max-semi-space-size=16 --require ${path.resolve("bench/cpu-profile-preload.cjs")}`,
     CPU_PROFILE_DIR: profileDir,
   });
   try {
