@@ -2,8 +2,8 @@ import { performance } from "node:perf_hooks";
 import { sql } from "drizzle-orm";
 import { createDatabase } from "@/db/client";
 import { rowsOf } from "@/db/rows";
-import { listAgents } from "@/server/agents/list";
-import type { ListAgentsQuery } from "@/server/agents/schema";
+import type { ListAgentsQuery } from "@/server/agents";
+import { listAgents } from "@/server/agents";
 import { systemClock } from "@/server/clock";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
 

@@ -3,9 +3,9 @@
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/profile-chat.ts
  * Uses PROFILE_DATABASE_URL (a PostgreSQL database it may write to; migrated on start).
  */
-import { authKeys } from "@/server/auth/admin-key";
+import { authKeys } from "@/server/auth";
 import { createInnerContext } from "@/server/context";
-import { createCaller } from "@/server/routers/app";
+import { createCaller } from "@/server/routers";
 import { startServices } from "@/server/services";
 
 const url = process.env.PROFILE_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/agent_prof";

@@ -1,4 +1,5 @@
-import { type Agent, QUOTA_LIMIT_FIELDS } from "@/server/agents/schema";
+import type { Agent } from "@/server/agents/schema";
+import { QUOTA_LIMIT_FIELDS } from "@/server/quota/schema";
 
 /**
  * The agent form as an upsert input. Empty text is null (cleared); numbers are parsed. On a new

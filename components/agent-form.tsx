@@ -3,13 +3,8 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
-import {
-  type Agent,
-  agentInputSchema,
-  autonomousPromptProblem,
-  QUOTA_LIMIT_FIELDS,
-  type QuotaLimitField,
-} from "@/server/agents/schema";
+import { type Agent, agentInputSchema, autonomousPromptProblem } from "@/server/agents/schema";
+import { QUOTA_LIMIT_FIELDS, type QuotaLimitField } from "@/server/quota/schema";
 import { readAgentForm } from "./agent-form-data";
 import { trpc } from "./trpc";
 import { Field } from "./ui/field";

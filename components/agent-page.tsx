@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { lastActivity } from "@/server/agents/listing";
+import { lastActivity } from "@/server/agents/schema";
 import { AgentForm } from "./agent-form";
 import { ChatPanel } from "./chat-panel";
 import { KeysPanel } from "./keys-panel";

@@ -1,7 +1,7 @@
 "use client";
 
 import { type FormEvent, type KeyboardEvent, useState } from "react";
-import { CHAT_ID_PATTERN } from "@/server/chat/schema";
+import { CHAT_ID_PATTERN } from "@/server/threads/schema";
 import { MessageLog } from "./message-log";
 import { ToolCalls, type ToolCallView } from "./tool-calls";
 import { trpc } from "./trpc";
@@ -22,8 +22,8 @@ export function ChatPanel({ aid }: { aid: string }) {
     tools: ToolCallView[];
   }>();
   const [error, setError] = useState<string>();
-  const threads = trpc.chat.threads.useQuery({ aid, caller: "admin" });
-  const messages = trpc.chat.messages.useQuery({ aid, chat_id: chatId, limit: 100 });
+  const threads = trpc.threads.list.useQuery({ aid, caller: "admin" });
+  const messages = trpc.threads.messages.useQuery({ aid, chat_id: chatId, limit: 100 });
 
   async function send(event?: FormEvent) {
     event?.preventDefault();
@@ -49,8 +49,8 @@ export function ChatPanel({ aid }: { aid: string }) {
         }
       }
       await Promise.all([
-        utils.chat.messages.invalidate({ aid, chat_id: chatId }),
-        utils.chat.threads.invalidate(),
+        utils.threads.messages.invalidate({ aid, chat_id: chatId }),
+        utils.threads.list.invalidate(),
         utils.agents.get.invalidate({ aid }),
       ]);
     } catch (caught) {

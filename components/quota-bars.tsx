@@ -1,4 +1,4 @@
-import type { Quota } from "@/server/agents/schema";
+import type { Quota } from "@/server/quota/schema";
 import { formatNumber } from "./ui/format";
 
 type Bar = {

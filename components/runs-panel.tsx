@@ -14,17 +14,13 @@ const PAGE = 20;
 /** An agent's autonomous runs: the schedule, outcome counts, the history (paged), "run now". */
 export function RunsPanel({ aid, canRun }: { aid: string; canRun: boolean }) {
   const utils = trpc.useUtils();
-  const summary = trpc.autonomous.summary.useQuery(
-    { aid },
-    { refetchInterval: refreshEvery(5_000) },
-  );
+  const summary = trpc.runs.summary.useQuery({ aid }, { refetchInterval: refreshEvery(5_000) });
   // How many pages are shown: the newest, and the older ones asked for.
   const [pages, setPages] = useState(1);
   const [error, setError] = useState<string>();
-  const runNow = trpc.autonomous.runNow.useMutation({
+  const runNow = trpc.runs.runNow.useMutation({
     onMutate: () => setError(undefined),
-    onSuccess: () =>
-      Promise.all([utils.autonomous.invalidate(), utils.agents.get.invalidate({ aid })]),
+    onSuccess: () => Promise.all([utils.runs.invalidate(), utils.agents.get.invalidate({ aid })]),
     onError: (caught) => setError(problemOf(caught).detail),
   });
   const counts = summary.data?.counts;
@@ -91,7 +87,7 @@ function RunsPage({
   depth?: number;
   onOlder: () => void;
 }) {
-  const runs = trpc.autonomous.runs.useQuery(
+  const runs = trpc.runs.list.useQuery(
     { aid, limit: PAGE, cursor },
     { refetchInterval: refreshEvery(depth === 0 ? 5_000 : false) },
   );

@@ -14,7 +14,7 @@ const PAGE = 25;
 export function ThreadsPanel({ aid }: { aid: string }) {
   const [open, setOpen] = useState<Thread>();
   const [pages, setPages] = useState(1);
-  const messages = trpc.chat.messages.useQuery(
+  const messages = trpc.threads.messages.useQuery(
     { aid, caller: open?.caller ?? "admin", chat_id: open?.chat_id ?? "default", limit: 100 },
     { enabled: open !== undefined },
   );
@@ -62,7 +62,7 @@ function ThreadsPage({
   onOpen: (thread: Thread) => void;
   onMore: () => void;
 }) {
-  const threads = trpc.chat.threads.useQuery({ aid, limit: PAGE, cursor });
+  const threads = trpc.threads.list.useQuery({ aid, limit: PAGE, cursor });
   return (
     <QueryState
       query={threads}

@@ -4,7 +4,7 @@ import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@ta
 import { httpBatchStreamLink, httpLink, splitLink } from "@trpc/client";
 import { createTRPCReact } from "@trpc/react-query";
 import { type ReactNode, useState } from "react";
-import type { AppRouter } from "@/server/routers/app";
+import type { AppRouter } from "@/server/routers";
 import { problemOf } from "./ui/problem";
 
 /** The dashboard's typed tRPC client: every read and write goes through the procedures. */

@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 import { z } from "zod";
 // Relative, with its extension: the server entry (server/instance/main.ts) runs this file in
 // Node.js itself, which knows no `@/` paths.
-import { parseAllowedHosts } from "./tools/hosts.ts";
+import { parseAllowedHosts } from "./allowed-hosts.ts";
 
 /**
  * Environment configuration, validated once at start-up. Every variable is optional: the

@@ -1,12 +1,18 @@
+import { headers } from "next/headers";
 import type { Db } from "@/db/client";
-import { type AuthKeys, bearerToken } from "@/server/auth/admin-key";
-import { readSession, type Session } from "@/server/auth/session";
-import { blockedFor, recordFailure } from "@/server/auth/throttle";
-import { type Caller, callerOf, clientOf } from "@/server/callers/caller";
+import {
+  type AuthKeys,
+  bearerToken,
+  blockedFor,
+  readSession,
+  recordFailure,
+  type Session,
+} from "@/server/auth";
+import { type Caller, callerOf, clientOf } from "@/server/callers";
 import type { Clock } from "@/server/clock";
 import type { Config } from "@/server/config";
 import { mapKnownError } from "@/server/errors";
-import { parseAgentKey } from "@/server/keys/format";
+import { parseAgentKey } from "@/server/keys";
 import { createModelRuntime, type ModelRuntime } from "@/server/model-call";
 import { getServices } from "@/server/services";
 
@@ -153,3 +159,9 @@ export async function createContext({
 }
 
 export type Context = InnerContext;
+
+/** The session of the page request being rendered (the dashboard's server components). */
+export async function requestSession(): Promise<Session | null> {
+  const context = await createContext({ headers: await headers() });
+  return context.session;
+}

@@ -4,7 +4,7 @@ import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { z } from "zod";
 import type { EmbeddedDatabaseError } from "@/db/client";
 import type { DataDirLockedError } from "@/db/pglite-lock";
-import { breaksAidRule } from "@/server/agents/schema";
+import { breaksAidRule } from "@/server/agent-id";
 
 /**
  * The one place where errors become statuses and problem details.

@@ -1,15 +1,10 @@
 import type { Db } from "@/db/client";
-import { purgeExpiredSessions } from "@/server/auth/session";
-import { purgeOldFailures } from "@/server/auth/throttle";
-import {
-  purgeOldChatWindows,
-  reservationLifetimeMs,
-  sweepReservations,
-} from "@/server/chat/reservations";
+import { purgeExpiredSessions, purgeOldFailures } from "@/server/auth";
+import { purgeOldChatWindows, reservationLifetimeMs, sweepReservations } from "@/server/chat";
 import type { Clock } from "@/server/clock";
-import { log } from "@/server/observability/log";
-import { purgeOldWindows } from "@/server/rate-limits/windows";
-import { purgeExpiredNonces } from "@/server/siwe/nonces";
+import { purgeExpiredNonces } from "@/server/nonces";
+import { log } from "@/server/observability";
+import { purgeOldWindows } from "@/server/rate-limits";
 
 /**
  * What every instance does in the background (web and worker alike; each statement is safe to

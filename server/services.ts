@@ -1,15 +1,14 @@
 import { sql } from "drizzle-orm";
 import { APPLICATION_NAME, createDatabase, type Database } from "@/db/client";
 import { rowsOf } from "@/db/rows";
-import { type AdminKey, type AuthKeys, authKeys, resolveAdminKey } from "@/server/auth/admin-key";
-import { sweepReservations } from "@/server/chat/reservations";
+import { type AdminKey, type AuthKeys, authKeys, resolveAdminKey } from "@/server/auth";
+import { sweepReservations } from "@/server/chat";
 import { type Clock, systemClock } from "@/server/clock";
 import { type Config, parseConfig } from "@/server/config";
 import { embeddedDatabaseFailure } from "@/server/errors";
 import { createModelRuntime, type ModelRuntime } from "@/server/model-call";
-import { log } from "@/server/observability/log";
-import { metrics } from "@/server/observability/metrics";
-import { applyConfiguredPrices } from "@/server/prices/prices";
+import { log, metrics } from "@/server/observability";
+import { applyConfiguredPrices } from "@/server/prices";
 
 /** What every request needs, made once per process. */
 export type Services = {

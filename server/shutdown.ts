@@ -1,5 +1,5 @@
-import { log } from "@/server/observability/log";
-import type { Scheduler } from "@/server/scheduler/scheduler";
+import { log } from "@/server/observability";
+import type { Scheduler } from "@/server/runs";
 import type { Services } from "@/server/services";
 
 /** Whether this process is draining (SIGTERM received): /health/ready answers 503 meanwhile. */

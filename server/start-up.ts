@@ -1,9 +1,8 @@
 import { ConfigError } from "@/server/config";
 import { embeddedDatabaseFailure } from "@/server/errors";
 import { startHousekeeping } from "@/server/housekeeping";
-import { runsInstanceWork } from "@/server/instance/messages";
-import { log } from "@/server/observability/log";
-import { Scheduler } from "@/server/scheduler/scheduler";
+import { log, runsInstanceWork } from "@/server/observability";
+import { Scheduler } from "@/server/runs";
 import { getServices, type Services } from "@/server/services";
 import { installGracefulShutdown } from "@/server/shutdown";
 

@@ -1,5 +1,5 @@
 import { initTRPC } from "@trpc/server";
-import { tooManyAttempts } from "@/server/auth/throttle";
+import { tooManyAttempts } from "@/server/auth";
 import type { Context } from "@/server/context";
 import { AppError, mapKnownError, problemFromError, toTRPCError } from "@/server/errors";
 

@@ -1,5 +1,5 @@
 import { isDatabaseUnavailable } from "@/server/errors";
-import { log } from "@/server/observability/log";
+import { log } from "@/server/observability";
 
 const RETRY_FOR_MS = 10 * 60_000;
 const MAX_DELAY_MS = 5000;

@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import type { agentInputSchema } from "@/server/agents/schema";
-import { json, methodNotAllowed, queryParams, readJsonBody, restRoute } from "@/server/http/rest";
+import type { agentInputSchema } from "@/server/agents";
+import { json, methodNotAllowed, queryParams, readJsonBody, restRoute } from "@/server/http";
 
 export const dynamic = "force-dynamic";
 

@@ -3,8 +3,8 @@ import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { DashboardShell } from "@/components/dashboard-shell";
 import { TrpcProvider } from "@/components/trpc";
-import { requestSession } from "@/server/auth/request-session";
-import { SESSION_COOKIE } from "@/server/auth/session";
+import { SESSION_COOKIE } from "@/server/auth";
+import { requestSession } from "@/server/context";
 
 export const dynamic = "force-dynamic";
 

@@ -4,9 +4,9 @@ import {
   embeddedDatabaseFailure,
   isDatabaseUnavailable,
 } from "@/server/errors";
-import { healthReport } from "@/server/health/health";
-import { errorResponse, json, methodNotAllowed, restRoute } from "@/server/http/rest";
-import { providerName } from "@/server/providers/provider";
+import { healthReport } from "@/server/health";
+import { errorResponse, json, methodNotAllowed, restRoute } from "@/server/http";
+import { providerName } from "@/server/providers";
 import { getConfig, getServices } from "@/server/services";
 
 export const dynamic = "force-dynamic";

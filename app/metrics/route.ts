@@ -1,10 +1,9 @@
 import { timingSafeEqual } from "node:crypto";
-import { bearerToken } from "@/server/auth/admin-key";
+import { bearerToken } from "@/server/auth";
 import { createContext } from "@/server/context";
 import { AppError } from "@/server/errors";
-import { errorResponse, finish, methodNotAllowed } from "@/server/http/rest";
-import { MetricsUnavailableError, metricsText } from "@/server/observability/metrics";
-import { requestIdOf } from "@/server/observability/request-id";
+import { errorResponse, finish, methodNotAllowed } from "@/server/http";
+import { MetricsUnavailableError, metricsText, requestIdOf } from "@/server/observability";
 import { getConfig } from "@/server/services";
 
 export const dynamic = "force-dynamic";

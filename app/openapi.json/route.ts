@@ -1,5 +1,5 @@
-import { buildOpenApiDocument } from "@/server/http/openapi";
-import { json } from "@/server/http/rest";
+import { json } from "@/server/http";
+import { buildOpenApiDocument } from "@/server/openapi";
 import { getConfig } from "@/server/services";
 
 export const dynamic = "force-dynamic";

@@ -11,7 +11,7 @@ import { trpc } from "@/components/trpc";
  */
 export function useSiweSigner() {
   const { address, chainId } = useAccount();
-  const nonce = trpc.auth.nonce.useMutation();
+  const nonce = trpc.nonces.issue.useMutation();
   const { signMessageAsync } = useSignMessage();
 
   return async (statement: string, uriPath: string) => {

@@ -1,15 +1,14 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { type AgentQuotaRow, type AgentRow, agentQuotas, agents } from "@/db/schema";
-import type { AuthKeys } from "@/server/auth/admin-key";
+import type { AuthKeys } from "@/server/auth";
 import type { Clock } from "@/server/clock";
 import type { Config, QuotaLimits } from "@/server/config";
 import { AppError } from "@/server/errors";
-import { LIMIT_COLUMNS, newQuotaRow, presentQuota } from "@/server/quota/quota";
-import { nextRunAfterChange } from "@/server/scheduler/schedule";
-import { presentServers, storeServers } from "@/server/tools";
-import { DEFAULT_MAX_TOOL_STEPS } from "@/server/tools/schema";
-import { type Agent, type AgentInput, autonomousPromptProblem, QUOTA_LIMIT_FIELDS } from "./schema";
+import { LIMIT_COLUMNS, newQuotaRow, presentQuota, QUOTA_LIMIT_FIELDS } from "@/server/quota";
+import { nextRunAfterChange } from "@/server/schedules";
+import { DEFAULT_MAX_TOOL_STEPS, presentServers, storeServers } from "@/server/tools";
+import { type Agent, type AgentInput, autonomousPromptProblem } from "./schema";
 
 type AgentsContext = { db: Db; clock: Clock };
 
@@ -30,6 +29,19 @@ type AgentConfig = Omit<AgentRow, "aid" | "createdAt" | "updatedAt" | "autonomou
 
 export function agentNotFound(aid: string): AppError {
   return new AppError("agent_not_found", `Agent '${aid}' not found.`);
+}
+
+/** The agent's MCP servers as stored (header secrets encrypted); 404 for an unknown agent. */
+export async function agentMcpServers(
+  db: Db,
+  aid: string,
+): Promise<{ aid: string; mcpServers: AgentRow["mcpServers"] }> {
+  const [found] = await db
+    .select({ aid: agents.aid, mcpServers: agents.mcpServers })
+    .from(agents)
+    .where(eq(agents.aid, aid));
+  if (!found) throw agentNotFound(aid);
+  return found;
 }
 
 /** Throws 404 unless the agent exists. */

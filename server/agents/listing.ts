@@ -1,4 +1,4 @@
-import type { Quota } from "./schema";
+import type { Quota } from "@/server/quota";
 
 /**
  * The agents listing's orders and quota rule as plain values and functions, without zod: the

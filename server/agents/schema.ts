@@ -1,134 +1,20 @@
 import { z } from "zod";
 import { CHAT_ACCESS } from "@/db/enums";
-import { INT4_MAX } from "@/server/bounds";
+import { AID_RULE, aidSchema, lookupAidSchema } from "@/server/agent-id";
 import { isoDateTime } from "@/server/iso-date-time";
 import { includeTotalParam, pageOutputFields, pageParams } from "@/server/pagination/schema";
+import { QUOTA_COUNTERS, quotaLimitsInputSchema, quotaSchema } from "@/server/quota/schema";
 import { NUL_RULE, withoutNul } from "@/server/text";
 import { maxToolStepsSchema, mcpServerSchema, mcpServersInputSchema } from "@/server/tools/schema";
 import { AGENT_SORTS } from "./listing";
+
+// The list's sorts and the figures the dashboard computes from an agent, for the browser too.
+export { AGENT_SORTS, type AgentSort, lastActivity, quotaUse } from "./listing";
 
 /**
  * The agent schemas, defined once: the tRPC procedures, the REST handlers, the OpenAPI
  * document and the dashboard forms all use these. Nothing here may import server-only code.
  */
-
-export const AID_PATTERN = /^[a-z][a-z0-9-]*$/;
-export const AID_MIN_LENGTH = 2;
-export const AID_MAX_LENGTH = 67;
-
-/** Agent IDs that would collide with the service's own top-level paths, now or later. */
-export const RESERVED_AIDS: ReadonlySet<string> = new Set([
-  "admin",
-  "agents",
-  "api",
-  "assets",
-  "auth",
-  "chat",
-  "dashboard",
-  "docs",
-  "favicon",
-  "health",
-  "login",
-  "logout",
-  "metrics",
-  "nonce",
-  "openapi",
-  "prices",
-  "problems",
-  "public",
-  "robots",
-  "signin",
-  "sign-in",
-  "signout",
-  "sign-out",
-  "sitemap",
-  "static",
-  "status",
-  "usage",
-  "v1",
-  "v2",
-  "v3",
-  "well-known",
-]);
-
-const AID_RULE = `an agent ID is ${AID_MIN_LENGTH} to ${AID_MAX_LENGTH} characters: a lowercase letter, then lowercase letters, digits or hyphens`;
-const RESERVED_RULE = " is reserved for the service's own paths";
-
-/**
- * Whether a field's problem is that it breaks the agent ID rule (aidSchema). `aid` is always an
- * agent's ID, but `id` is one only in an agent's body, where it is the alias of `aid`: elsewhere
- * it is a deployment's or a key's, whose problems are no "Invalid agent ID format".
- */
-export function breaksAidRule(detail: string): boolean {
-  return detail.includes(AID_RULE) || detail.endsWith(RESERVED_RULE);
-}
-
-/**
- * An aid to look up: any string may be asked for, since one that is malformed or reserved is
- * simply not found (404), not a 400.
- */
-export const lookupAidSchema = z
-  .string()
-  .min(1)
-  .max(AID_MAX_LENGTH * 4)
-  .refine(withoutNul, NUL_RULE)
-  .meta({ description: "The agent's ID (an unknown or malformed one is simply not found)." });
-
-/** The input of the procedures that take one agent and nothing else. */
-export const aidInputSchema = z.strictObject({ aid: lookupAidSchema });
-
-export const aidSchema = z
-  .string({ error: `must be a string; ${AID_RULE}` })
-  .min(AID_MIN_LENGTH, AID_RULE)
-  .max(AID_MAX_LENGTH, AID_RULE)
-  .regex(AID_PATTERN, AID_RULE)
-  .refine((aid) => !RESERVED_AIDS.has(aid), {
-    error: (issue) => `'${String(issue.input)}'${RESERVED_RULE}`,
-  })
-  .meta({ description: AID_RULE, examples: ["support-bot"] });
-
-/** The largest limit a counter (an `integer` column) can hold. */
-const MAX_LIMIT = INT4_MAX;
-
-const quotaLimit = z
-  .int({ error: "must be a whole number from 0 up, or null for unlimited" })
-  .min(0, "must be 0 or more, or null for unlimited")
-  .max(MAX_LIMIT, `must be at most ${MAX_LIMIT}, or null for unlimited`)
-  .nullable();
-
-/** A token budget may be larger than a counter of uses: tokens are counted in bigint. */
-const tokenLimit = z
-  .int({ error: "must be a whole number of tokens from 0 up, or null for unlimited" })
-  .min(0, "must be 0 or more, or null for unlimited")
-  .max(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER}, or null for unlimited`)
-  .nullable()
-  .meta({ description: "Input + output tokens; null = unlimited." });
-
-export const QUOTA_LIMIT_FIELDS = [
-  "message_limit_total",
-  "message_limit_monthly",
-  "message_limit_daily",
-  "autonomous_limit_total",
-  "autonomous_limit_monthly",
-  "token_limit_total",
-  "token_limit_monthly",
-  "token_limit_daily",
-] as const;
-
-export type QuotaLimitField = (typeof QUOTA_LIMIT_FIELDS)[number];
-
-export const quotaLimitsInputSchema = z
-  .strictObject({
-    message_limit_total: quotaLimit.optional(),
-    message_limit_monthly: quotaLimit.optional(),
-    message_limit_daily: quotaLimit.optional(),
-    autonomous_limit_total: quotaLimit.optional(),
-    autonomous_limit_monthly: quotaLimit.optional(),
-    token_limit_total: tokenLimit.optional(),
-    token_limit_monthly: tokenLimit.optional(),
-    token_limit_daily: tokenLimit.optional(),
-  })
-  .meta({ description: "Quota limits to set; null = unlimited. Omitted limits keep their value." });
 
 const nullableText = (max: number, what: string) =>
   z
@@ -243,43 +129,6 @@ export function autonomousPromptProblem(agent: {
     : undefined;
 }
 
-export const quotaSchema = z
-  .object({
-    message_count_total: z.int(),
-    message_limit_total: z.int().nullable(),
-    message_count_monthly: z.int(),
-    message_limit_monthly: z.int().nullable(),
-    message_count_daily: z.int(),
-    message_limit_daily: z.int().nullable(),
-    autonomous_count_total: z.int(),
-    autonomous_limit_total: z.int().nullable(),
-    autonomous_count_monthly: z.int(),
-    autonomous_limit_monthly: z.int().nullable(),
-    input_tokens_total: z.int(),
-    output_tokens_total: z.int(),
-    cost_total: z.number(),
-    token_limit_total: z.int().nullable(),
-    input_tokens_monthly: z.int(),
-    output_tokens_monthly: z.int(),
-    cost_monthly: z.number(),
-    token_limit_monthly: z.int().nullable(),
-    input_tokens_daily: z.int(),
-    output_tokens_daily: z.int(),
-    cost_daily: z.number(),
-    token_limit_daily: z.int().nullable(),
-    last_message_at: isoDateTime.nullable(),
-    last_autonomous_at: isoDateTime.nullable(),
-    daily_resets_at: isoDateTime,
-    monthly_resets_at: isoDateTime,
-  })
-  .meta({
-    id: "Quota",
-    description:
-      "Effective counts (a period that has rolled over counts 0) and limits (null = unlimited). Daily counters reset at 00:00 UTC, monthly ones on the 1st at 00:00 UTC. Tokens are those of delivered replies and succeeded runs; a token limit bounds input + output tokens. Costs are at the prices of `GET /prices` when each reply was stored (unpriced models add nothing).",
-  });
-
-export type Quota = z.infer<typeof quotaSchema>;
-
 export const agentSchema = z
   .object({
     aid: z.string(),
@@ -348,20 +197,6 @@ export const listAgentsOutputSchema = z
     ...pageOutputFields("agents"),
   })
   .meta({ id: "AgentList" });
-
-/** The counters, by the names a quota reset takes (a token counter's reset clears its cost too). */
-export const QUOTA_COUNTERS = [
-  "message_total",
-  "message_monthly",
-  "message_daily",
-  "autonomous_total",
-  "autonomous_monthly",
-  "token_total",
-  "token_monthly",
-  "token_daily",
-] as const;
-
-export type QuotaCounterName = (typeof QUOTA_COUNTERS)[number];
 
 /** Which counters a quota reset sets back to 0: those named, or all of them. */
 export const resetQuotaInputSchema = z.strictObject({

@@ -1,9 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { callerHashKey } from "@/server/callers/caller";
+import { callerHashKey } from "@/server/callers";
 import type { Config } from "@/server/config";
-import { headerSecretKey } from "@/server/tools/secrets";
+import { headerSecretKey } from "@/server/tools";
 
 export type AdminKey = {
   key: string;

@@ -4,8 +4,8 @@ import type { Db } from "@/db/client";
 import type { Clock } from "@/server/clock";
 import type { Config } from "@/server/config";
 import { AppError } from "@/server/errors";
-import { spendNonce } from "@/server/siwe/nonces";
-import { verifySiweMessage, wrongPurpose } from "@/server/siwe/verify";
+import { spendNonce } from "@/server/nonces";
+import { verifySiweMessage, wrongPurpose } from "@/server/siwe";
 import { type Session, startSession } from "./session";
 import { blockedFor, forgetFailures, recordFailure, tooManyAttempts } from "./throttle";
 

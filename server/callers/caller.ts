@@ -1,8 +1,8 @@
 import { createHash, createHmac } from "node:crypto";
 import { isIP } from "node:net";
-import type { Session } from "@/server/auth/session";
-import { PEER_HEADER } from "@/server/http/headers";
-import { type PresentedKey, presentedKey } from "@/server/keys/format";
+import type { Session } from "@/server/auth";
+import { PEER_HEADER } from "@/server/instance";
+import { type PresentedKey, presentedKey } from "@/server/keys";
 
 /**
  * Who is chatting. Threads and rate limits belong to a caller: an agent key, a client address

@@ -1,9 +1,7 @@
 import type { Db } from "@/db/client";
-import { agentNotFound, assertAgentExists } from "@/server/agents/agents";
-import type { Quota } from "@/server/agents/schema";
-import { type Caller, callerId } from "@/server/callers/caller";
+import { agentNotFound, assertAgentExists } from "@/server/agents";
+import { type Caller, callerId } from "@/server/callers";
 import type { Clock } from "@/server/clock";
-import { storeExchange, type ThreadRef } from "@/server/conversations/store";
 import { AppError } from "@/server/errors";
 import {
   type ModelCall,
@@ -12,7 +10,9 @@ import {
   noModelSlot,
   startModelCall,
 } from "@/server/model-call";
-import { presentQuota } from "@/server/quota/quota";
+import type { Quota } from "@/server/quota";
+import { presentQuota } from "@/server/quota";
+import { storeExchange, type ThreadRef } from "@/server/threads";
 import { type OpenedChat, type Opening, openChat } from "./opening";
 import { recordChat } from "./outcomes";
 import { presentRateLimit, withRateLimit } from "./rate-limit";

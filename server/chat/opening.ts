@@ -11,19 +11,19 @@ import {
   chatReservations,
   usageHourly,
 } from "@/db/schema";
-import { type Caller, callerId } from "@/server/callers/caller";
+import { type Caller, callerId } from "@/server/callers";
 import type { Clock } from "@/server/clock";
 import type { ChatConfig } from "@/server/config";
-import { historyFromJson, historyJson } from "@/server/conversations/store";
-import type { ChatTurn } from "@/server/providers/provider";
-import { utcHour } from "@/server/quota/periods";
+import type { ChatTurn } from "@/server/providers";
 import {
   consumePeriods,
   consumeUpdate,
   findExceeded,
   type QuotaExceeded,
   quotaKeptChanging,
-} from "@/server/quota/quota";
+  utcHour,
+} from "@/server/quota";
+import { historyFromJson, historyJson } from "@/server/threads";
 import { RATE_WINDOW_MS, type RateLimit, rateLimitAfter } from "./rate-limit";
 
 /** A chat that may go to the model: its use is counted and recorded as reservation `reservationId`. */

@@ -1,5 +1,5 @@
 import { AppError, isDatabaseUnavailable, type ProblemCode } from "@/server/errors";
-import { type ChatOutcome, countChat, metrics } from "@/server/observability/metrics";
+import { type ChatOutcome, countChat, metrics } from "@/server/observability";
 
 /** What became of a chat, for the metrics: `ok`, or why it failed. */
 const OUTCOMES: Partial<Record<ProblemCode, ChatOutcome>> = {

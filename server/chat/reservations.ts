@@ -1,8 +1,8 @@
 import { lt, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { chatRateLimits, chatReservations } from "@/db/schema";
-import type { StoreGuard } from "@/server/conversations/store";
-import { refundReleasedMessageUses } from "@/server/quota/quota";
+import { refundReleasedMessageUses } from "@/server/quota";
+import type { StoreGuard } from "@/server/threads";
 import { writeReliably } from "@/server/write-reliably";
 
 /**

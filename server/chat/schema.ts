@@ -1,25 +1,14 @@
 import { z } from "zod";
-import { lookupAidSchema, quotaSchema } from "@/server/agents/schema";
-import { AUTONOMOUS_THREAD } from "@/server/conversations/threads";
-import { isoDateTime } from "@/server/iso-date-time";
-import { usageSchema } from "@/server/model-call/usage";
-import { pageParams } from "@/server/pagination/schema";
+import { lookupAidSchema } from "@/server/agent-id";
+import { usageSchema } from "@/server/model-call/schema";
+import { quotaSchema } from "@/server/quota/schema";
 import { NUL_RULE, withoutNul } from "@/server/text";
+import { AUTONOMOUS_THREAD, chatIdSchema, DEFAULT_CHAT_ID } from "@/server/threads/schema";
 import { type ToolCall, toolCallsSchema } from "@/server/tools/schema";
 
 /** Chat schemas, defined once for the procedures, the REST handler, OpenAPI and the dashboard. */
 
 export const Q_MAX_LENGTH = 10_000;
-export const DEFAULT_CHAT_ID = "default";
-export const CHAT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
-
-const CHAT_ID_RULE =
-  "a thread name is 1 to 128 characters: letters, digits and . _ : @ - (not first)";
-
-export const chatIdSchema = z
-  .string({ error: CHAT_ID_RULE })
-  .regex(CHAT_ID_PATTERN, CHAT_ID_RULE)
-  .meta({ description: `Conversation thread; ${CHAT_ID_RULE}.`, examples: ["default"] });
 
 /**
  * A thread chat may write to: any but the autonomous one, whose history every autonomous run is
@@ -93,64 +82,3 @@ export type ChatEvent =
   | ({ type: "tool_call" } & Pick<ToolCall, "id" | "step" | "server" | "name" | "arguments">)
   | ({ type: "tool_result" } & ToolCall)
   | ({ type: "done" } & ChatReply);
-
-export const chatMessageSchema = z.object({
-  id: z.int(),
-  role: z.enum(["user", "assistant"]),
-  content: z.string(),
-  created_at: isoDateTime,
-  usage: usageSchema
-    .nullable()
-    .meta({ description: "The tokens of the call that wrote a reply; null on questions." }),
-  tool_calls: toolCallsSchema.meta({
-    description: "The tool calls made before a reply, with their results; empty on questions.",
-  }),
-});
-
-/** A thread's owner as stored (see chat_threads.caller); the admin's own by default. */
-const threadCallerSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .refine(withoutNul, NUL_RULE)
-  .meta({
-    description:
-      "Whose thread: `admin`, `key:<key id>`, `addr:<address hash>`, `wallet:<address>`, `agent` (autonomous runs) or `shared` (threads from before threads had owners), as `caller` in the thread list.",
-    examples: ["admin", "key:3f9a1c0d2b4e"],
-  });
-
-export const listMessagesInputSchema = z.strictObject({
-  aid: lookupAidSchema,
-  caller: threadCallerSchema.default("admin"),
-  chat_id: chatIdSchema.default(DEFAULT_CHAT_ID),
-  ...pageParams(500, 50),
-});
-
-export const listMessagesOutputSchema = z.object({
-  /** In the order they were written; the page is the newest `limit` before the cursor. */
-  messages: z.array(chatMessageSchema),
-  next_cursor: z.string().nullable(),
-});
-
-export const chatThreadSchema = z.object({
-  caller: z.string(),
-  caller_label: z.string().meta({
-    description:
-      "Who the thread belongs to, for people: a key's name, a short hash of a client address (never the address), a wallet, `admin`, `autonomous runs` or `shared (before thread owners)`.",
-  }),
-  chat_id: z.string(),
-  message_count: z.int(),
-  created_at: isoDateTime,
-  last_message_at: isoDateTime,
-});
-
-export const listThreadsInputSchema = z.strictObject({
-  aid: lookupAidSchema,
-  caller: threadCallerSchema.optional().meta({ description: "Only this caller's threads." }),
-  ...pageParams(500, 50),
-});
-
-export const listThreadsOutputSchema = z.object({
-  threads: z.array(chatThreadSchema),
-  next_cursor: z.string().nullable(),
-});

@@ -3,7 +3,7 @@ import { getAddress } from "viem";
 import type { z } from "zod";
 import type { Db } from "@/db/client";
 import { deployments } from "@/db/schema";
-import type { Session } from "@/server/auth/session";
+import type { Session } from "@/server/auth";
 import type { Config } from "@/server/config";
 import { AppError } from "@/server/errors";
 import { allowedChanges } from "./permissions";

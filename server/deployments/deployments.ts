@@ -12,12 +12,15 @@ import {
 import type { Clock } from "@/server/clock";
 import type { Config } from "@/server/config";
 import { AppError } from "@/server/errors";
-import { metrics } from "@/server/observability/metrics";
-import { decodeCursor, encodeCursor } from "@/server/pagination/cursor";
-import { parseJsonStatement } from "@/server/siwe/json-statement";
-import { spendNonce } from "@/server/siwe/nonces";
-import { checkPrivyToken } from "@/server/siwe/privy";
-import { verifySiweMessage, wrongPurpose } from "@/server/siwe/verify";
+import { spendNonce } from "@/server/nonces";
+import { metrics } from "@/server/observability";
+import { decodeCursor, encodeCursor } from "@/server/pagination";
+import {
+  checkPrivyToken,
+  parseJsonStatement,
+  verifySiweMessage,
+  wrongPurpose,
+} from "@/server/siwe";
 import { isAdmin, notYours, refusal } from "./permissions";
 import {
   type createDeploymentInputSchema,

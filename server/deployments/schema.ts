@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { INT4_MAX, wholeNumber, wholeNumberParam } from "@/server/bounds";
-import { DEPLOYMENT_STATUSES } from "@/server/deployments/statuses";
 import { isoDateTime } from "@/server/iso-date-time";
 import { includeTotalParam, pageOutputFields, pageParams } from "@/server/pagination/schema";
 import {
@@ -10,15 +9,14 @@ import {
   NUL_RULE,
   storableString,
 } from "@/server/text";
+import { addressSchema } from "@/server/wallet-address";
+import { DEPLOYMENT_STATUSES } from "./statuses";
+
+// The statuses and the transitions between them, for the browser too.
+export { DEPLOYMENT_STATUSES, type DeploymentStatus } from "./statuses";
+export { canTransition } from "./transitions";
 
 /** Deployment schemas, defined once for the procedures, REST, OpenAPI and the dashboard. */
-
-export const addressSchema = z
-  .string({ error: "must be a 0x-prefixed Ethereum address" })
-  // What viem's isAddress checks without `strict` (mixed case need not be a checksum), as a
-  // pattern, so the OpenAPI document shows it.
-  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed Ethereum address of 40 hex digits")
-  .meta({ examples: ["0x5B38Da6a701c568545dCfcB03FcB875f56beddC4"] });
 
 export const statusSchema = z.enum(DEPLOYMENT_STATUSES, {
   error: `must be one of ${DEPLOYMENT_STATUSES.join(", ")}`,
@@ -164,9 +162,3 @@ export const changeOptionsSchema = z.object({
   reason: z.string().nullable().meta({ description: "Why there is no change to offer." }),
   privy_token: z.enum(["ignored", "optional", "required"]),
 });
-
-export const nonceInputSchema = z.strictObject({ user_address: addressSchema });
-
-export const nonceOutputSchema = z
-  .object({ nonce: z.string(), user_address: z.string(), expires_at: isoDateTime })
-  .meta({ id: "Nonce" });

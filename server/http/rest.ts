@@ -1,10 +1,8 @@
-import { rateLimitHeaders } from "@/server/chat/rate-limit";
+import { rateLimitHeaders } from "@/server/chat";
 import { createContext } from "@/server/context";
 import { AppError, type Problem, problem, problemFromError } from "@/server/errors";
-import { logRequest, routePattern } from "@/server/observability/access-log";
-import { log } from "@/server/observability/log";
-import { requestIdOf } from "@/server/observability/request-id";
-import { type Caller, createCaller } from "@/server/routers/app";
+import { log, logRequest, requestIdOf, routePattern } from "@/server/observability";
+import { type Caller, createCaller } from "@/server/routers";
 
 /**
  * The REST side of the service: route handlers parse HTTP, call the same tRPC procedure the

@@ -1,5 +1,5 @@
 import { problemFromError } from "@/server/errors";
-import { log } from "@/server/observability/log";
+import { log } from "@/server/observability";
 
 /**
  * Server-sent events from an async iterable of `{ type, ...data }` events: each becomes

@@ -25,7 +25,7 @@ nextEnv.loadEnvConfig(path.resolve(import.meta.dirname, "..", ".."), dev, {
 });
 
 const { ConfigError, parseConfig } = await import("../config.ts");
-const { log } = await import("../observability/log.ts");
+const { log } = await import("../observability/index.ts");
 
 try {
   const config = parseConfig(process.env);

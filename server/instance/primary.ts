@@ -1,12 +1,12 @@
 import cluster, { type Worker } from "node:cluster";
 import type { Config } from "../config.ts";
-import { log } from "../observability/log.ts";
 import {
-  isInstanceMessage,
+  isMetricsMessage,
+  log,
   type MetricsCollected,
   type MetricsReply,
   WORKER_SLOT_VARIABLE,
-} from "./messages.ts";
+} from "../observability/index.ts";
 
 /**
  * The primary of an instance of WEB_CONCURRENCY web workers (`node:cluster`): it serves
@@ -65,7 +65,7 @@ export function runPrimary(config: Config): void {
   });
 
   cluster.on("message", (worker, message: unknown) => {
-    if (!isInstanceMessage(message) || message.type !== "agent-service:metrics-request") return;
+    if (!isMetricsMessage(message) || message.type !== "agent-service:metrics-request") return;
     aggregateMetrics(slots).then(
       (text) => reply(worker, { type: "agent-service:metrics-reply", id: message.id, text }),
       (error: unknown) =>
@@ -132,7 +132,7 @@ async function aggregateMetrics(slots: Map<number, Slot>): Promise<string> {
 function collect(worker: Worker, id: number): Promise<unknown[] | undefined> {
   return new Promise((resolve) => {
     const onMessage = (message: unknown) => {
-      if (!isInstanceMessage(message) || message.type !== "agent-service:metrics-collected") return;
+      if (!isMetricsMessage(message) || message.type !== "agent-service:metrics-collected") return;
       if ((message as MetricsCollected).id !== id) return;
       done((message as MetricsCollected).metrics);
     };

@@ -2,10 +2,8 @@ import { createServer, type IncomingMessage, maxHeaderSize, type ServerResponse 
 import path from "node:path";
 import type { Duplex } from "node:stream";
 import type { Config } from "../config.ts";
-import { PEER_HEADER, securityHeaders } from "../http/headers.ts";
-import { logRequest } from "../observability/access-log.ts";
-import { log } from "../observability/log.ts";
-import { requestIdFrom } from "../observability/request-id.ts";
+import { log, logRequest, requestIdFrom } from "../observability/index.ts";
+import { PEER_HEADER, securityHeaders } from "./headers.ts";
 
 /**
  * One web process: a `node:http` server in front of Next.js's request handler (Next.js's

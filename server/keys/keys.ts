@@ -2,7 +2,7 @@ import { and, asc, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "@/db/client";
 import { type AgentKeyRow, agentKeys } from "@/db/schema";
-import { assertAgentExists } from "@/server/agents/agents";
+import { assertAgentExists } from "@/server/agents";
 import type { Clock } from "@/server/clock";
 import { AppError } from "@/server/errors";
 import { newAgentKey } from "./format";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { lookupAidSchema } from "@/server/agents/schema";
+import { lookupAidSchema } from "@/server/agent-id";
 import { isoDateTime } from "@/server/iso-date-time";
 import { NUL_RULE, withoutNul } from "@/server/text";
 

@@ -1,9 +1,5 @@
 import { AppError } from "@/server/errors";
-import {
-  isConnectionFailure,
-  isProviderHttpError,
-  isProviderReplyError,
-} from "@/server/providers/retry";
+import { isConnectionFailure, isProviderHttpError, isProviderReplyError } from "@/server/providers";
 import type { Deadline } from "./deadline";
 import type { ModelSlots } from "./slots";
 

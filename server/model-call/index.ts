@@ -6,6 +6,6 @@
 export { noModelSlot } from "./failure";
 export { type ModelCall, type ModelReply, startModelCall } from "./model-call";
 export { createModelRuntime, type ModelRuntime } from "./runtime";
+export * from "./schema";
 export { ModelSlots } from "./slots";
 export type { ToolEvent } from "./turns";
-export { type PricedUsage, type Usage, usageSchema } from "./usage";

@@ -1,14 +1,14 @@
 import type { AgentRow } from "@/db/schema";
-import { metrics } from "@/server/observability/metrics";
-import type { ChatTurn } from "@/server/providers/provider";
+import { metrics } from "@/server/observability";
+import type { ChatTurn } from "@/server/providers";
+import type { ToolCall } from "@/server/tools";
 import { agentHasTools, openToolbox, type Toolbox } from "@/server/tools";
-import type { ToolCall } from "@/server/tools/schema";
 import { startDeadline } from "./deadline";
 import { classifyFailure } from "./failure";
 import { modelRequest } from "./request";
 import type { ModelRuntime } from "./runtime";
+import type { Usage } from "./schema";
 import { runTurns, type ToolEvent } from "./turns";
-import type { Usage } from "./usage";
 
 /**
  * A finished reply: its text (capped at CHAT_MAX_REPLY_CHARS), its model (which prices it), the

@@ -1,6 +1,6 @@
 import type { AgentRow } from "@/db/schema";
 import type { LlmConfig } from "@/server/config";
-import type { ChatTurn, ModelRequest } from "@/server/providers/provider";
+import type { ChatTurn, ModelRequest } from "@/server/providers";
 
 /** The system prompt names the agent, then gives its own prompt. */
 export function systemPrompt(agent: Pick<AgentRow, "name" | "prompt">): string {

@@ -1,5 +1,5 @@
 import type { ChatConfig, Config, LlmConfig } from "@/server/config";
-import { createProvider, type ModelProvider } from "@/server/providers/provider";
+import { createProvider, type ModelProvider } from "@/server/providers";
 import { createToolRuntime, type ToolRuntime } from "@/server/tools";
 import { ModelSlots } from "./slots";
 

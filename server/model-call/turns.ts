@@ -1,15 +1,14 @@
-import { metrics } from "@/server/observability/metrics";
+import { metrics } from "@/server/observability";
 import type {
   ChatTurn,
   ModelProvider,
   ModelRequest,
   ProviderUsage,
   ToolCallRequest,
-} from "@/server/providers/provider";
+} from "@/server/providers";
 import { cutText } from "@/server/text";
-import type { Toolbox } from "@/server/tools";
-import type { ToolCall } from "@/server/tools/schema";
-import { estimateTokens, type Usage } from "./usage";
+import type { Toolbox, ToolCall } from "@/server/tools";
+import { estimateTokens, type Usage } from "./schema";
 
 /**
  * The model's turns of one call: the model answers, or asks for tools; the tools are called and

@@ -1,5 +1,5 @@
 import pino, { type Logger } from "pino";
-import { workerSlot } from "../instance/messages.ts";
+import { workerSlot } from "./worker.ts";
 
 /**
  * The service's log: JSON lines (pino) on stdout, one per request and one per event worth an

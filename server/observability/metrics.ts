@@ -1,10 +1,6 @@
 import client, { type Counter, type Gauge, type Histogram, type Registry } from "prom-client";
-import {
-  isInstanceMessage,
-  type MetricsCollected,
-  type MetricsRequest,
-  workerSlot,
-} from "@/server/instance/messages";
+import { isMetricsMessage, type MetricsCollected, type MetricsRequest } from "./cluster-metrics.ts";
+import { workerSlot } from "./worker.ts";
 
 /**
  * Prometheus metrics (prom-client), served by GET /metrics. Labels are bounded: outcomes,
@@ -169,7 +165,7 @@ function inCluster(): boolean {
 /** Answers the primary's requests for this worker's metrics. */
 function answerCollections(registry: Registry): void {
   process.on("message", (message: unknown) => {
-    if (!isInstanceMessage(message) || message.type !== "agent-service:metrics-collect") return;
+    if (!isMetricsMessage(message) || message.type !== "agent-service:metrics-collect") return;
     registry.getMetricsAsJSON().then((json) => {
       const answer: MetricsCollected = {
         type: "agent-service:metrics-collected",
@@ -197,7 +193,7 @@ function fromPrimary(): Promise<string> {
         `The instance's metrics could not be gathered from its web workers (${why}); try again.`,
       );
     const onMessage = (message: unknown) => {
-      if (!isInstanceMessage(message) || message.type !== "agent-service:metrics-reply") return;
+      if (!isMetricsMessage(message) || message.type !== "agent-service:metrics-reply") return;
       if (message.id !== id) return;
       done();
       if (message.text !== undefined) resolve(message.text);

@@ -3,12 +3,6 @@ import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
 import { rowsOf } from "@/db/rows";
 import { type AgentQuotaRow, agentQuotas } from "@/db/schema";
-import {
-  QUOTA_COUNTERS,
-  type Quota,
-  type QuotaCounterName,
-  type QuotaLimitField,
-} from "@/server/agents/schema";
 import type { Clock } from "@/server/clock";
 import type { QuotaLimits } from "@/server/config";
 import { AppError } from "@/server/errors";
@@ -21,6 +15,7 @@ import {
   utcDay,
   utcMonth,
 } from "./periods";
+import { QUOTA_COUNTERS, type Quota, type QuotaCounterName, type QuotaLimitField } from "./schema";
 import {
   TOKEN_BUDGETS,
   type TokenBudget,

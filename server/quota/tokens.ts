@@ -1,8 +1,8 @@
 import { and, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { type AgentQuotaRow, agentQuotas, modelPrices, usageHourly } from "@/db/schema";
-import type { QuotaLimitField } from "@/server/agents/schema";
 import { periodsAt, utcHour } from "./periods";
+import type { QuotaLimitField } from "./schema";
 
 /**
  * Token counters and budgets. A reply's tokens are known only once it ends, so they are added

@@ -1,16 +1,19 @@
 import { z } from "zod";
-import { agentNotFound, deleteAgent, getAgent, upsertAgent } from "@/server/agents/agents";
-import { listAgents } from "@/server/agents/list";
+import { aidInputSchema } from "@/server/agent-id";
 import {
   agentInputSchema,
+  agentNotFound,
   agentSchema,
-  aidInputSchema,
+  deleteAgent,
+  getAgent,
+  listAgents,
   listAgentsInputSchema,
   listAgentsOutputSchema,
   resetQuotaInputSchema,
+  upsertAgent,
   upsertAgentOutputSchema,
-} from "@/server/agents/schema";
-import { resetQuotaCounts } from "@/server/quota/quota";
+} from "@/server/agents";
+import { resetQuotaCounts } from "@/server/quota";
 import { adminProcedure, router } from "@/server/trpc";
 
 export const agentsRouter = router({

@@ -1,26 +1,30 @@
-import { agentsRouter } from "@/server/routers/agents";
-import { authRouter } from "@/server/routers/auth";
-import { autonomousRouter } from "@/server/routers/autonomous";
-import { chatRouter } from "@/server/routers/chat";
-import { dashboardRouter } from "@/server/routers/dashboard";
-import { deploymentsRouter } from "@/server/routers/deployments";
-import { healthRouter } from "@/server/routers/health";
-import { keysRouter } from "@/server/routers/keys";
-import { pricesRouter } from "@/server/routers/prices";
-import { toolsRouter } from "@/server/routers/tools";
-import { usageRouter } from "@/server/routers/usage";
 import { createCallerFactory, router } from "@/server/trpc";
+import { agentsRouter } from "./agents";
+import { authRouter } from "./auth";
+import { chatRouter } from "./chat";
+import { dashboardRouter } from "./dashboard";
+import { deploymentsRouter } from "./deployments";
+import { healthRouter } from "./health";
+import { keysRouter } from "./keys";
+import { noncesRouter } from "./nonces";
+import { pricesRouter } from "./prices";
+import { runsRouter } from "./runs";
+import { threadsRouter } from "./threads";
+import { toolsRouter } from "./tools";
+import { usageRouter } from "./usage";
 
 export const appRouter = router({
   health: healthRouter,
   auth: authRouter,
+  nonces: noncesRouter,
   agents: agentsRouter,
   chat: chatRouter,
+  threads: threadsRouter,
   keys: keysRouter,
   prices: pricesRouter,
   usage: usageRouter,
   tools: toolsRouter,
-  autonomous: autonomousRouter,
+  runs: runsRouter,
   deployments: deploymentsRouter,
   dashboard: dashboardRouter,
 });

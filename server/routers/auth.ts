@@ -1,9 +1,13 @@
 import { z } from "zod";
-import { clearedSessionCookie, endAllSessions, endSession } from "@/server/auth/session";
-import { type SignedIn, signInWithKey, signInWithWallet } from "@/server/auth/sign-in";
+import {
+  clearedSessionCookie,
+  endAllSessions,
+  endSession,
+  type SignedIn,
+  signInWithKey,
+  signInWithWallet,
+} from "@/server/auth";
 import type { Context } from "@/server/context";
-import { nonceInputSchema, nonceOutputSchema } from "@/server/deployments/schema";
-import { issueNonce } from "@/server/siwe/nonces";
 import { adminProcedure, publicProcedure, router } from "@/server/trpc";
 
 const sessionSchema = z
@@ -23,12 +27,6 @@ function setCookie(ctx: Context, { session, cookie }: SignedIn) {
 const signInContext = (ctx: Context) => ({ ...ctx, adminKeyMatches: ctx.auth.adminKeyMatches });
 
 export const authRouter = router({
-  /** A single-use nonce for a Sign-In with Ethereum message (sign-in or status update). */
-  nonce: publicProcedure
-    .input(nonceInputSchema)
-    .output(nonceOutputSchema)
-    .mutation(({ ctx, input }) => issueNonce(ctx, input.user_address)),
-
   signIn: publicProcedure
     .input(
       z.strictObject({

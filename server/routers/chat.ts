@@ -1,14 +1,11 @@
-import { checkChat, sendMessage, streamMessage } from "@/server/chat/chat";
-import { listMessages, listThreads } from "@/server/chat/history";
 import {
   chatInputSchema,
   chatReplySchema,
-  listMessagesInputSchema,
-  listMessagesOutputSchema,
-  listThreadsInputSchema,
-  listThreadsOutputSchema,
-} from "@/server/chat/schema";
-import { adminProcedure, mappedStream, publicProcedure, router } from "@/server/trpc";
+  checkChat,
+  sendMessage,
+  streamMessage,
+} from "@/server/chat";
+import { mappedStream, publicProcedure, router } from "@/server/trpc";
 
 export const chatRouter = router({
   /** Public, like GET /{aid}/chat: the agent's quota is what bounds it. */
@@ -27,14 +24,4 @@ export const chatRouter = router({
 
   /** What HEAD /{aid}/chat answers: the question is valid and the agent exists; nothing else. */
   check: publicProcedure.input(chatInputSchema).query(({ ctx, input }) => checkChat(ctx, input)),
-
-  threads: adminProcedure
-    .input(listThreadsInputSchema)
-    .output(listThreadsOutputSchema)
-    .query(({ ctx, input }) => listThreads(ctx, input)),
-
-  messages: adminProcedure
-    .input(listMessagesInputSchema)
-    .output(listMessagesOutputSchema)
-    .query(({ ctx, input }) => listMessages(ctx, input)),
 });

@@ -1,5 +1,5 @@
-import { overview, overviewSchema } from "@/server/dashboard/overview";
-import { healthOf, healthSchema } from "@/server/health/health";
+import { overview, overviewSchema } from "@/server/dashboard";
+import { healthOf, healthSchema } from "@/server/health";
 import { adminProcedure, router } from "@/server/trpc";
 
 export const dashboardRouter = router({

@@ -1,22 +1,20 @@
-import type { Session } from "@/server/auth/session";
-import { changeOptions } from "@/server/deployments/change-options";
+import type { Session } from "@/server/auth";
 import {
-  createDeployment,
-  getDeployment,
-  listDeployments,
-  updateStatus,
-} from "@/server/deployments/deployments";
-import {
+  changeOptions,
   changeOptionsInputSchema,
   changeOptionsSchema,
+  createDeployment,
   createDeploymentInputSchema,
   deploymentIdInputSchema,
   deploymentSchema,
   deploymentWithHistorySchema,
+  getDeployment,
+  listDeployments,
   listDeploymentsInputSchema,
   listDeploymentsOutputSchema,
   statusUpdateInputSchema,
-} from "@/server/deployments/schema";
+  updateStatus,
+} from "@/server/deployments";
 import { adminProcedure, publicProcedure, router, walletProcedure } from "@/server/trpc";
 
 /** The owner a wallet session is limited to; undefined for admins (no limit). */

@@ -1,4 +1,4 @@
-import { healthOf, healthSchema } from "@/server/health/health";
+import { healthOf, healthSchema } from "@/server/health";
 import { publicProcedure, router } from "@/server/trpc";
 
 export const healthRouter = router({

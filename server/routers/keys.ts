@@ -1,12 +1,14 @@
 import { z } from "zod";
-import { createKey, listKeys, revokeKey } from "@/server/keys/keys";
 import {
   createdKeySchema,
+  createKey,
   createKeyInputSchema,
+  listKeys,
   listKeysInputSchema,
   listKeysOutputSchema,
+  revokeKey,
   revokeKeyInputSchema,
-} from "@/server/keys/schema";
+} from "@/server/keys";
 import { adminProcedure, router } from "@/server/trpc";
 
 export const keysRouter = router({

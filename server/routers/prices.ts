@@ -1,11 +1,13 @@
 import { z } from "zod";
-import { deletePrice, listPrices, setPrice } from "@/server/prices/prices";
 import {
+  deletePrice,
   deletePriceInputSchema,
+  listPrices,
   listPricesOutputSchema,
   priceSchema,
+  setPrice,
   setPriceInputSchema,
-} from "@/server/prices/schema";
+} from "@/server/prices";
 import { adminProcedure, router } from "@/server/trpc";
 
 export const pricesRouter = router({

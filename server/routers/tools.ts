@@ -1,6 +1,6 @@
-import { aidInputSchema } from "@/server/agents/schema";
-import { listAgentTools } from "@/server/tools";
-import { agentToolsSchema } from "@/server/tools/schema";
+import { aidInputSchema } from "@/server/agent-id";
+import { agentMcpServers } from "@/server/agents";
+import { agentToolsSchema, listAgentTools } from "@/server/tools";
 import { adminProcedure, router } from "@/server/trpc";
 
 export const toolsRouter = router({
@@ -8,7 +8,7 @@ export const toolsRouter = router({
   list: adminProcedure
     .input(aidInputSchema)
     .output(agentToolsSchema)
-    .query(({ ctx, input, signal }) =>
-      listAgentTools({ db: ctx.db, tools: ctx.model.tools }, input.aid, signal),
+    .query(async ({ ctx, input, signal }) =>
+      listAgentTools(ctx.model.tools, await agentMcpServers(ctx.db, input.aid), signal),
     ),
 });

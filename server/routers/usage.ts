@@ -1,11 +1,12 @@
 import { adminProcedure, router } from "@/server/trpc";
 import {
+  agentUsage,
   agentUsageInputSchema,
   agentUsageOutputSchema,
+  allUsage,
   allUsageInputSchema,
   allUsageOutputSchema,
-} from "@/server/usage/schema";
-import { agentUsage, allUsage } from "@/server/usage/usage";
+} from "@/server/usage";
 
 export const usageRouter = router({
   agent: adminProcedure

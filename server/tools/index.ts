@@ -1,11 +1,12 @@
 /**
- * Tools from MCP servers: the public surface the model loop, the agents module and the tools
- * router use. Connections are pooled per process (pool.ts); every call is bounded in time and
- * size, only to allowed tools on allowed hosts; header secrets are stored encrypted.
+ * Tools from MCP servers: the servers an agent names (secrets encrypted), the client pool, the
+ * toolbox a model call is offered, and how a failed call is described. This index is the folder's
+ * public surface: import the folder, not its files (docs/architecture.md).
  */
-export { hostAllowed, urlProblem } from "./hosts";
 export { listAgentTools } from "./listing";
+export { capText, resultText } from "./results";
 export { createToolRuntime, type ToolRuntime } from "./runtime";
-export { headerSecretKey } from "./secrets";
+export * from "./schema";
+export { decryptHeader, encryptHeader, headerSecretKey, secretHint } from "./secrets";
 export { presentServers, storeServers } from "./servers";
 export { agentHasTools, openToolbox, type Toolbox, type ToolOutcome } from "./toolbox";

@@ -1,7 +1,4 @@
-import { eq } from "drizzle-orm";
-import type { Db } from "@/db/client";
-import { agents } from "@/db/schema";
-import { agentNotFound } from "@/server/agents/agents";
+import type { StoredMcpServer } from "@/db/schema";
 import { describeFailure } from "./failures";
 import { notCalled } from "./requests";
 import type { ToolRuntime } from "./runtime";
@@ -14,15 +11,10 @@ import { resolveTarget } from "./servers";
  * that cannot be listed is described as a tool call of it would be (failures.ts).
  */
 export async function listAgentTools(
-  { db, tools }: { db: Db; tools: ToolRuntime },
-  aid: string,
+  tools: ToolRuntime,
+  agent: { aid: string; mcpServers: StoredMcpServer[] },
   signal?: AbortSignal,
 ): Promise<AgentTools> {
-  const [agent] = await db
-    .select({ mcpServers: agents.mcpServers })
-    .from(agents)
-    .where(eq(agents.aid, aid));
-  if (!agent) throw agentNotFound(aid);
   const servers = await Promise.all(
     agent.mcpServers.map(async (server) => {
       const allowed = server.allowed_tools === null ? undefined : new Set(server.allowed_tools);
@@ -55,5 +47,5 @@ export async function listAgentTools(
       }
     }),
   );
-  return { aid, servers };
+  return { aid: agent.aid, servers };
 }

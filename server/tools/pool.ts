@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import packageJson from "@/package.json" with { type: "json" };
 import type { ToolsConfig } from "@/server/config";
-import { log } from "@/server/observability/log";
+import { log } from "@/server/observability";
 import { httpStatusOf, isBroken } from "./failures";
 import { callBound, guardedFetch, ToolRequestRefused, ToolTimeoutError } from "./requests";
 

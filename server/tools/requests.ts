@@ -1,7 +1,7 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { hostAllowed } from "@/server/allowed-hosts";
 import type { ToolsConfig } from "@/server/config";
 import { REFUSED_ERROR, TIMEOUT_ERROR } from "./failures";
-import { hostAllowed } from "./hosts";
 
 /** How a request of the MCP client is bounded: in time, in hosts, in size. */
 

@@ -1,7 +1,6 @@
 import type { AgentRow, StoredMcpServer } from "@/db/schema";
-import { log } from "@/server/observability/log";
-import { metrics } from "@/server/observability/metrics";
-import type { ModelTool, ToolCallRequest } from "@/server/providers/provider";
+import { log, metrics } from "@/server/observability";
+import type { ModelTool, ToolCallRequest } from "@/server/providers";
 import { cutText, storableText } from "@/server/text";
 import { describeFailure, type ToolOutcomeKind } from "./failures";
 import type { McpTarget } from "./pool";

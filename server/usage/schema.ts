@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { lookupAidSchema } from "@/server/agents/schema";
+import { lookupAidSchema } from "@/server/agent-id";
 import { instant as boundedInstant, INSTANT_RANGE, wholeNumberParam } from "@/server/bounds";
 import { isoDateTime } from "@/server/iso-date-time";
 

@@ -3,9 +3,9 @@ import type { z } from "zod";
 import type { Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { agents, usageHourly } from "@/db/schema";
-import { assertAgentExists } from "@/server/agents/agents";
+import { assertAgentExists } from "@/server/agents";
 import type { Clock } from "@/server/clock";
-import { decodeCursor, encodeCursor, offsetCursor } from "@/server/pagination/cursor";
+import { decodeCursor, encodeCursor, offsetCursor } from "@/server/pagination";
 import { usageRange } from "./range";
 import type {
   agentUsageInputSchema,

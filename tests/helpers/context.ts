@@ -1,12 +1,12 @@
 import type { Db } from "@/db/client";
-import { authKeys } from "@/server/auth/admin-key";
-import type { Caller } from "@/server/callers/caller";
+import { authKeys } from "@/server/auth";
+import type { Caller } from "@/server/callers";
 import { type Clock, systemClock } from "@/server/clock";
 import { type Config, parseConfig } from "@/server/config";
 import { createInnerContext } from "@/server/context";
 import { type Problem, problemFromError } from "@/server/errors";
 import type { ModelRuntime } from "@/server/model-call";
-import { createCaller } from "@/server/routers/app";
+import { createCaller } from "@/server/routers";
 
 /** The admin key tRPC callers in tests are made with (the HTTP tests' servers use it too). */
 export const TEST_ADMIN_KEY = "test-admin-key-0123456789abcdef";

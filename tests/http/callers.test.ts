@@ -80,7 +80,7 @@ describe.each(DATABASE_KINDS)("chat callers over HTTP on %s", (kind) => {
     }
     const threads = await (
       await fetch(
-        `${server.url}/api/trpc/chat.threads?input=${encodeURIComponent('{"aid":"proxied"}')}`,
+        `${server.url}/api/trpc/threads.list?input=${encodeURIComponent('{"aid":"proxied"}')}`,
         {
           headers: admin,
         },

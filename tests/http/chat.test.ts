@@ -170,7 +170,7 @@ describe.each(DATABASE_KINDS)("GET /{aid}/chat over HTTP on %s", (kind) => {
     expect(fake.requests.length).toBe(asked);
     expect(await messageCount("headed")).toBe(0);
     const threads = await fetch(
-      `${server.url}/api/trpc/chat.threads?input=${encodeURIComponent(JSON.stringify({ aid: "headed" }))}`,
+      `${server.url}/api/trpc/threads.list?input=${encodeURIComponent(JSON.stringify({ aid: "headed" }))}`,
       { headers: admin },
     );
     expect((await threads.json()).result.data.threads).toEqual([]);

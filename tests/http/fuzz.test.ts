@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentInputSchema } from "@/server/agents/schema";
-import { createDeploymentInputSchema } from "@/server/deployments/schema";
+import { agentInputSchema } from "@/server/agents";
+import { createDeploymentInputSchema } from "@/server/deployments";
 import { sampleProposal } from "../helpers/proposal";
 import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
 
@@ -150,7 +150,7 @@ describe("fuzzing every REST path", () => {
       deployments: await get("/v1/deployments?limit=500"),
       runs: await get("/agents/fuzz-target/runs?limit=500"),
       threads: await get(
-        `/api/trpc/chat.threads?input=${encodeURIComponent('{"aid":"fuzz-target"}')}`,
+        `/api/trpc/threads.list?input=${encodeURIComponent('{"aid":"fuzz-target"}')}`,
       ),
     };
   }

@@ -1,6 +1,6 @@
 import { createTRPCClient, httpBatchStreamLink, TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AppRouter } from "@/server/routers/app";
+import type { AppRouter } from "@/server/routers";
 import { DATABASE_KINDS } from "../helpers/databases";
 import type { FakeOpenAi } from "../helpers/fake-openai";
 import { type ModelServer, startModelServer } from "../helpers/model-server";

@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { agentQuotas } from "@/db/schema";
-import type { Agent, ListAgentsQuery } from "@/server/agents/schema";
+import type { Agent, ListAgentsQuery } from "@/server/agents";
 import { fixedClock } from "@/server/clock";
-import { encodeCursor } from "@/server/pagination/cursor";
+import { encodeCursor } from "@/server/pagination";
 import { callerFor, problemOf } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 import { seeded } from "../helpers/seeded";

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { agentQuotas, agents } from "@/db/schema";
 import { fixedClock } from "@/server/clock";
-import { consumeQuota } from "@/server/quota/quota";
+import { consumeQuota } from "@/server/quota";
 import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 

@@ -1,11 +1,10 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { chatReservations } from "@/db/schema";
-import type { Caller } from "@/server/callers/caller";
-import { openChat } from "@/server/chat/opening";
-import { sweepReservations } from "@/server/chat/reservations";
+import type { Caller } from "@/server/callers";
+import { openChat, sweepReservations } from "@/server/chat";
 import { fixedClock } from "@/server/clock";
-import { parseAgentKey } from "@/server/keys/format";
+import { parseAgentKey } from "@/server/keys";
 import { createModelRuntime } from "@/server/model-call";
 import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
@@ -49,14 +48,14 @@ describe.each(DATABASE_KINDS)("chat callers on %s", (kind) => {
       // The model saw this caller's earlier turn and nobody else's.
       expect(lastHistory()).toEqual([`secret ${i}`, "ok"]);
     }
-    const { threads } = await admin().chat.threads({ aid: "shared-name" });
+    const { threads } = await admin().threads.list({ aid: "shared-name" });
     expect(threads).toHaveLength(4);
     expect(threads.every((t) => t.chat_id === "support" && t.message_count === 4)).toBe(true);
     const labels = threads.map((t) => t.caller_label).sort();
     expect(labels).toEqual(["address #1111", "address #2222", "key 'app A'", "key 'app B'"]);
     // Never the address itself: anonymous callers are stored by a keyed hash.
     const anonymousThread = threads.find((t) => t.caller === "addr:1111");
-    const { messages } = await admin().chat.messages({
+    const { messages } = await admin().threads.messages({
       aid: "shared-name",
       caller: anonymousThread?.caller,
       chat_id: "support",

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { chatMessages } from "@/db/schema";
 import { fixedClock } from "@/server/clock";
 import { createModelRuntime } from "@/server/model-call";
-import { metrics } from "@/server/observability/metrics";
+import { metrics } from "@/server/observability";
 import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { TEST_DATABASE_URL, useTestDatabase } from "../helpers/databases";
 import { useFakeOpenAi } from "../helpers/use-fake-openai";

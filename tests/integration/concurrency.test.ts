@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createDatabase } from "@/db/client";
 import { agentQuotas } from "@/db/schema";
 import { fixedClock } from "@/server/clock";
-import { consumeQuota, refundQuota } from "@/server/quota/quota";
+import { consumeQuota, refundQuota } from "@/server/quota";
 import { callerFor } from "../helpers/context";
 import {
   createThrowawayPostgres,

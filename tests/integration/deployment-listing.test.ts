@@ -2,11 +2,11 @@ import { eq } from "drizzle-orm";
 import type { LocalAccount } from "viem";
 import { describe, expect, it } from "vitest";
 import { deployments } from "@/db/schema";
-import { authKeys } from "@/server/auth/admin-key";
+import { authKeys } from "@/server/auth";
 import { fixedClock } from "@/server/clock";
 import { createInnerContext } from "@/server/context";
-import type { DeploymentStatus } from "@/server/deployments/statuses";
-import { createCaller } from "@/server/routers/app";
+import type { DeploymentStatus } from "@/server/deployments";
+import { createCaller } from "@/server/routers";
 import { callerFor, problemOf, TEST_ADMIN_KEY, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 import { sampleProposal } from "../helpers/proposal";
@@ -88,7 +88,7 @@ describe.each(DATABASE_KINDS)("deployments for the dashboard on %s", (kind) => {
 
   /** Signs `status` for the deployment as `signer`; the outcome as a status code. */
   async function sign(signer: LocalAccount, requestId: string, status: string) {
-    const { nonce } = await caller().auth.nonce({ user_address: signer.address });
+    const { nonce } = await caller().nonces.issue({ user_address: signer.address });
     const message = buildMessage(
       "viem",
       signer,

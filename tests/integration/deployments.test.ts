@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fixedClock } from "@/server/clock";
-import { checkPrivyToken } from "@/server/siwe/privy";
+import { checkPrivyToken } from "@/server/siwe";
 import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 import { buildMessage, newAccount, signedBody } from "../helpers/siwe";
@@ -40,7 +40,7 @@ describe.each(DATABASE_KINDS)("signed status updates on %s", (kind) => {
       user_address: newAccount().address,
       proposal,
     });
-    const { nonce } = await caller().auth.nonce({ user_address: worker.address });
+    const { nonce } = await caller().nonces.issue({ user_address: worker.address });
     const message = buildMessage("viem", worker, { request_id, status: "pick_up" }, fields(nonce));
     return signedBody(worker, message);
   }

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDatabase, type Db } from "@/db/client";
-import { checkDatabase } from "@/server/health/health";
+import { checkDatabase } from "@/server/health";
 import { callerFor } from "../helpers/context";
 import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/databases";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fixedClock } from "@/server/clock";
-import { type ConsumeResult, consumeQuota, refundQuota } from "@/server/quota/quota";
+import { type ConsumeResult, consumeQuota, refundQuota } from "@/server/quota";
 import { callerFor } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 

@@ -4,7 +4,7 @@ import { createDatabase, type Database } from "@/db/client";
 import { autonomousRuns } from "@/db/schema";
 import { fixedClock } from "@/server/clock";
 import { createModelRuntime } from "@/server/model-call";
-import { Scheduler } from "@/server/scheduler/scheduler";
+import { Scheduler } from "@/server/runs";
 import { callerFor, testConfig } from "../helpers/context";
 import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/databases";
 

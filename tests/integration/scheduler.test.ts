@@ -4,8 +4,7 @@ import { autonomousRuns } from "@/db/schema";
 import { fixedClock } from "@/server/clock";
 import type { ModelRuntime } from "@/server/model-call";
 import { createModelRuntime } from "@/server/model-call";
-import { claimDueRuns, executeRun, sweepInterruptedRuns } from "@/server/scheduler/runs";
-import { Scheduler } from "@/server/scheduler/scheduler";
+import { claimDueRuns, executeRun, Scheduler, sweepInterruptedRuns } from "@/server/runs";
 import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 import { useFakeOpenAi } from "../helpers/use-fake-openai";
@@ -38,7 +37,7 @@ describe.each(DATABASE_KINDS)("autonomous runs on %s", (kind) => {
       ...fields,
     } as { aid: string });
   const runsOf = async (aid: string) =>
-    (await admin().autonomous.runs({ aid, limit: 500 })).runs.slice().reverse();
+    (await admin().runs.list({ aid, limit: 500 })).runs.slice().reverse();
 
   /** Ticks once a simulated minute for `minutes` minutes, letting each tick's runs finish. */
   async function simulate(scheduler: Scheduler, minutes: number) {
@@ -72,7 +71,7 @@ describe.each(DATABASE_KINDS)("autonomous runs on %s", (kind) => {
       "echo: Check the queue. (after 2 earlier messages)",
       "echo: Check the queue. (after 4 earlier messages)",
     ]);
-    const { threads } = await admin().chat.threads({ aid: "threaded" });
+    const { threads } = await admin().threads.list({ aid: "threaded" });
     expect(threads).toEqual([expect.objectContaining({ chat_id: "autonomous", message_count: 6 })]);
   });
 
@@ -181,17 +180,17 @@ describe.each(DATABASE_KINDS)("autonomous runs on %s", (kind) => {
       error: expect.stringMatching(/^Interrupted/),
     });
     expect((await admin().agents.get({ aid: "late" })).quota.autonomous_count_total).toBe(0);
-    expect((await admin().chat.threads({ aid: "late" })).threads).toEqual([]);
+    expect((await admin().threads.list({ aid: "late" })).threads).toEqual([]);
   });
 
   it("runs an agent now on demand, and summarises its runs", async () => {
     await admin().agents.upsert({ aid: "manual", autonomous_prompt: "Say hi." });
-    const run = await admin().autonomous.runNow({ aid: "manual" });
+    const run = await admin().runs.runNow({ aid: "manual" });
     expect(run).toMatchObject({ trigger: "manual", outcome: "succeeded", reply: "echo: Say hi." });
     // echo reports no usage: estimated from "You are manual." (15) + "Say hi." (7), and the reply.
     expect(run.usage).toEqual({ input_tokens: 6, output_tokens: 4, estimated: true, cost: null });
 
-    const summary = await admin().autonomous.summary({ aid: "manual" });
+    const summary = await admin().runs.summary({ aid: "manual" });
     expect(summary).toMatchObject({
       autonomous_enabled: false,
       next_run_at: null,
@@ -200,15 +199,15 @@ describe.each(DATABASE_KINDS)("autonomous runs on %s", (kind) => {
     });
 
     await admin().agents.upsert({ aid: "silent" });
-    expect(await problemOf(admin().autonomous.runNow({ aid: "silent" }))).toMatchObject({
+    expect(await problemOf(admin().runs.runNow({ aid: "silent" }))).toMatchObject({
       status: 409,
     });
-    expect(await problemOf(admin().autonomous.runNow({ aid: "ghost" }))).toMatchObject({
+    expect(await problemOf(admin().runs.runNow({ aid: "ghost" }))).toMatchObject({
       status: 404,
     });
     expect(
       await problemOf(
-        callerFor(testDatabase().db, { admin: false }).autonomous.runNow({ aid: "manual" }),
+        callerFor(testDatabase().db, { admin: false }).runs.runNow({ aid: "manual" }),
       ),
     ).toMatchObject({ status: 401 });
   });

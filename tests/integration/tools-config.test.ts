@@ -271,7 +271,7 @@ describe.each(DATABASE_KINDS)("MCP servers of agents on %s", (kind) => {
       { kind: "tools", calls: [{ name: "add", arguments: { a: 20, b: 22 } }] },
       { kind: "reply", text: "42" },
     );
-    const run = await caller(model).autonomous.runNow({ aid: "runner" });
+    const run = await caller(model).runs.runNow({ aid: "runner" });
     expect(run).toMatchObject({
       outcome: "succeeded",
       reply: "42",
@@ -280,10 +280,10 @@ describe.each(DATABASE_KINDS)("MCP servers of agents on %s", (kind) => {
       tool_calls: [{ server: "calc", name: "add", arguments: { a: 20, b: 22 }, result: "42" }],
     });
     // As stored with the run (the store's guard writes them), not only as returned.
-    const [stored] = (await caller().autonomous.runs({ aid: "runner" })).runs;
+    const [stored] = (await caller().runs.list({ aid: "runner" })).runs;
     expect(stored?.tool_calls).toHaveLength(1);
     expect(stored).toMatchObject({ reply: "42", tool_calls: run.tool_calls });
-    const { messages } = await caller().chat.messages({
+    const { messages } = await caller().threads.messages({
       aid: "runner",
       caller: "agent",
       chat_id: "autonomous",

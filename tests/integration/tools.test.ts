@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chatMessages } from "@/db/schema";
-import type { ChatEvent } from "@/server/chat/schema";
+import type { ChatEvent } from "@/server/chat";
 import { fixedClock } from "@/server/clock";
 import { problemOf } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
@@ -98,7 +98,7 @@ describe.each(DATABASE_KINDS)("tool calls in chat on %s", (kind) => {
       ]);
       // One message against the quota for the whole chat; the calls are stored with the reply.
       expect((await quotaOf("adder")).message_count_total).toBe(1);
-      const { messages } = await caller().chat.messages({ aid: "adder" });
+      const { messages } = await caller().threads.messages({ aid: "adder" });
       expect(messages.map((m) => [m.role, m.tool_calls.length])).toEqual([
         ["user", 0],
         ["assistant", 1],

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { fixedClock } from "@/server/clock";
-import { storeExchange } from "@/server/conversations/store";
-import type { ToolCall } from "@/server/tools/schema";
+import { storeExchange } from "@/server/threads";
+import type { ToolCall } from "@/server/tools";
 import { callerFor } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 
@@ -20,7 +20,7 @@ describe.each(DATABASE_KINDS)("unstorable text, on %s", (kind) => {
     // JSON (tRPC, as here) can carry a lone surrogate in `q`; PostgreSQL stores it as U+FFFD.
     const sent = await caller().chat.send({ aid: "echoed", q: "half \ud83d here" });
     expect(sent.reply).toBe("echo: half \ufffd here");
-    const { messages } = await caller().chat.messages({ aid: "echoed" });
+    const { messages } = await caller().threads.messages({ aid: "echoed" });
     expect(messages.map((message) => message.content)).toEqual([
       "half \ufffd here",
       "echo: half \ufffd here",
@@ -62,7 +62,7 @@ describe.each(DATABASE_KINDS)("unstorable text, on %s", (kind) => {
       "message",
     );
     expect(stored).toBe(true);
-    const { messages } = await caller().chat.messages({ aid: "guarded" });
+    const { messages } = await caller().threads.messages({ aid: "guarded" });
     expect(messages[1]).toMatchObject({
       content: "ab\ufffd",
       tool_calls: [

@@ -65,7 +65,7 @@ describe.each(DATABASE_KINDS)("usage and cost on %s", (kind) => {
       events.push(event);
     expect(events.at(-1)).toMatchObject({ type: "done", usage: { cost: 0.011 } });
     replyUsing(100, 50);
-    const run = await admin(model).autonomous.runNow({ aid: "counted" });
+    const run = await admin(model).runs.runNow({ aid: "counted" });
     expect(run.usage).toEqual({
       input_tokens: 100,
       output_tokens: 50,
@@ -79,7 +79,7 @@ describe.each(DATABASE_KINDS)("usage and cost on %s", (kind) => {
       expect(quota[`output_tokens_${period}`]).toBe(750);
       expect(quota[`cost_${period}`]).toBeCloseTo(0.0157, 10);
     }
-    const { messages } = await admin().chat.messages({ aid: "counted", chat_id: "default" });
+    const { messages } = await admin().threads.messages({ aid: "counted", chat_id: "default" });
     expect(messages.map((m) => m.usage?.cost ?? null)).toEqual([null, 0.004, null, 0.011]);
 
     const usage = await admin().usage.agent({ aid: "counted", granularity: "hour" });

@@ -96,7 +96,7 @@ describe.skipIf(!clusterAvailable)("the database restarting under load", () => {
     expect(counted).toBe(delivered);
     const threads = await (
       await fetch(
-        `${server.url}/api/trpc/chat.threads?input=${encodeURIComponent('{"aid":"steady"}')}`,
+        `${server.url}/api/trpc/threads.list?input=${encodeURIComponent('{"aid":"steady"}')}`,
         { headers: admin },
       )
     ).json();

@@ -221,7 +221,7 @@ describe.each(DATABASE_KINDS)("clients that close at any moment, on %s", (kind) 
   /** Exchanges stored: the agent's threads' message counts, two messages per exchange. */
   const storedExchanges = async (): Promise<number> => {
     const threads = await listAll<{ message_count: number }>(
-      "chat.threads",
+      "threads.list",
       { aid: AID },
       "threads",
     );
@@ -233,7 +233,7 @@ describe.each(DATABASE_KINDS)("clients that close at any moment, on %s", (kind) 
     const answers = new Map<number, number>();
     for (let t = 0; t < CHAT_IDS; t++) {
       const messages = await listAll<{ role: string; content: string; created_at: string }>(
-        "chat.messages",
+        "threads.messages",
         { aid: AID, chat_id: `t${t}` },
         "messages",
       );

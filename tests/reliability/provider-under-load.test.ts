@@ -88,7 +88,7 @@ describe("a model provider that hangs or errors under sustained load", () => {
   const storedMessages = async (): Promise<number> => {
     const threads = await (
       await fetch(
-        `${server.url}/api/trpc/chat.threads?input=${encodeURIComponent(JSON.stringify({ aid: AID }))}`,
+        `${server.url}/api/trpc/threads.list?input=${encodeURIComponent(JSON.stringify({ aid: AID }))}`,
         { headers: admin },
       )
     ).json();

@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  agentInputSchema,
-  aidSchema,
-  listAgentsInputSchema,
-  RESERVED_AIDS,
-} from "@/server/agents/schema";
+import { aidSchema, RESERVED_AIDS } from "@/server/agent-id";
+import { agentInputSchema, listAgentsInputSchema } from "@/server/agents";
 import { problemFromError, validationProblem } from "@/server/errors";
 
 const parseAid = (aid: unknown) => aidSchema.safeParse(aid).success;

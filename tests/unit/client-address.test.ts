@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { clientAddress, normalizeAddress } from "@/server/callers/caller";
-import { PEER_HEADER } from "@/server/http/headers";
+import { clientAddress, normalizeAddress } from "@/server/callers";
+import { PEER_HEADER } from "@/server/instance";
 
 /**
  * One caller per address, however it is spelled, whether the address comes from the socket

@@ -11,7 +11,7 @@ import {
 } from "@/components/ui/format";
 import { problemOf, UNREACHABLE } from "@/components/ui/problem";
 import { walletErrorSentence } from "@/components/wallet/wallet-errors";
-import { agentInputSchema } from "@/server/agents/schema";
+import { agentInputSchema } from "@/server/agents";
 
 /** What the dashboard says: times, counts, the server's rules in a form, libraries' errors. */
 

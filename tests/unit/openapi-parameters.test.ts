@@ -2,10 +2,10 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { createSchema } from "zod-openapi";
-import { AID_MAX_LENGTH } from "@/server/agents/schema";
-import { CHAT_ID_PATTERN } from "@/server/chat/schema";
-import { buildOpenApiDocument } from "@/server/http/openapi";
-import { appRouter } from "@/server/routers/app";
+import { AID_MAX_LENGTH } from "@/server/agent-id";
+import { buildOpenApiDocument } from "@/server/openapi";
+import { appRouter } from "@/server/routers";
+import { CHAT_ID_PATTERN } from "@/server/threads";
 
 /**
  * The document's path and query parameters are the procedures' own input fields: for each
@@ -23,7 +23,7 @@ type Operation = {
 const doc = buildOpenApiDocument("http://localhost:3000");
 const paths = doc.paths as Record<string, Record<string, Operation>>;
 
-/** The procedures (e.g. `chat.threads`) the handler of `method` in the path's route file calls. */
+/** The procedures (e.g. `threads.list`) the handler of `method` in the path's route file calls. */
 function proceduresCalled(path: string, method: string): string[] {
   const file = `app${path.replace(/\{(\w+)\}/g, "[$1]")}/route.ts`;
   const handler = readFileSync(file, "utf8")

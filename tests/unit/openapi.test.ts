@@ -5,9 +5,8 @@ import path from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import openapiTS, { astToString } from "openapi-typescript";
 import { describe, expect, it } from "vitest";
-import { agentSchema } from "@/server/agents/schema";
-import { buildOpenApiDocument } from "@/server/http/openapi";
-import { example } from "@/server/http/openapi-parts";
+import { agentSchema } from "@/server/agents";
+import { buildOpenApiDocument, example } from "@/server/openapi";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 

@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  nextUtcDayStart,
-  nextUtcMonthStart,
-  secondsUntil,
-  utcDay,
-  utcMonth,
-} from "@/server/quota/periods";
+import { nextUtcDayStart, nextUtcMonthStart, secondsUntil, utcDay, utcMonth } from "@/server/quota";
 
 const at = (iso: string) => new Date(iso);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentQuotaRow } from "@/db/schema";
-import { findExceeded, newQuotaRow, presentQuota } from "@/server/quota/quota";
+import { findExceeded, newQuotaRow, presentQuota } from "@/server/quota";
 
 const limits = {
   messageLimitTotal: null,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MAX_REPORTED_TOKENS } from "@/server/providers/openai-compatible";
-import { MAX_TOOL_STEPS } from "@/server/tools/schema";
+import { MAX_REPORTED_TOKENS } from "@/server/providers";
+import { MAX_TOOL_STEPS } from "@/server/tools";
 
 describe("MAX_REPORTED_TOKENS", () => {
   it("keeps the turns of one reply summed within a stored integer (2^31 - 1)", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nextRunAfterChange, nextSlotAfter } from "@/server/scheduler/schedule";
+import { nextRunAfterChange, nextSlotAfter } from "@/server/schedules";
 
 const at = (iso: string) => new Date(iso);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cutText, storableJson, storableJsonText, storableText } from "@/server/text";
-import { capText } from "@/server/tools/results";
+import { capText } from "@/server/tools";
 
 describe("storableText", () => {
   it("removes NUL", () => {

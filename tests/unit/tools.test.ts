@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { hostAllowed, parseAllowedHosts } from "@/server/allowed-hosts";
 import { ConfigError, parseConfig } from "@/server/config";
-import { hostAllowed, parseAllowedHosts } from "@/server/tools/hosts";
-import { capText, resultText } from "@/server/tools/results";
-import { decryptHeader, encryptHeader, headerSecretKey, secretHint } from "@/server/tools/secrets";
+import {
+  capText,
+  decryptHeader,
+  encryptHeader,
+  headerSecretKey,
+  resultText,
+  secretHint,
+} from "@/server/tools";
 
 const allowed = (rules: string, url: string) =>
   hostAllowed(new URL(url), parseAllowedHosts(rules).rules);

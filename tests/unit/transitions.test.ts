@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEPLOYMENT_STATUSES, type DeploymentStatus } from "@/db/schema";
-import { canTransition } from "@/server/deployments/transitions";
+import { canTransition } from "@/server/deployments";
 
 const allowed: [DeploymentStatus, DeploymentStatus][] = [
   ["init", "pick_up"],

@@ -1,9 +1,8 @@
 import Negotiator from "negotiator";
 import type { z } from "zod";
-import { rateLimitHeaders } from "@/server/chat/rate-limit";
-import type { chatInputSchema } from "@/server/chat/schema";
-import { json, methodNotAllowed, queryParams, restRoute } from "@/server/http/rest";
-import { sseResponse } from "@/server/http/sse";
+import type { chatInputSchema } from "@/server/chat";
+import { rateLimitHeaders } from "@/server/chat";
+import { json, methodNotAllowed, queryParams, restRoute, sseResponse } from "@/server/http";
 
 export const dynamic = "force-dynamic";
 

@@ -1,4 +1,4 @@
-import { json, methodNotAllowed, restRoute } from "@/server/http/rest";
+import { json, methodNotAllowed, restRoute } from "@/server/http";
 
 export const dynamic = "force-dynamic";
 

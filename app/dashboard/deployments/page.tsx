@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { Suspense } from "react";
 import { DeploymentsTable } from "@/components/deployments-table";
 import { Loading } from "@/components/ui/query-state";
-import { requestSession } from "@/server/auth/request-session";
+import { requestSession } from "@/server/context";
 
 export const metadata: Metadata = { title: "Deployments" };
 

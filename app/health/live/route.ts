@@ -1,5 +1,5 @@
-import { finish, json, methodNotAllowed } from "@/server/http/rest";
-import { requestIdOf } from "@/server/observability/request-id";
+import { finish, json, methodNotAllowed } from "@/server/http";
+import { requestIdOf } from "@/server/observability";
 
 export const dynamic = "force-dynamic";
 

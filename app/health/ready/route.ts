@@ -1,6 +1,6 @@
-import { readiness } from "@/server/health/probes";
-import { finish, json, methodNotAllowed } from "@/server/http/rest";
-import { requestIdOf } from "@/server/observability/request-id";
+import { readiness } from "@/server/health";
+import { finish, json, methodNotAllowed } from "@/server/http";
+import { requestIdOf } from "@/server/observability";
 import { getServices } from "@/server/services";
 
 export const dynamic = "force-dynamic";

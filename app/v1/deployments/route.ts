@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import type { createDeploymentInputSchema } from "@/server/deployments/schema";
-import { json, methodNotAllowed, queryParams, readJsonBody, restRoute } from "@/server/http/rest";
+import type { createDeploymentInputSchema } from "@/server/deployments";
+import { json, methodNotAllowed, queryParams, readJsonBody, restRoute } from "@/server/http";
 
 export const dynamic = "force-dynamic";
 

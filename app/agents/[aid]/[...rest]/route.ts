@@ -1,4 +1,4 @@
-import { notFoundRoute } from "@/server/http/rest";
+import { notFoundRoute } from "@/server/http";
 
 export const dynamic = "force-dynamic";
 

@@ -1,11 +1,11 @@
-import { json, methodNotAllowed, queryParams, restRoute } from "@/server/http/rest";
+import { json, methodNotAllowed, queryParams, restRoute } from "@/server/http";
 
 export const dynamic = "force-dynamic";
 
 /** The agent's threads of every caller, most recently active first (admin, keyset pages). */
 export const GET = restRoute<{ aid: string }>(async ({ request, caller, params }) =>
   json(
-    await caller.chat.threads({
+    await caller.threads.list({
       aid: params.aid,
       ...queryParams(request, ["caller", "limit", "cursor"]),
     } as never),

@@ -1,6 +1,4 @@
-import { wantsCsv } from "@/server/http/csv";
-import { json, methodNotAllowed, queryParams, restRoute } from "@/server/http/rest";
-import { usageCsv } from "@/server/usage/csv";
+import { json, methodNotAllowed, queryParams, restRoute, usageCsv, wantsCsv } from "@/server/http";
 
 export const dynamic = "force-dynamic";
 

@@ -1,11 +1,10 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { SESSION_COOKIE } from "@/server/auth/session";
+import { SESSION_COOKIE } from "@/server/auth";
 import { createContext } from "@/server/context";
 import { AppError } from "@/server/errors";
-import { errorResponse, finish, readLimitedText } from "@/server/http/rest";
-import { log } from "@/server/observability/log";
-import { requestIdOf } from "@/server/observability/request-id";
-import { appRouter } from "@/server/routers/app";
+import { errorResponse, finish, readLimitedText } from "@/server/http";
+import { log, requestIdOf } from "@/server/observability";
+import { appRouter } from "@/server/routers";
 import { getConfig } from "@/server/services";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { methodNotAllowed, restRoute } from "@/server/http/rest";
+import { methodNotAllowed, restRoute } from "@/server/http";
 
 export const dynamic = "force-dynamic";
 

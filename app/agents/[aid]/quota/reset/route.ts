@@ -1,4 +1,4 @@
-import { json, methodNotAllowed, readJsonBody, restRoute } from "@/server/http/rest";
+import { json, methodNotAllowed, readJsonBody, restRoute } from "@/server/http";
 
 export const dynamic = "force-dynamic";
 

@@ -1,8 +1,7 @@
 import type { Metadata } from "next";
 import { AgentForm, type NewAgentDefaults } from "@/components/agent-form";
 import { PageHeader } from "@/components/ui/page-header";
-import { QUOTA_LIMIT_FIELDS } from "@/server/agents/schema";
-import { LIMIT_COLUMNS } from "@/server/quota/quota";
+import { LIMIT_COLUMNS, QUOTA_LIMIT_FIELDS } from "@/server/quota";
 import { getConfig } from "@/server/services";
 
 export const metadata: Metadata = { title: "New agent" };

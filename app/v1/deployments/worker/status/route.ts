@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import type { statusUpdateInputSchema } from "@/server/deployments/schema";
-import { json, methodNotAllowed, readJsonBody, restRoute } from "@/server/http/rest";
+import type { statusUpdateInputSchema } from "@/server/deployments";
+import { json, methodNotAllowed, readJsonBody, restRoute } from "@/server/http";
 
 export const dynamic = "force-dynamic";
 

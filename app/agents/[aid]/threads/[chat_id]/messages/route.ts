@@ -1,4 +1,4 @@
-import { json, methodNotAllowed, queryParams, restRoute } from "@/server/http/rest";
+import { json, methodNotAllowed, queryParams, restRoute } from "@/server/http";
 
 export const dynamic = "force-dynamic";
 
@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 export const GET = restRoute<{ aid: string; chat_id: string }>(
   async ({ request, caller, params }) =>
     json(
-      await caller.chat.messages({
+      await caller.threads.messages({
         aid: params.aid,
         chat_id: params.chat_id,
         ...queryParams(request, ["caller", "limit", "cursor"]),

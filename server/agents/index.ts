@@ -1,0 +1,17 @@
+/**
+ * Agents: their configuration (POST /agents, the dashboard's forms), one agent, the list with its
+ * sorts and filters, deletion. Quotas, tools and schedules of an agent are their own domains.
+ * This index is the folder's public surface: import the folder, not its files
+ * (docs/architecture.md).
+ */
+
+export {
+  agentMcpServers,
+  agentNotFound,
+  assertAgentExists,
+  deleteAgent,
+  getAgent,
+  upsertAgent,
+} from "./agents";
+export { listAgents, quotaFilterSql } from "./list";
+export * from "./schema";

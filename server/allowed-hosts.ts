@@ -1,0 +1,73 @@
+import { isIP } from "node:net";
+
+/**
+ * An allowed-hosts list (MCP_ALLOWED_HOSTS): the hosts the service may send requests to on an
+ * agent's or an admin's behalf, such as agents' MCP servers. Read by the configuration (which the
+ * server entry loads unbundled: no imports of the service here) and checked by the tools. Each entry is a host name
+ * (`mcp.example.com`), a wildcard for its subdomains (`*.example.com`, not the name itself),
+ * or an IP address (IPv6 in brackets when a port follows), optionally with `:port` (without
+ * one, any port). Empty: any host.
+ *
+ * It is checked against the URL an agent names, when the agent is saved and again on every
+ * request the MCP client sends (redirects included), so a list narrowed later applies at once.
+ * It compares names, not addresses: a permitted name whose DNS answer is an internal address
+ * still reaches that address (README, "Tools from MCP servers").
+ */
+export type HostRule = { host: string; wildcard: boolean; port: number | undefined };
+
+export function parseAllowedHosts(value: string): { rules: HostRule[]; problems: string[] } {
+  const rules: HostRule[] = [];
+  const problems: string[] = [];
+  for (const entry of value
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean)) {
+    const rule = parseEntry(entry);
+    if (rule) rules.push(rule);
+    else
+      problems.push(
+        `'${entry}' is not a host name, *.domain, or IP address (with an optional :port)`,
+      );
+  }
+  return { rules, problems };
+}
+
+function parseEntry(entry: string): HostRule | undefined {
+  const lower = entry.toLowerCase();
+  const wildcard = lower.startsWith("*.");
+  const bare = wildcard ? lower.slice(2) : lower;
+  // A bare IPv6 address has colons of its own: no port can follow it.
+  if (!wildcard && isIP(bare) === 6) return { host: `[${bare}]`, wildcard: false, port: undefined };
+  // As a URL would have it: the host normalised (IDN to punycode, IPv4 forms, IPv6 brackets).
+  let url: URL;
+  try {
+    url = new URL(`http://${bare}/`);
+  } catch {
+    return undefined;
+  }
+  if (url.username || url.password || url.pathname !== "/" || url.search || url.hash)
+    return undefined;
+  const port = /:(\d+)$/.exec(bare)?.[1];
+  if (wildcard && url.hostname.startsWith("[")) return undefined;
+  return { host: url.hostname, wildcard, port: port === undefined ? undefined : Number(port) };
+}
+
+/** Whether `url` is on a permitted host; every host when there are no rules. */
+export function hostAllowed(url: URL, rules: readonly HostRule[]): boolean {
+  if (rules.length === 0) return true;
+  const host = url.hostname.toLowerCase();
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  return rules.some(
+    (rule) =>
+      (rule.port === undefined || rule.port === port) &&
+      (rule.wildcard ? host.endsWith(`.${rule.host}`) : host === rule.host),
+  );
+}
+
+/** Why `url` may not be an MCP server's, or undefined when it may. */
+export function urlProblem(url: URL, rules: readonly HostRule[]): string | undefined {
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "must be an http(s) URL";
+  if (!hostAllowed(url, rules))
+    return `is on host '${url.host}', which MCP_ALLOWED_HOSTS does not permit`;
+  return undefined;
+}

@@ -1,0 +1,9 @@
+/**
+ * Worker deployments: create, list, read, and the signed status update with its permissions and
+ * status machine. This index is the folder's public surface: import the folder, not its files
+ * (docs/architecture.md).
+ */
+
+export { changeOptions } from "./change-options";
+export { createDeployment, getDeployment, listDeployments, updateStatus } from "./deployments";
+export * from "./schema";

@@ -1,0 +1,16 @@
+/**
+ * Logs, metrics and request ids: the public surface of server/observability/. The server entry
+ * (server/instance/) loads it unbundled, so its imports name their files with the extension.
+ */
+export { logRequest, routePattern } from "./access-log.ts";
+export {
+  isMetricsMessage,
+  type MetricsCollected,
+  type MetricsReply,
+  type MetricsRequest,
+} from "./cluster-metrics.ts";
+export { log } from "./log.ts";
+export type { ChatOutcome } from "./metrics.ts";
+export { countChat, MetricsUnavailableError, metrics, metricsText } from "./metrics.ts";
+export { requestIdFrom, requestIdOf } from "./request-id.ts";
+export { runsInstanceWork, WORKER_SLOT_VARIABLE, workerSlot } from "./worker.ts";

@@ -1,0 +1,157 @@
+import { z } from "zod";
+import type {
+  ZodOpenApiExampleObject,
+  ZodOpenApiExamplesObject,
+  ZodOpenApiMediaTypeObject,
+  ZodOpenApiPathsObject,
+  ZodOpenApiResponseObject,
+} from "zod-openapi";
+import { MAX_BODY_BYTES } from "@/server/http";
+
+/** The pieces the OpenAPI document's path modules are built with (document.ts). */
+
+export const problemSchema = z
+  .looseObject({
+    type: z.string(),
+    title: z.string(),
+    status: z.int(),
+    detail: z.string().meta({ description: "A sentence for people." }),
+    code: z.string().meta({ description: "A stable machine-readable code, e.g. agent_not_found." }),
+    errors: z
+      .array(z.object({ field: z.string(), detail: z.string() }))
+      .optional()
+      .meta({ description: "One entry per invalid field." }),
+    retry_after_s: z.int().optional(),
+    request_id: z
+      .string()
+      .optional()
+      .meta({ description: "The request's id, as in the X-Request-Id header." }),
+  })
+  .meta({
+    id: "Problem",
+    description:
+      "RFC 9457 problem details. Some carry more members, e.g. a quota refusal's `limit`, `limit_value` and `rate_limit`.",
+  });
+
+/**
+ * A named example: a real request or answer of the service, parsed by the schema it illustrates
+ * when the module loads, so it cannot drift from what the service takes or sends.
+ */
+export function example<S extends z.ZodType>(
+  schema: S,
+  summary: string,
+  value: z.input<S>,
+): ZodOpenApiExampleObject {
+  schema.parse(value);
+  return { summary, value };
+}
+
+/** A JSON body of `schema`, with named examples (real answers of the service) when given. */
+export function json(
+  schema: z.ZodType,
+  examples?: ZodOpenApiExamplesObject,
+): Record<"application/json", ZodOpenApiMediaTypeObject> {
+  return { "application/json": examples ? { schema, examples } : { schema } };
+}
+
+/** A refusal: a problem document, with an example when given. */
+export function problem(
+  description: string,
+  examples?: ZodOpenApiExamplesObject,
+): ZodOpenApiResponseObject {
+  const media = examples ? { schema: problemSchema, examples } : { schema: problemSchema };
+  return { description, content: { "application/problem+json": media } };
+}
+
+/**
+ * The admin's operations. REST takes the admin key only, never the dashboard's session cookie
+ * (server/http/rest.ts), even where the procedure also serves a signed-in wallet over /api/trpc.
+ */
+export const ADMIN = [{ adminKey: [] }];
+
+/** An operation anyone may call: it names no security requirement (none is inherited either). */
+export const PUBLIC: Record<string, string[]>[] = [];
+
+/** The answer of every operation that needs the database while the database cannot be used. */
+export const databaseUnavailable = {
+  ...problem(
+    "database_unavailable: the database is unreachable, full, or (embedded) held by another process; Retry-After says when to try again.",
+  ),
+  id: "DatabaseUnavailable",
+};
+
+/** The refusals every admin operation can give (the admin key's check itself reads the database). */
+export const adminErrors = {
+  "401": problem("Missing or wrong admin API key."),
+  "429": {
+    ...problem(
+      "too_many_attempts: this client address sent too many wrong keys; every key it sends is refused until Retry-After has passed.",
+    ),
+    id: "TooManyAttempts",
+  },
+  "503": databaseUnavailable,
+};
+
+/** The refusals of a JSON body beside its content (server/http/rest.ts, readJsonBody). */
+export const jsonBodyErrors = {
+  "413": {
+    ...problem(`payload_too_large: the body is larger than ${MAX_BODY_BYTES / 1024} KiB.`),
+    id: "PayloadTooLarge",
+  },
+  "415": {
+    ...problem("unsupported_media_type: the body is not sent as Content-Type: application/json."),
+    id: "UnsupportedMediaType",
+  },
+};
+
+/**
+ * What the server entry (server/instance/serve.ts) answers before any route, whatever the path:
+ * true of every operation, so given to each of them.
+ */
+const refusedBeforeRouting = {
+  "408": {
+    ...problem("request_timeout: the request did not arrive in time; the connection is closed."),
+    id: "RequestTimeout",
+  },
+  "431": {
+    ...problem(
+      "headers_too_large: the request's headers are larger than Node.js's limit (16 KiB unless --max-http-header-size says otherwise).",
+    ),
+    id: "HeadersTooLarge",
+  },
+};
+
+const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
+
+export function withRefusalsBeforeRouting(paths: ZodOpenApiPathsObject): ZodOpenApiPathsObject {
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(item).map(([key, value]) => [
+          key,
+          // A path item's other members (summary, parameters, servers) are no operations.
+          METHODS.has(key)
+            ? { ...value, responses: { ...value.responses, ...refusedBeforeRouting } }
+            : value,
+        ]),
+      ),
+    ]),
+  );
+}
+
+/**
+ * A procedure's input as a REST path takes it: the fields in the URL's path, and the rest (the
+ * query or the body). Parameters are never typed by hand, so they cannot drift from what the
+ * procedure validates.
+ */
+export function split<Shape extends z.ZodRawShape>(
+  input: z.ZodObject<Shape>,
+  path: readonly (keyof Shape & string)[],
+): { path: z.ZodObject; rest: z.ZodObject } {
+  const mask: Partial<Record<keyof Shape, true>> = {};
+  for (const name of path) mask[name] = true;
+  // The mask names fields of the shape (by the type of `path`); zod's own mask type cannot see it
+  // through the generic. A path's fields are always given, whatever defaults the procedure has.
+  return { path: input.pick(mask as never).required(), rest: input.omit(mask as never) };
+}

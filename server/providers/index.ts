@@ -1,0 +1,16 @@
+/**
+ * Model providers: an OpenAI-compatible endpoint (undici and eventsource-parser), or the built-in
+ * echo. This index is the folder's public surface: import the folder, not its files
+ * (docs/architecture.md).
+ */
+export { MAX_REPORTED_TOKENS } from "./openai-compatible";
+export type {
+  ChatTurn,
+  ModelProvider,
+  ModelRequest,
+  ModelTool,
+  ProviderUsage,
+  ToolCallRequest,
+} from "./provider";
+export { createProvider, providerName } from "./provider";
+export { isConnectionFailure, isProviderHttpError, isProviderReplyError } from "./retry";

@@ -1,0 +1,5 @@
+/**
+ * An agent's schedule: when its next autonomous run is due. This index is the folder's public
+ * surface: import the folder, not its files (docs/architecture.md).
+ */
+export { nextRunAfterChange, nextSlotAfter } from "./schedule";

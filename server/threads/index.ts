@@ -1,0 +1,11 @@
+/**
+ * Conversation threads (GET /agents/{aid}/threads and their messages): listing them, the history
+ * a model call is given, and storing an exchange (question, reply, tool calls, tokens) in one
+ * statement. This index is the folder's public surface: import the folder, not its files
+ * (docs/architecture.md).
+ */
+
+export { listMessages, listThreads } from "./listing";
+export * from "./schema";
+export type { StoreGuard, ThreadRef } from "./store";
+export { historyFromJson, historyJson, loadHistory, storeExchange } from "./store";
