@@ -5,7 +5,7 @@
  */
 import { authKeys } from "@/server/auth";
 import { createInnerContext } from "@/server/context";
-import { createCaller } from "@/server/routers";
+import { createProcedureCaller } from "@/server/routers";
 import { startServices } from "@/server/services";
 
 const url = process.env.PROFILE_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/agent_prof";
@@ -17,7 +17,7 @@ const services = await startServices({
   SCHEDULER: "off",
   LLM_MAX_CONCURRENCY: "1000",
 });
-const caller = createCaller(
+const caller = createProcedureCaller(
   createInnerContext({
     db: services.database.db,
     clock: services.clock,

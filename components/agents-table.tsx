@@ -2,7 +2,7 @@
 
 import { keepPreviousData } from "@tanstack/react-query";
 import Link from "next/link";
-import { AGENT_SORTS, type AgentSort, lastActivity, quotaUse } from "@/server/agents/schema";
+import { AGENT_SORTS, type AgentSort, lastActivity, quotaUse } from "@/server/agents/view";
 import { AgentsFilters } from "./agents-filters";
 import { QuotaBars } from "./quota-bars";
 import { trpc } from "./trpc";

@@ -3,7 +3,7 @@
 import { keepPreviousData } from "@tanstack/react-query";
 import Link from "next/link";
 import { type FormEvent, useEffect, useState } from "react";
-import { DEPLOYMENT_STATUSES } from "@/server/deployments/schema";
+import { DEPLOYMENT_STATUSES } from "@/server/deployments/view";
 import { CreateDeployment } from "./deployment-create";
 import { refreshEvery, trpc } from "./trpc";
 import { Copyable } from "./ui/copy-button";

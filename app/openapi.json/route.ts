@@ -1,9 +1,6 @@
-import { json } from "@/server/http";
-import { buildOpenApiDocument } from "@/server/openapi";
-import { getConfig } from "@/server/services";
+import { routeFor } from "@/server/rest";
 
 export const dynamic = "force-dynamic";
 
-export function GET() {
-  return json(buildOpenApiDocument(getConfig().publicUrl));
-}
+/** /openapi.json: declared once in server/rest/endpoints/, with the OpenAPI document. */
+export const { GET, HEAD, POST, PUT, PATCH, DELETE } = routeFor("/openapi.json");

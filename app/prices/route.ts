@@ -1,11 +1,6 @@
-import { json, methodNotAllowed, restRoute } from "@/server/http";
+import { routeFor } from "@/server/rest";
 
 export const dynamic = "force-dynamic";
 
-/** The price table (admin). */
-export const GET = restRoute(async ({ caller }) => json(await caller.prices.list()));
-
-export const POST = methodNotAllowed(["GET"]);
-export const PUT = POST;
-export const PATCH = POST;
-export const DELETE = POST;
+/** /prices: declared once in server/rest/endpoints/, with the OpenAPI document. */
+export const { GET, HEAD, POST, PUT, PATCH, DELETE } = routeFor("/prices");

@@ -15,3 +15,4 @@ export {
 } from "./agents";
 export { listAgents, quotaFilterSql } from "./list";
 export * from "./schema";
+export * from "./view";

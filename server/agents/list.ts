@@ -22,8 +22,8 @@ import { decodeCursor, encodeCursor } from "@/server/pagination";
 import { utcDay, utcMonth } from "@/server/quota";
 import { withoutNul } from "@/server/text";
 import { presentAgent } from "./agents";
-import { type AgentSort, QUOTA_NEAR } from "./listing";
 import type { ListAgentsQuery, listAgentsOutputSchema } from "./schema";
+import { type AgentSort, QUOTA_NEAR } from "./view";
 
 /**
  * Listing agents: one page in any of the four orders, over all agents, with filters, a cursor

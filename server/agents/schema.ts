@@ -6,10 +6,7 @@ import { includeTotalParam, pageOutputFields, pageParams } from "@/server/pagina
 import { QUOTA_COUNTERS, quotaLimitsInputSchema, quotaSchema } from "@/server/quota/schema";
 import { NUL_RULE, withoutNul } from "@/server/text";
 import { maxToolStepsSchema, mcpServerSchema, mcpServersInputSchema } from "@/server/tools/schema";
-import { AGENT_SORTS } from "./listing";
-
-// The list's sorts and the figures the dashboard computes from an agent, for the browser too.
-export { AGENT_SORTS, type AgentSort, lastActivity, quotaUse } from "./listing";
+import { AGENT_SORTS } from "./view";
 
 /**
  * The agent schemas, defined once: the tRPC procedures, the REST handlers, the OpenAPI

@@ -7,3 +7,4 @@
 export { changeOptions } from "./change-options";
 export { createDeployment, getDeployment, listDeployments, updateStatus } from "./deployments";
 export * from "./schema";
+export * from "./view";

@@ -1,8 +1,7 @@
 import type { DeploymentRow } from "@/db/schema";
 import type { Config, SiweConfig } from "@/server/config";
 import { AppError } from "@/server/errors";
-import type { DeploymentStatus } from "./statuses";
-import { allowedNext, canTransition, FINAL_STATUSES } from "./transitions";
+import { allowedNext, canTransition, type DeploymentStatus, FINAL_STATUSES } from "./view";
 
 /**
  * Who may change a deployment's status to what: the rule a signed status update is checked

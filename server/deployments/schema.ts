@@ -10,11 +10,7 @@ import {
   storableString,
 } from "@/server/text";
 import { addressSchema } from "@/server/wallet-address";
-import { DEPLOYMENT_STATUSES } from "./statuses";
-
-// The statuses and the transitions between them, for the browser too.
-export { DEPLOYMENT_STATUSES, type DeploymentStatus } from "./statuses";
-export { canTransition } from "./transitions";
+import { DEPLOYMENT_STATUSES } from "./view";
 
 /** Deployment schemas, defined once for the procedures, REST, OpenAPI and the dashboard. */
 

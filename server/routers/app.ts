@@ -31,6 +31,10 @@ export const appRouter = router({
 
 export type AppRouter = typeof appRouter;
 
-export const createCaller = createCallerFactory(appRouter);
+/**
+ * The procedures called in-process (tRPC's server-side caller), as the REST handlers call them:
+ * `procedures.agents.list(input)`. Not to be confused with a chat's caller (server/callers).
+ */
+export const createProcedureCaller = createCallerFactory(appRouter);
 
-export type Caller = ReturnType<typeof createCaller>;
+export type ProcedureCaller = ReturnType<typeof createProcedureCaller>;

@@ -6,7 +6,7 @@ import { type Config, parseConfig } from "@/server/config";
 import { createInnerContext } from "@/server/context";
 import { type Problem, problemFromError } from "@/server/errors";
 import type { ModelRuntime } from "@/server/model-call";
-import { createCaller } from "@/server/routers";
+import { createProcedureCaller } from "@/server/routers";
 
 /** The admin key tRPC callers in tests are made with (the HTTP tests' servers use it too). */
 export const TEST_ADMIN_KEY = "test-admin-key-0123456789abcdef";
@@ -34,7 +34,7 @@ export function callerFor(
     caller?: Caller;
   } = {},
 ) {
-  return createCaller(
+  return createProcedureCaller(
     createInnerContext({
       db,
       clock,

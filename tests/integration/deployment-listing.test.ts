@@ -6,7 +6,7 @@ import { authKeys } from "@/server/auth";
 import { fixedClock } from "@/server/clock";
 import { createInnerContext } from "@/server/context";
 import type { DeploymentStatus } from "@/server/deployments";
-import { createCaller } from "@/server/routers";
+import { createProcedureCaller } from "@/server/routers";
 import { callerFor, problemOf, TEST_ADMIN_KEY, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 import { sampleProposal } from "../helpers/proposal";
@@ -24,7 +24,7 @@ describe.each(DATABASE_KINDS)("deployments for the dashboard on %s", (kind) => {
   const config = testConfig(env);
   const caller = () => callerFor(testDatabase().db, { clock, config });
   const walletCaller = (wallet: LocalAccount, walletConfig = config) =>
-    createCaller(
+    createProcedureCaller(
       createInnerContext({
         db: testDatabase().db,
         clock,

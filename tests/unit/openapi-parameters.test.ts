@@ -1,17 +1,15 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { createSchema } from "zod-openapi";
 import { AID_MAX_LENGTH } from "@/server/agent-id";
-import { buildOpenApiDocument } from "@/server/openapi";
+import { buildOpenApiDocument, ENDPOINTS } from "@/server/rest";
 import { appRouter } from "@/server/routers";
 import { CHAT_ID_PATTERN } from "@/server/threads";
 
 /**
  * The document's path and query parameters are the procedures' own input fields: for each
- * operation, the procedures its route handler calls (read from app/**\/route.ts) are looked up
- * in the router, and every parameter must be one of their input's fields, rendered the same.
- * A parameter typed by hand, or taken from another procedure's schema, differs and fails here.
+ * operation, the procedure the endpoint table says it calls is looked up in the router, and
+ * every parameter must be one of its input's fields, rendered the same, and none left out.
  */
 
 type Parameter = { name: string; in: string; required?: boolean; schema: unknown };
@@ -20,16 +18,13 @@ type Operation = {
   requestBody?: { content: Record<string, { schema: { properties?: object } }> };
 };
 
-const doc = buildOpenApiDocument("http://localhost:3000");
+const doc = buildOpenApiDocument("http://localhost:3000", ENDPOINTS);
 const paths = doc.paths as Record<string, Record<string, Operation>>;
 
-/** The procedures (e.g. `threads.list`) the handler of `method` in the path's route file calls. */
+/** The procedure the operation calls, as the endpoint table declares it. */
 function proceduresCalled(path: string, method: string): string[] {
-  const file = `app${path.replace(/\{(\w+)\}/g, "[$1]")}/route.ts`;
-  const handler = readFileSync(file, "utf8")
-    .split(/^export /m)
-    .find((part) => new RegExp(`^(const ${method} =|(async )?function ${method}\\b)`).test(part));
-  return [...(handler ?? "").matchAll(/caller\.(\w+)\.(\w+)\(/g)].map(([, a, b]) => `${a}.${b}`);
+  const endpoint = ENDPOINTS.find((e) => e.path === path && e.method === method);
+  return endpoint?.procedure ? [endpoint.procedure.name] : [];
 }
 
 function inputOf(procedure: string): z.ZodObject {

@@ -1,4 +1,4 @@
-import { notFoundRoute } from "@/server/http";
+import { notFoundRoute } from "@/server/rest";
 
 export const dynamic = "force-dynamic";
 

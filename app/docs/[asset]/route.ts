@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { notFoundRoute } from "@/server/http";
+import { notFoundRoute } from "@/server/rest";
 
 export const dynamic = "force-dynamic";
 

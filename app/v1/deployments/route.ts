@@ -1,29 +1,6 @@
-import type { z } from "zod";
-import type { createDeploymentInputSchema } from "@/server/deployments";
-import { json, methodNotAllowed, queryParams, readJsonBody, restRoute } from "@/server/http";
+import { routeFor } from "@/server/rest";
 
 export const dynamic = "force-dynamic";
 
-export const GET = restRoute(async ({ request, caller }) =>
-  json(
-    await caller.deployments.list(
-      queryParams(request, [
-        "limit",
-        "cursor",
-        "user_address",
-        "status",
-        "proposal_id",
-        "include_total",
-      ]),
-    ),
-  ),
-);
-
-export const POST = restRoute(async ({ request, caller }) => {
-  const body = (await readJsonBody(request)) as z.input<typeof createDeploymentInputSchema>;
-  return json(await caller.deployments.create(body), 201);
-});
-
-export const PUT = methodNotAllowed(["GET", "POST"]);
-export const PATCH = PUT;
-export const DELETE = PUT;
+/** /v1/deployments: declared once in server/rest/endpoints/, with the OpenAPI document. */
+export const { GET, HEAD, POST, PUT, PATCH, DELETE } = routeFor("/v1/deployments");

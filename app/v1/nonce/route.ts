@@ -1,15 +1,6 @@
-import { json, methodNotAllowed, queryParams, restRoute } from "@/server/http";
+import { routeFor } from "@/server/rest";
 
 export const dynamic = "force-dynamic";
 
-/** A single-use nonce for a Sign-In with Ethereum message; it expires after 10 minutes. */
-export const GET = restRoute(async ({ request, caller }) =>
-  json(
-    await caller.nonces.issue(queryParams(request, ["user_address"]) as { user_address: string }),
-  ),
-);
-
-export const POST = methodNotAllowed(["GET"]);
-export const PUT = POST;
-export const PATCH = POST;
-export const DELETE = POST;
+/** /v1/nonce: declared once in server/rest/endpoints/, with the OpenAPI document. */
+export const { GET, HEAD, POST, PUT, PATCH, DELETE } = routeFor("/v1/nonce");

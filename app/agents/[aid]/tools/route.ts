@@ -1,13 +1,6 @@
-import { json, methodNotAllowed, restRoute } from "@/server/http";
+import { routeFor } from "@/server/rest";
 
 export const dynamic = "force-dynamic";
 
-/** The agent's MCP servers with the tools each describes now (admin). */
-export const GET = restRoute<{ aid: string }>(async ({ caller, params }) =>
-  json(await caller.tools.list({ aid: params.aid })),
-);
-
-export const POST = methodNotAllowed(["GET"]);
-export const PUT = POST;
-export const PATCH = POST;
-export const DELETE = POST;
+/** /agents/{aid}/tools: declared once in server/rest/endpoints/, with the OpenAPI document. */
+export const { GET, HEAD, POST, PUT, PATCH, DELETE } = routeFor("/agents/{aid}/tools");

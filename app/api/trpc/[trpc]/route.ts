@@ -2,8 +2,8 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { SESSION_COOKIE } from "@/server/auth";
 import { createContext } from "@/server/context";
 import { AppError } from "@/server/errors";
-import { errorResponse, finish, readLimitedText } from "@/server/http";
 import { log, requestIdOf } from "@/server/observability";
+import { errorResponse, finish, readLimitedText } from "@/server/rest";
 import { appRouter } from "@/server/routers";
 import { getConfig } from "@/server/services";
 

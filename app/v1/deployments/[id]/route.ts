@@ -1,13 +1,6 @@
-import { json, methodNotAllowed, restRoute } from "@/server/http";
+import { routeFor } from "@/server/rest";
 
 export const dynamic = "force-dynamic";
 
-/** One deployment with its status history (admin). */
-export const GET = restRoute<{ id: string }>(async ({ caller, params }) =>
-  json(await caller.deployments.get({ id: params.id })),
-);
-
-export const POST = methodNotAllowed(["GET"]);
-export const PUT = POST;
-export const PATCH = POST;
-export const DELETE = POST;
+/** /v1/deployments/{id}: declared once in server/rest/endpoints/, with the OpenAPI document. */
+export const { GET, HEAD, POST, PUT, PATCH, DELETE } = routeFor("/v1/deployments/{id}");

@@ -1,16 +1,6 @@
-import type { z } from "zod";
-import type { statusUpdateInputSchema } from "@/server/deployments";
-import { json, methodNotAllowed, readJsonBody, restRoute } from "@/server/http";
+import { routeFor } from "@/server/rest";
 
 export const dynamic = "force-dynamic";
 
-/** A worker changes a deployment's status with a signed Sign-In with Ethereum message. */
-export const POST = restRoute(async ({ request, caller }) => {
-  const body = (await readJsonBody(request)) as z.input<typeof statusUpdateInputSchema>;
-  return json(await caller.deployments.updateStatus(body));
-});
-
-export const GET = methodNotAllowed(["POST"]);
-export const PUT = GET;
-export const PATCH = GET;
-export const DELETE = GET;
+/** /v1/deployments/worker/status: declared once in server/rest/endpoints/, with the OpenAPI document. */
+export const { GET, HEAD, POST, PUT, PATCH, DELETE } = routeFor("/v1/deployments/worker/status");

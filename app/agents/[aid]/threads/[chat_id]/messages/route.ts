@@ -1,23 +1,8 @@
-import { json, methodNotAllowed, queryParams, restRoute } from "@/server/http";
+import { routeFor } from "@/server/rest";
 
 export const dynamic = "force-dynamic";
 
-/**
- * A thread's messages, newest page first (admin). Threads belong to callers: `caller` (as the
- * thread list gives it) names whose; the admin's own when left out.
- */
-export const GET = restRoute<{ aid: string; chat_id: string }>(
-  async ({ request, caller, params }) =>
-    json(
-      await caller.threads.messages({
-        aid: params.aid,
-        chat_id: params.chat_id,
-        ...queryParams(request, ["caller", "limit", "cursor"]),
-      } as never),
-    ),
+/** /agents/{aid}/threads/{chat_id}/messages: declared once in server/rest/endpoints/, with the OpenAPI document. */
+export const { GET, HEAD, POST, PUT, PATCH, DELETE } = routeFor(
+  "/agents/{aid}/threads/{chat_id}/messages",
 );
-
-export const POST = methodNotAllowed(["GET"]);
-export const PUT = POST;
-export const PATCH = POST;
-export const DELETE = POST;

@@ -1,7 +1,7 @@
 import { createdKeySchema, createKeyInputSchema, listKeysOutputSchema } from "@/server/keys";
 import { listPricesOutputSchema, priceSchema, setPriceInputSchema } from "@/server/prices";
 import { agentUsageOutputSchema, allUsageOutputSchema } from "@/server/usage";
-import { example, problemSchema } from "./parts";
+import { example, problemSchema } from "../documented";
 
 /** Real requests and answers of the service for keys, usage and prices. */
 

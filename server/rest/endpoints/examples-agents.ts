@@ -6,7 +6,7 @@ import {
   resetQuotaInputSchema,
 } from "@/server/agents";
 import { listRunsOutputSchema, runSchema } from "@/server/runs";
-import { example, problemSchema } from "./parts";
+import { example, problemSchema } from "../documented";
 
 type Agent = z.input<typeof agentSchema>;
 

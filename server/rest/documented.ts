@@ -3,12 +3,11 @@ import type {
   ZodOpenApiExampleObject,
   ZodOpenApiExamplesObject,
   ZodOpenApiMediaTypeObject,
-  ZodOpenApiPathsObject,
   ZodOpenApiResponseObject,
 } from "zod-openapi";
-import { MAX_BODY_BYTES } from "@/server/http";
+import { MAX_BODY_BYTES } from "./request";
 
-/** The pieces the OpenAPI document's path modules are built with (document.ts). */
+/** The pieces of an operation's documentation (endpoints/), and the document's (openapi.ts). */
 
 export const problemSchema = z
   .looseObject({
@@ -47,7 +46,7 @@ export function example<S extends z.ZodType>(
 }
 
 /** A JSON body of `schema`, with named examples (real answers of the service) when given. */
-export function json(
+export function jsonContent(
   schema: z.ZodType,
   examples?: ZodOpenApiExamplesObject,
 ): Record<"application/json", ZodOpenApiMediaTypeObject> {
@@ -65,7 +64,7 @@ export function problem(
 
 /**
  * The admin's operations. REST takes the admin key only, never the dashboard's session cookie
- * (server/http/rest.ts), even where the procedure also serves a signed-in wallet over /api/trpc.
+ * (route.ts), even where the procedure also serves a signed-in wallet over /api/trpc.
  */
 export const ADMIN = [{ adminKey: [] }];
 
@@ -92,7 +91,7 @@ export const adminErrors = {
   "503": databaseUnavailable,
 };
 
-/** The refusals of a JSON body beside its content (server/http/rest.ts, readJsonBody). */
+/** The refusals of a JSON body beside its content (request.ts, readJsonBody). */
 export const jsonBodyErrors = {
   "413": {
     ...problem(`payload_too_large: the body is larger than ${MAX_BODY_BYTES / 1024} KiB.`),
@@ -108,7 +107,7 @@ export const jsonBodyErrors = {
  * What the server entry (server/instance/serve.ts) answers before any route, whatever the path:
  * true of every operation, so given to each of them.
  */
-const refusedBeforeRouting = {
+export const refusedBeforeRouting = {
   "408": {
     ...problem("request_timeout: the request did not arrive in time; the connection is closed."),
     id: "RequestTimeout",
@@ -120,38 +119,3 @@ const refusedBeforeRouting = {
     id: "HeadersTooLarge",
   },
 };
-
-const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
-
-export function withRefusalsBeforeRouting(paths: ZodOpenApiPathsObject): ZodOpenApiPathsObject {
-  return Object.fromEntries(
-    Object.entries(paths).map(([path, item]) => [
-      path,
-      Object.fromEntries(
-        Object.entries(item).map(([key, value]) => [
-          key,
-          // A path item's other members (summary, parameters, servers) are no operations.
-          METHODS.has(key)
-            ? { ...value, responses: { ...value.responses, ...refusedBeforeRouting } }
-            : value,
-        ]),
-      ),
-    ]),
-  );
-}
-
-/**
- * A procedure's input as a REST path takes it: the fields in the URL's path, and the rest (the
- * query or the body). Parameters are never typed by hand, so they cannot drift from what the
- * procedure validates.
- */
-export function split<Shape extends z.ZodRawShape>(
-  input: z.ZodObject<Shape>,
-  path: readonly (keyof Shape & string)[],
-): { path: z.ZodObject; rest: z.ZodObject } {
-  const mask: Partial<Record<keyof Shape, true>> = {};
-  for (const name of path) mask[name] = true;
-  // The mask names fields of the shape (by the type of `path`); zod's own mask type cannot see it
-  // through the generic. A path's fields are always given, whatever defaults the procedure has.
-  return { path: input.pick(mask as never).required(), rest: input.omit(mask as never) };
-}

@@ -1,4 +1,11 @@
-import type { DeploymentStatus } from "./statuses";
+/**
+ * The deployment statuses and the machine that moves between them: what the dashboard shows and
+ * offers, computed the same on both sides. No zod and nothing server-only: the browser loads it.
+ */
+
+import type { DeploymentStatus } from "@/db/enums";
+
+export { DEPLOYMENT_STATUSES, type DeploymentStatus } from "@/db/enums";
 
 /**
  * The deployment status machine:

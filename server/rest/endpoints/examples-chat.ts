@@ -1,6 +1,6 @@
 import { chatReplySchema } from "@/server/chat";
 import { listMessagesOutputSchema, listThreadsOutputSchema } from "@/server/threads";
-import { example, problemSchema } from "./parts";
+import { example, problemSchema } from "../documented";
 
 /** Real answers of the service for chat, threads and messages (a model on loopback answered). */
 

@@ -1,0 +1,28 @@
+import type { Endpoint } from "../endpoint";
+import { agentEndpoints } from "./agents";
+import { chatEndpoints } from "./chat";
+import { deploymentEndpoints } from "./deployments";
+import { keyEndpoints } from "./keys";
+import { nonceEndpoints } from "./nonces";
+import { operationEndpoints } from "./operations";
+import { priceEndpoints } from "./prices";
+import { runEndpoints } from "./runs";
+import { threadEndpoints } from "./threads";
+import { usageEndpoints } from "./usage";
+
+/**
+ * Every REST operation of the service, each declared once. The route files and the OpenAPI
+ * document are made from this table, in this order (the document lists the paths so).
+ */
+export const ENDPOINTS: readonly Endpoint[] = [
+  ...agentEndpoints,
+  ...runEndpoints,
+  ...chatEndpoints,
+  ...threadEndpoints,
+  ...keyEndpoints,
+  ...usageEndpoints,
+  ...priceEndpoints,
+  ...nonceEndpoints,
+  ...deploymentEndpoints,
+  ...operationEndpoints,
+];

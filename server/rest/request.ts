@@ -1,0 +1,88 @@
+import { AppError } from "@/server/errors";
+
+/** Reading a REST request: its query, and a JSON body within bounds. */
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** The query string as a plain object; a parameter given twice is an error, not a guess. */
+export function queryParams(request: Request, names: readonly string[]): Record<string, string> {
+  const url = new URL(request.url);
+  const params: Record<string, string> = {};
+  for (const name of names) {
+    const values = url.searchParams.getAll(name);
+    if (values.length > 1) {
+      throw new AppError("bad_request", `The query parameter '${name}' is given more than once.`, {
+        errors: [{ field: name, detail: "is given more than once" }],
+      });
+    }
+    if (values[0] !== undefined) params[name] = values[0];
+  }
+  return params;
+}
+
+/**
+ * Reads a JSON body of at most MAX_BODY_BYTES. The size is enforced while reading, so a client
+ * that lies in Content-Length (or sends none) cannot make the server buffer more.
+ */
+export async function readJsonBody(
+  request: Request,
+  { optional = false }: { optional?: boolean } = {},
+): Promise<unknown> {
+  const declared = Number(request.headers.get("content-length"));
+  if (declared > MAX_BODY_BYTES) throw bodyTooLarge();
+  const text = await readLimitedText(request);
+  // A body that may be left out: none at all is `undefined`, whatever the headers say.
+  if (optional && text === "") return undefined;
+  const type = request.headers.get("content-type");
+  // Required, not assumed: a form or a page's script can send a body with no type (or
+  // text/plain) without a preflight; only JSON that says so is read.
+  if (!type || !/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
+    throw new AppError(
+      "unsupported_media_type",
+      type
+        ? `The body must be JSON (Content-Type: application/json), not '${type}'.`
+        : "The body must be JSON, sent with Content-Type: application/json.",
+    );
+  }
+  if (text.trim() === "")
+    throw new AppError("malformed_json", "The request body is empty; send a JSON object.");
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new AppError(
+      "malformed_json",
+      `The request body is not valid JSON: ${(error as Error).message}.`,
+    );
+  }
+}
+
+function bodyTooLarge(): AppError {
+  return new AppError(
+    "payload_too_large",
+    `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`,
+  );
+}
+
+/** The body as text, refused with 413 past MAX_BODY_BYTES (counted as it arrives). */
+export async function readLimitedText(request: Request): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw bodyTooLarge();
+    }
+    chunks.push(value);
+  }
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  try {
+    return decoder.decode(Buffer.concat(chunks));
+  } catch {
+    throw new AppError("malformed_json", "The request body is not valid UTF-8 text.");
+  }
+}

@@ -1,0 +1,72 @@
+import { rateLimitHeaders } from "@/server/chat";
+import { type Problem, problemFromError } from "@/server/errors";
+import { log, logRequest, routePattern } from "@/server/observability";
+
+/** What the REST handlers answer: JSON, problems, and each request's id and log line. */
+
+export const NO_STORE = { "cache-control": "no-store" };
+
+export function json(body: unknown, status = 200, headers: HeadersInit = {}): Response {
+  return Response.json(body, { status, headers: { ...NO_STORE, ...headers } });
+}
+
+/** An answer with no body (204, 202 without a record). */
+export function empty(status = 204): Response {
+  return new Response(null, { status, headers: NO_STORE });
+}
+
+export function problemResponse(p: Problem, headers: Record<string, string> = {}): Response {
+  const extra: Record<string, string> = { ...headers };
+  if (p.retry_after_s !== undefined) extra["retry-after"] = String(p.retry_after_s);
+  // Bearer is the scheme of the admin key and of agent keys; signature and token failures are
+  // not about it.
+  if (p.code === "unauthorized" || p.code === "key_required" || p.code === "invalid_key")
+    extra["www-authenticate"] = 'Bearer realm="agent-service"';
+  Object.assign(extra, rateLimitHeaders(p.rate_limit as Parameters<typeof rateLimitHeaders>[0]));
+  // The rest of an oversized body is never read: tell the client not to reuse this connection.
+  if (p.status === 413) extra.connection = "close";
+  return new Response(JSON.stringify(p), {
+    status: p.status,
+    headers: { "content-type": "application/problem+json", ...NO_STORE, ...extra },
+  });
+}
+
+/** Renders any error as a problem response, logging the ones that are our fault. */
+export function errorResponse(error: unknown, requestId?: string): Response {
+  const p = problemFromError(error);
+  if (p.status >= 500 && p.code === "internal_error")
+    log.error({ err: error, request_id: requestId }, "unexpected error");
+  return problemResponse(requestId === undefined ? p : { ...p, request_id: requestId });
+}
+
+export type RouteParams = Record<string, string | string[] | undefined>;
+
+/** Puts the request's id on the answer and writes the request's log line. */
+export function finish(
+  request: Request,
+  response: Response,
+  {
+    requestId,
+    started,
+    params,
+    caller,
+  }: {
+    requestId: string;
+    started: number;
+    params: RouteParams;
+    caller?: string;
+  },
+): Response {
+  response.headers.set("x-request-id", requestId);
+  const aid = typeof params.aid === "string" ? params.aid : undefined;
+  logRequest({
+    requestId,
+    method: request.method,
+    route: routePattern(new URL(request.url).pathname, params),
+    status: response.status,
+    durationMs: performance.now() - started,
+    ...(aid === undefined ? {} : { aid }),
+    ...(caller === undefined ? {} : { caller }),
+  });
+  return response;
+}
