@@ -11,7 +11,7 @@ import {
   startModelCall,
 } from "@/server/model-call";
 import { log } from "@/server/observability";
-import { autonomousReservation, consumeQuotaOfMany, refundQuota } from "@/server/quota";
+import { releaseRun, reserveRuns } from "@/server/quota";
 import { nextSlotAfter } from "@/server/schedules";
 import { AGENT_CALLER, AUTONOMOUS_THREAD, loadHistory, storeExchange } from "@/server/threads";
 import { writeReliably } from "@/server/write-reliably";
@@ -84,21 +84,16 @@ async function startRuns(
   trigger: AutonomousRunRow["trigger"],
 ): Promise<{ runId: number; claimed: ClaimedRun | undefined }[]> {
   const now = clock.now();
-  const consumed = await consumeQuotaOfMany(
+  const reserves = await reserveRuns(
     { db, clock },
     slots.map(({ agent }) => agent.aid),
-    "autonomous",
   );
   const reservationOf = (aid: string) => {
-    const result = consumed.get(aid);
-    return result?.ok ? result.reservation : undefined;
+    const reserve = reserves.get(aid);
+    return reserve?.refused === undefined ? reserve : undefined;
   };
-  const skippedBecause = (aid: string) => {
-    const result = consumed.get(aid);
-    return result && !result.ok && result.exceeded
-      ? result.exceeded.detail
-      : `Agent '${aid}' has no quota record.`;
-  };
+  const skippedBecause = (aid: string) =>
+    reserves.get(aid)?.refused ?? `Agent '${aid}' has no quota record.`;
   const recorded = await db
     .insert(autonomousRuns)
     .values(
@@ -217,8 +212,7 @@ async function failRun(
       .set({ outcome: "failed", error, finishedAt: ctx.clock.now(), quotaMonth: null })
       .where(and(eq(autonomousRuns.id, run.runId), eq(autonomousRuns.outcome, "running")))
       .returning({ id: autonomousRuns.id });
-    if (updated)
-      await refundQuota({ db: tx }, autonomousReservation(run.agent.aid, run.quotaMonth));
+    if (updated) await releaseRun(tx, { aid: run.agent.aid, month: run.quotaMonth });
   });
 }
 
@@ -262,8 +256,7 @@ export async function sweepInterruptedRuns(
         ),
       );
     for (const run of stale) {
-      if (run.quotaMonth)
-        await refundQuota({ db: tx }, autonomousReservation(run.aid, run.quotaMonth));
+      if (run.quotaMonth) await releaseRun(tx, { aid: run.aid, month: run.quotaMonth });
     }
     return stale.length;
   });

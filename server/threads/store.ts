@@ -5,7 +5,7 @@ import { chatMessages, type StoredToolCall } from "@/db/schema";
 import type { ChatConfig } from "@/server/config";
 import type { Usage } from "@/server/model-call";
 import type { ChatTurn } from "@/server/providers";
-import { type Accounted, accountedPeriods, accountUsage, priceClause } from "@/server/quota";
+import { type Accounted, accountedPeriods, settleUsage } from "@/server/quota";
 import { storableJsonText, storableText } from "@/server/text";
 
 /**
@@ -182,9 +182,10 @@ export type StoreGuard = {
 /**
  * Writes a question and its reply to their thread in one statement (atomic by itself, so no
  * transaction and its two extra round trips): the thread is created or counted up, both
- * messages inserted, and the reply priced and counted in the agent's tokens and usage
- * (quota/tokens.ts); the foreign key to the thread is checked at the end of the statement.
- * Stored only if `guard` returned a row. `kind` says what the reply counts as in usage: a
+ * messages inserted, and the use settled: the reply priced and counted in the agent's tokens
+ * and usage (`settleUsage` of server/quota); the foreign key to the thread is checked at the end
+ * of the statement. Stored only if `guard` returned a row (a chat's guard is quota's
+ * `settleMessage`). `kind` says what the reply counts as in usage: a
  * chat's message or an autonomous run. Returns whether it was stored, and the reply's cost
  * (null: unpriced). What a model or a tool sent is made storable where it enters the service
  * (providers, tools), so that clients are sent what is stored; it is made so here once more,
@@ -273,20 +274,23 @@ function storeStatement(db: Db, kind: Accounted["kind"], guard: StoreGuard) {
     // reverse, which took the agent's usage_hourly row before its quota row. The chat's opening
     // statement takes the quota row first (a refused chat too: its UPDATE keeps the lock on the
     // row it re-checked) and then usage_hourly, so the two deadlocked under a burst of chats.
-    // Reading `account_0` (the quota update) in the select runs it before the rest: the quota
-    // row is taken first here too.
+    // Reading `settle_quota` (the quota update) in the select runs it before the rest: the
+    // quota row is taken first here too.
+    const settle = settleUsage(db, accounted);
+    const settleQuota = clause("settle_quota", settle.quota);
     return db
       .with(
-        clause("price", priceClause(accounted)),
+        clause("price", settle.price),
         clause("guard", guard.build()),
         thread,
         messages,
-        ...accountUsage(db, accounted).map((query, index) => clause(`account_${index}`, query)),
+        settleQuota,
+        clause("settle_usage", settle.usage),
       )
       .select({
         stored: sql<number>`count(*)::int`.mapWith(Number),
         cost: sql<number | string | null>`(SELECT cost FROM price)::float8`,
-        quotaFirst: sql<number>`(SELECT count(*)::int FROM account_0)`,
+        quotaFirst: sql<number>`(SELECT count(*)::int FROM ${settleQuota})`,
       })
       .from(thread)
       .prepare(`store_${kind}_${guard.key}`);
