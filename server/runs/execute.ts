@@ -1,6 +1,6 @@
-import { and, asc, eq, inArray, lt, lte, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { type AgentRow, type AutonomousRunRow, agents, autonomousRuns } from "@/db/schema";
+import { type AutonomousRunRow, agents, autonomousRuns } from "@/db/schema";
 import { agentNotFound } from "@/server/agents";
 import type { Clock } from "@/server/clock";
 import { AppError, isDatabaseUnavailable } from "@/server/errors";
@@ -11,116 +11,17 @@ import {
   startModelCall,
 } from "@/server/model-call";
 import { log } from "@/server/observability";
-import { releaseRun, reserveRuns } from "@/server/quota";
-import { nextSlotAfter } from "@/server/schedules";
+import { releaseRun } from "@/server/quota";
 import { AGENT_CALLER, AUTONOMOUS_THREAD, loadHistory, storeExchange } from "@/server/threads";
 import { writeReliably } from "@/server/write-reliably";
+import { type ClaimedRun, startRuns } from "./claim";
 
 /**
- * Autonomous runs: claiming due slots, running them, and cleaning up after a crash.
- *
- * A claim is one transaction: it locks due agents with FOR UPDATE SKIP LOCKED (so schedulers on
- * any number of instances never take the same one), moves each to its next slot, reserves the
- * autonomous quota, and records the run as `running`, or as `skipped` when the quota is spent.
- * The model is called after the commit, outside any transaction. If the process dies then,
- * the run stays `running` with the quota it holds; `sweepInterruptedRuns` later marks it
- * failed and gives the quota back. A crash loses the run in flight, and nothing else.
+ * Executing autonomous runs: a claimed run through the agent's model, its outcome recorded, and
+ * its use settled (the exchange stored) or released (the run failed); and "run now".
  */
 
 type RunContext = { db: Db; clock: Clock; model: ModelRuntime };
-
-/** A claimed run that holds its quota and awaits the model. */
-export type ClaimedRun = { runId: number; agent: AgentRow; quotaMonth: string };
-
-/** Claims up to `limit` due slots; returns the runs to execute (skipped ones are recorded). */
-export async function claimDueRuns(
-  { db, clock }: Pick<RunContext, "db" | "clock">,
-  limit: number,
-): Promise<{ runs: ClaimedRun[]; skipped: number }> {
-  return db.transaction(async (tx) => {
-    const now = clock.now();
-    const due = await tx
-      .select()
-      .from(agents)
-      .where(and(eq(agents.autonomousEnabled, true), lte(agents.autonomousNextRunAt, now)))
-      .orderBy(asc(agents.autonomousNextRunAt))
-      .limit(limit)
-      .for("update", { skipLocked: true });
-    if (due.length === 0) return { runs: [], skipped: 0 };
-
-    await moveToNextSlots(tx, due, now);
-    const started = await startRuns(
-      tx,
-      clock,
-      due.map((agent) => ({ agent, dueAt: agent.autonomousNextRunAt as Date })),
-      "schedule",
-    );
-    const runs = started.flatMap(({ claimed }) => (claimed ? [claimed] : []));
-    return { runs, skipped: started.length - runs.length };
-  });
-}
-
-/** Moves each claimed agent's schedule to its next slot after now, in one statement. */
-async function moveToNextSlots(db: Db, due: AgentRow[], now: Date): Promise<void> {
-  const slots = due.map((agent) => {
-    const next = nextSlotAfter(agent.autonomousNextRunAt as Date, agent.autonomousMinutes, now);
-    return sql`(${agent.aid}, ${next.toISOString()}::timestamptz)`;
-  });
-  await db.execute(sql`
-    UPDATE agents SET autonomous_next_run_at = slot.next_run_at
-    FROM (VALUES ${sql.join(slots, sql`, `)}) AS slot(aid, next_run_at)
-    WHERE agents.aid = slot.aid`);
-}
-
-/**
- * Reserves the autonomous quota of each agent and records its run, `running`, or `skipped`
- * when its quota is spent: one statement for the quotas and one for the runs, however many.
- * `claimed` is undefined for a skipped run.
- */
-async function startRuns(
-  db: Db,
-  clock: Clock,
-  slots: { agent: AgentRow; dueAt: Date }[],
-  trigger: AutonomousRunRow["trigger"],
-): Promise<{ runId: number; claimed: ClaimedRun | undefined }[]> {
-  const now = clock.now();
-  const reserves = await reserveRuns(
-    { db, clock },
-    slots.map(({ agent }) => agent.aid),
-  );
-  const reservationOf = (aid: string) => {
-    const reserve = reserves.get(aid);
-    return reserve?.refused === undefined ? reserve : undefined;
-  };
-  const skippedBecause = (aid: string) =>
-    reserves.get(aid)?.refused ?? `Agent '${aid}' has no quota record.`;
-  const recorded = await db
-    .insert(autonomousRuns)
-    .values(
-      slots.map(({ agent, dueAt }) => {
-        const reserved = reservationOf(agent.aid);
-        return {
-          aid: agent.aid,
-          trigger,
-          dueAt,
-          startedAt: now,
-          outcome: reserved ? ("running" as const) : ("skipped" as const),
-          error: reserved ? null : skippedBecause(agent.aid),
-          finishedAt: reserved ? null : now,
-          quotaMonth: reserved?.month ?? null,
-        };
-      }),
-    )
-    .returning({ id: autonomousRuns.id, aid: autonomousRuns.aid });
-  // One run per agent in a claim, so the aid tells which row is whose.
-  const runIdOf = new Map(recorded.map((row) => [row.aid, row.id]));
-  return slots.map(({ agent }) => {
-    const runId = runIdOf.get(agent.aid);
-    if (runId === undefined) throw new Error(`Recording a run of '${agent.aid}' returned no row`);
-    const reserved = reservationOf(agent.aid);
-    return { runId, claimed: reserved && { runId, agent, quotaMonth: reserved.month } };
-  });
-}
 
 /**
  * Runs a claimed slot: the agent's autonomous prompt through its model, in its autonomous
@@ -213,52 +114,6 @@ async function failRun(
       .where(and(eq(autonomousRuns.id, run.runId), eq(autonomousRuns.outcome, "running")))
       .returning({ id: autonomousRuns.id });
     if (updated) await releaseRun(tx, { aid: run.agent.aid, month: run.quotaMonth });
-  });
-}
-
-/**
- * Finds runs left `running` by an instance that stopped (older than any live run can be), marks
- * them failed and gives their quota back. Returns how many it found.
- */
-export async function sweepInterruptedRuns(
-  { db, clock }: Pick<RunContext, "db" | "clock">,
-  staleAfterMs: number,
-): Promise<number> {
-  return db.transaction(async (tx) => {
-    const now = clock.now();
-    const stale = await tx
-      .select({
-        id: autonomousRuns.id,
-        aid: autonomousRuns.aid,
-        quotaMonth: autonomousRuns.quotaMonth,
-      })
-      .from(autonomousRuns)
-      .where(
-        and(
-          eq(autonomousRuns.outcome, "running"),
-          lt(autonomousRuns.startedAt, new Date(now.getTime() - staleAfterMs)),
-        ),
-      )
-      .for("update", { skipLocked: true });
-    if (stale.length === 0) return 0;
-    await tx
-      .update(autonomousRuns)
-      .set({
-        outcome: "failed",
-        error: "Interrupted: the instance running it stopped before it finished.",
-        finishedAt: now,
-        quotaMonth: null,
-      })
-      .where(
-        inArray(
-          autonomousRuns.id,
-          stale.map((run) => run.id),
-        ),
-      );
-    for (const run of stale) {
-      if (run.quotaMonth) await releaseRun(tx, { aid: run.aid, month: run.quotaMonth });
-    }
-    return stale.length;
   });
 }
 
