@@ -13,5 +13,5 @@ export {
   getAgent,
   upsertAgent,
 } from "./agents";
-export { listAgents, quotaFilterSql } from "./list";
+export { listAgents } from "./list";
 export * from "./schema";

@@ -9,13 +9,10 @@ import type { Quota } from "@/server/quota";
 export const AGENT_SORTS = ["aid", "name", "quota", "activity"] as const;
 export type AgentSort = (typeof AGENT_SORTS)[number];
 
-/** Where the quota filter draws its lines: `near` from 80% of a limit, `over` at a limit. */
-export const QUOTA_NEAR = 0.8;
-
 /**
  * An agent's quota use: the highest share of any of its limits taken (the five counters and the three token budgets), from 0 to 1. A limit
  * of 0, or one reached, counts as full; an unlimited counter counts as 0. The listing sorts and
- * filters by the same rule in SQL (server/agents/list.ts).
+ * filters by the same rule in SQL (`quotaUseSql` of server/quota).
  */
 export function quotaUse(quota: Quota): number {
   const share = (count: number, limit: number | null) =>

@@ -24,6 +24,7 @@ export {
   utcMonth,
 } from "./periods";
 export { presentQuota } from "./presentation";
+export { quotaFilterSql, quotaUseSql } from "./quota-use";
 export type { QuotaExceeded } from "./refusal";
 export { findExceeded, quotaExceededError, quotaKeptChanging } from "./refusal";
 export {
