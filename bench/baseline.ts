@@ -10,7 +10,7 @@ import { parseSiweMessage } from "viem/siwe";
  * same `postgres` statements, with none of the framework layers (Next.js, tRPC, zod, drizzle).
  * The ratio service/baseline shows what those layers cost.
  */
-/** A caller's thread, as the service keys it (server/threads/store.ts). */
+/** A caller's thread, as the service keys it (server/threads/history.ts). */
 type Thread = { aid: string; caller: string; chatId: string };
 
 export async function startBaseline(
@@ -77,7 +77,7 @@ export async function startBaseline(
   };
 
   /**
-   * The same single statement as the service (server/threads/store.ts): the exchange is
+   * The same single statement as the service (server/threads/exchange.ts): the exchange is
    * stored, usage on the reply, only if the chat's reservation was still there to delete.
    */
   const storeExchange = (

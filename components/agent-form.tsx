@@ -7,11 +7,16 @@ import { type Agent, agentInputSchema, autonomousPromptProblem } from "@/server/
 import { QUOTA_LIMIT_FIELDS, type QuotaLimitField } from "@/server/quota/schema";
 import { readAgentForm } from "./agent-form-data";
 import { trpc } from "./trpc";
-import { Field } from "./ui/field";
+import { Button } from "./ui/button";
+import { CheckboxField, Field } from "./ui/field";
 import { formNumber, formWords } from "./ui/format";
+import { Input } from "./ui/input";
 import type { Outcome } from "./ui/notice";
 import { OutcomeMessage } from "./ui/notice";
+import { Panel } from "./ui/panel";
 import { fieldErrorsOf, problemOf } from "./ui/problem";
+import { Select } from "./ui/select";
+import { Textarea } from "./ui/textarea";
 
 type Errors = Record<string, React.ReactNode>;
 
@@ -113,17 +118,12 @@ export function AgentForm({
     hint?: string,
   ) => (
     <Field name={name} label={label} hint={hint} error={errors[name]}>
-      {(control) => <input {...control} defaultValue={value ?? ""} />}
+      {(control) => <Input {...control} defaultValue={value ?? ""} />}
     </Field>
   );
 
   return (
-    <form
-      className="panel"
-      onSubmit={submit}
-      noValidate
-      aria-label={agent ? "Edit agent" : "New agent"}
-    >
+    <Panel as="form" onSubmit={submit} noValidate aria-label={agent ? "Edit agent" : "New agent"}>
       <div className="form-grid">
         {!agent &&
           text(
@@ -141,28 +141,23 @@ export function AgentForm({
           error={errors.temperature}
         >
           {(control) => (
-            <input {...control} inputMode="decimal" defaultValue={agent?.temperature ?? ""} />
+            <Input {...control} inputMode="decimal" defaultValue={agent?.temperature ?? ""} />
           )}
         </Field>
       </div>
       <Field name="prompt" label="System prompt" error={errors.prompt}>
-        {(control) => <textarea {...control} defaultValue={agent?.prompt ?? ""} />}
+        {(control) => <Textarea {...control} defaultValue={agent?.prompt ?? ""} />}
       </Field>
-      <fieldset className="panel">
+      <Panel as="fieldset">
         <legend>Autonomous mode</legend>
-        <div className="field">
-          <label className="checkbox">
-            <input
-              type="checkbox"
-              name="autonomous_enabled"
-              defaultChecked={agent?.autonomous_enabled}
-            />
-            Run on a schedule
-          </label>
-        </div>
+        <CheckboxField
+          name="autonomous_enabled"
+          label="Run on a schedule"
+          defaultChecked={agent?.autonomous_enabled}
+        />
         <Field name="autonomous_minutes" label="Every (minutes)" error={errors.autonomous_minutes}>
           {(control) => (
-            <input
+            <Input
               {...control}
               inputMode="numeric"
               defaultValue={agent?.autonomous_minutes ?? 60}
@@ -174,18 +169,18 @@ export function AgentForm({
           label="Instruction for each run"
           error={errors.autonomous_prompt}
         >
-          {(control) => <textarea {...control} defaultValue={agent?.autonomous_prompt ?? ""} />}
+          {(control) => <Textarea {...control} defaultValue={agent?.autonomous_prompt ?? ""} />}
         </Field>
-      </fieldset>
-      <fieldset className="panel">
+      </Panel>
+      <Panel as="fieldset">
         <legend>Who may chat</legend>
         <div className="form-grid">
           <Field name="chat_access" label="Chat access" error={errors.chat_access}>
             {(control) => (
-              <select {...control} defaultValue={agent?.chat_access ?? "public"}>
+              <Select {...control} defaultValue={agent?.chat_access ?? "public"}>
                 <option value="public">Anyone (public)</option>
                 <option value="key">Callers with a key only</option>
-              </select>
+              </Select>
             )}
           </Field>
           {text(
@@ -197,8 +192,8 @@ export function AgentForm({
               : `Empty = the default (${formNumber(defaults?.rate_limit_rpm)}).`,
           )}
         </div>
-      </fieldset>
-      <fieldset className="panel">
+      </Panel>
+      <Panel as="fieldset">
         <legend>Tools</legend>
         <Field
           name="max_tool_steps"
@@ -207,11 +202,11 @@ export function AgentForm({
           error={errors.max_tool_steps}
         >
           {(control) => (
-            <input {...control} inputMode="numeric" defaultValue={agent?.max_tool_steps ?? 5} />
+            <Input {...control} inputMode="numeric" defaultValue={agent?.max_tool_steps ?? 5} />
           )}
         </Field>
-      </fieldset>
-      <fieldset className="panel">
+      </Panel>
+      <Panel as="fieldset">
         <legend>Quota limits</legend>
         <p className="hint">
           {agent
@@ -227,7 +222,7 @@ export function AgentForm({
               error={errors[`quota.${name}`]}
             >
               {(control) => (
-                <input
+                <Input
                   {...control}
                   inputMode="numeric"
                   defaultValue={agent ? (agent.quota[name] ?? "") : ""}
@@ -237,13 +232,13 @@ export function AgentForm({
             </Field>
           ))}
         </div>
-      </fieldset>
+      </Panel>
       <div className="row">
-        <button type="submit" className="primary" disabled={pending}>
+        <Button type="submit" variant="primary" disabled={pending}>
           {pending ? "Saving…" : agent ? "Save changes" : "Create agent"}
-        </button>
+        </Button>
         <OutcomeMessage outcome={shown} />
       </div>
-    </form>
+    </Panel>
   );
 }

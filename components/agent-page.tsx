@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { lastActivity } from "@/server/agents/view";
+import { lastActivity } from "@/server/quota/view";
 import { AgentForm } from "./agent-form";
 import { ChatPanel } from "./chat-panel";
 import { KeysPanel } from "./keys-panel";
@@ -15,7 +15,9 @@ import { trpc } from "./trpc";
 import { ConfirmDialog } from "./ui/confirm-dialog";
 import { Copyable } from "./ui/copy-button";
 import type { Outcome } from "./ui/notice";
+import { Notice } from "./ui/notice";
 import { PageHeader } from "./ui/page-header";
+import { Panel } from "./ui/panel";
 import { QueryState } from "./ui/query-state";
 import { MaybeTime, RelativeTime } from "./ui/relative-time";
 import { AgentUsage } from "./usage/usage-sections";
@@ -58,13 +60,13 @@ export function AgentPage({ aid, created }: { aid: string; created: boolean }) {
             }
           />
           {created && (
-            <p className="notice info" role="status">
+            <Notice variant="info">
               Agent created. Chat with it below, or share its address: /{data.aid}/chat
-            </p>
+            </Notice>
           )}
-          <section className="panel" aria-labelledby="quota-heading">
-            <div className="panel-header">
-              <h2 id="quota-heading">Quota</h2>
+          <Panel
+            title="Quota"
+            actions={
               <ConfirmDialog
                 trigger="Reset counters"
                 title={`Reset the counters of ${data.aid}?`}
@@ -76,14 +78,15 @@ export function AgentPage({ aid, created }: { aid: string; created: boolean }) {
                   are.
                 </p>
               </ConfirmDialog>
-            </div>
+            }
+          >
             <QuotaBars quota={data.quota} withTokens />
             <p className="muted small-text" data-testid="quota-resets">
               Daily counters reset <RelativeTime value={data.quota.daily_resets_at} />, monthly ones{" "}
               <RelativeTime value={data.quota.monthly_resets_at} /> (midnight UTC). Last activity:{" "}
               <MaybeTime value={lastActivity(data.quota)} />.
             </p>
-          </section>
+          </Panel>
           <AgentUsage aid={aid} />
           <ChatPanel aid={aid} />
           <ToolsPanel aid={aid} servers={data.mcp_servers.length} maxSteps={data.max_tool_steps} />

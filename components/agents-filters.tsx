@@ -1,6 +1,9 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
+import { Field } from "./ui/field";
+import { Input } from "./ui/input";
+import { Select } from "./ui/select";
 
 type Changes = Record<string, string | undefined>;
 
@@ -42,40 +45,43 @@ export function AgentsFilters({
 
   return (
     <div className="filters">
-      <div className="field">
-        <label htmlFor="agent-search">Search by ID or name</label>
-        <input
-          id="agent-search"
-          type="search"
-          value={draft}
-          onChange={(event) => setDraft(event.target.value)}
-          placeholder="support"
-        />
-      </div>
-      <div className="field">
-        <label htmlFor="quota-filter">Quota</label>
-        <select
-          id="quota-filter"
-          value={quota ?? ""}
-          onChange={(event) => onChange({ quota: event.target.value || undefined })}
-        >
-          <option value="">All agents</option>
-          <option value="near">At 80% or more of a limit</option>
-          <option value="over">At a limit</option>
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor="autonomous-filter">Autonomous mode</label>
-        <select
-          id="autonomous-filter"
-          value={autonomous ?? ""}
-          onChange={(event) => onChange({ autonomous: event.target.value || undefined })}
-        >
-          <option value="">On or off</option>
-          <option value="on">On</option>
-          <option value="off">Off</option>
-        </select>
-      </div>
+      <Field name="agent-search" label="Search by ID or name">
+        {(control) => (
+          <Input
+            {...control}
+            type="search"
+            value={draft}
+            onChange={(event) => setDraft(event.target.value)}
+            placeholder="support"
+          />
+        )}
+      </Field>
+      <Field name="quota-filter" label="Quota">
+        {(control) => (
+          <Select
+            {...control}
+            value={quota ?? ""}
+            onChange={(event) => onChange({ quota: event.target.value || undefined })}
+          >
+            <option value="">All agents</option>
+            <option value="near">At 80% or more of a limit</option>
+            <option value="over">At a limit</option>
+          </Select>
+        )}
+      </Field>
+      <Field name="autonomous-filter" label="Autonomous mode">
+        {(control) => (
+          <Select
+            {...control}
+            value={autonomous ?? ""}
+            onChange={(event) => onChange({ autonomous: event.target.value || undefined })}
+          >
+            <option value="">On or off</option>
+            <option value="on">On</option>
+            <option value="off">Off</option>
+          </Select>
+        )}
+      </Field>
     </div>
   );
 }

@@ -2,15 +2,20 @@
 
 import { keepPreviousData } from "@tanstack/react-query";
 import Link from "next/link";
-import { AGENT_SORTS, type AgentSort, lastActivity, quotaUse } from "@/server/agents/view";
+import { AGENT_SORTS, type AgentSort } from "@/server/agents/view";
+import { lastActivity, quotaUse } from "@/server/quota/view";
 import { AgentsFilters } from "./agents-filters";
 import { QuotaBars } from "./quota-bars";
 import { trpc } from "./trpc";
+import { ButtonLink } from "./ui/button";
 import { formatPercent } from "./ui/format";
+import { Notice } from "./ui/notice";
 import { PageHeader } from "./ui/page-header";
 import { PAGE_SIZES, Pager } from "./ui/pager";
+import { Panel } from "./ui/panel";
 import { QueryState } from "./ui/query-state";
 import { MaybeTime } from "./ui/relative-time";
+import { Table, Td, Th } from "./ui/table";
 import { oneOf, positiveInt, useUrlState } from "./ui/url-state";
 
 type Order = "asc" | "desc";
@@ -66,12 +71,9 @@ export function AgentsTable() {
     update({ ...restart, sort: key === "aid" ? undefined : key, order });
   };
   const header = (key: AgentSort, label: string) => (
-    <th aria-sort={state.sort === key ? `${state.order}ending` : undefined}>
-      <button type="button" onClick={() => sortBy(key)}>
-        {label}
-        {state.sort === key ? (state.order === "asc" ? " ↑" : " ↓") : ""}
-      </button>
-    </th>
+    <Th sorted={state.sort === key ? `${state.order}ending` : undefined} onSort={() => sortBy(key)}>
+      {label}
+    </Th>
   );
   const filtered = Boolean(state.q || state.quota || state.autonomous);
 
@@ -80,17 +82,17 @@ export function AgentsTable() {
       <PageHeader
         title="Agents"
         actions={
-          <Link className="button primary" href="/dashboard/agents/new">
+          <ButtonLink variant="primary" href="/dashboard/agents/new">
             New agent
-          </Link>
+          </ButtonLink>
         }
       />
       {state.deleted && (
-        <p className="notice info" role="status">
+        <Notice variant="info">
           Agent {state.deleted} was deleted, with its conversations, runs and keys.
-        </p>
+        </Notice>
       )}
-      <div className="panel">
+      <Panel as="div">
         <AgentsFilters
           q={state.q}
           quota={state.quota}
@@ -109,7 +111,7 @@ export function AgentsTable() {
         >
           {(data) => (
             <div aria-busy={loadingPage} data-testid="agents-list">
-              <table className="cards">
+              <Table layout="cards">
                 <caption className="sr-only">
                   Agents, by {state.sort} {state.order === "asc" ? "ascending" : "descending"}
                 </caption>
@@ -117,7 +119,7 @@ export function AgentsTable() {
                   <tr>
                     {header("aid", "ID")}
                     {header("name", "Name")}
-                    <th>Autonomous</th>
+                    <Th>Autonomous</Th>
                     {header("quota", "Quota use")}
                     {header("activity", "Last activity")}
                   </tr>
@@ -125,11 +127,11 @@ export function AgentsTable() {
                 <tbody>
                   {data.agents.map((agent) => (
                     <tr key={agent.aid} data-testid={`agent-row-${agent.aid}`}>
-                      <td data-label="ID">
+                      <Td label="ID">
                         <Link href={`/dashboard/agents/${agent.aid}`}>{agent.aid}</Link>
-                      </td>
-                      <td data-label="Name">{agent.name}</td>
-                      <td data-label="Autonomous">
+                      </Td>
+                      <Td label="Name">{agent.name}</Td>
+                      <Td label="Autonomous">
                         {agent.autonomous_enabled ? (
                           <>
                             every {agent.autonomous_minutes} min
@@ -140,20 +142,20 @@ export function AgentsTable() {
                         ) : (
                           <span className="muted">off</span>
                         )}
-                      </td>
-                      <td data-label="Quota use">
+                      </Td>
+                      <Td label="Quota use">
                         <div className="small-text" data-testid="quota-use">
                           {formatPercent(quotaUse(agent.quota))} of its tightest limit
                         </div>
                         <QuotaBars quota={agent.quota} />
-                      </td>
-                      <td data-label="Last activity">
+                      </Td>
+                      <Td label="Last activity">
                         <MaybeTime value={lastActivity(agent.quota)} />
-                      </td>
+                      </Td>
                     </tr>
                   ))}
                 </tbody>
-              </table>
+              </Table>
             </div>
           )}
         </QueryState>
@@ -178,7 +180,7 @@ export function AgentsTable() {
             onPageSize={(size) => update({ ...restart, size: size === 25 ? undefined : size })}
           />
         )}
-      </div>
+      </Panel>
     </>
   );
 }

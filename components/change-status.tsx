@@ -5,10 +5,15 @@ import { useAccount } from "wagmi";
 import type { z } from "zod";
 import type { deploymentSchema } from "@/server/deployments/schema";
 import { trpc } from "./trpc";
+import { Button } from "./ui/button";
 import { Field } from "./ui/field";
+import { Input } from "./ui/input";
 import { type Outcome, OutcomeMessage } from "./ui/notice";
+import { Panel } from "./ui/panel";
 import { QueryState } from "./ui/query-state";
+import { Select } from "./ui/select";
 import { statusLabel } from "./ui/status-badge";
+import { Textarea } from "./ui/textarea";
 import { ChainCheck, useChainAccepted } from "./wallet/chain-check";
 import { ConnectWallet } from "./wallet/connect-wallet";
 import { useSiweSigner } from "./wallet/use-siwe";
@@ -30,8 +35,7 @@ export function ChangeStatus({
 }) {
   const { isConnected, address } = useAccount();
   return (
-    <section className="panel" aria-labelledby="change-heading">
-      <h2 id="change-heading">Change status</h2>
+    <Panel title="Change status">
       {!isConnected || !address ? (
         <>
           <p className="muted">Connect the wallet that signs the change.</p>
@@ -40,7 +44,7 @@ export function ChangeStatus({
       ) : (
         <SignChange deployment={deployment} signer={address} chainIds={chainIds} />
       )}
-    </section>
+    </Panel>
   );
 }
 
@@ -122,30 +126,32 @@ function SignChange({
           ) : (
             <>
               <div className="form-grid">
-                <div className="field">
-                  <label htmlFor="next-status">New status</label>
-                  <select
-                    id="next-status"
-                    value={next}
-                    onChange={(event) => setNext(event.target.value)}
-                  >
-                    <option value="">Choose…</option>
-                    {allowed.statuses.map((option) => (
-                      <option key={option} value={option}>
-                        {statusLabel(option)}
-                      </option>
-                    ))}
-                  </select>
-                </div>
-                <div className="field">
-                  <label htmlFor="next-details">Deployment details (JSON, optional)</label>
-                  <input
-                    id="next-details"
-                    value={details}
-                    onChange={(event) => setDetails(event.target.value)}
-                    placeholder='{"endpoint":"https://…"}'
-                  />
-                </div>
+                <Field name="next-status" label="New status">
+                  {(control) => (
+                    <Select
+                      {...control}
+                      value={next}
+                      onChange={(event) => setNext(event.target.value)}
+                    >
+                      <option value="">Choose…</option>
+                      {allowed.statuses.map((option) => (
+                        <option key={option} value={option}>
+                          {statusLabel(option)}
+                        </option>
+                      ))}
+                    </Select>
+                  )}
+                </Field>
+                <Field name="next-details" label="Deployment details (JSON, optional)">
+                  {(control) => (
+                    <Input
+                      {...control}
+                      value={details}
+                      onChange={(event) => setDetails(event.target.value)}
+                      placeholder='{"endpoint":"https://…"}'
+                    />
+                  )}
+                </Field>
               </div>
               {allowed.privy_token === "required" && (
                 <Field
@@ -154,7 +160,7 @@ function SignChange({
                   hint="This service accepts a status change only with a Privy identity token that lists this wallet (PRIVY_REQUIRED). This dashboard cannot sign you in to Privy: paste the identity token of your Privy session here."
                 >
                   {(control) => (
-                    <textarea
+                    <Textarea
                       {...control}
                       value={privyToken}
                       onChange={(event) => setPrivyToken(event.target.value)}
@@ -163,9 +169,8 @@ function SignChange({
                 </Field>
               )}
               <div className="row">
-                <button
-                  type="button"
-                  className="primary"
+                <Button
+                  variant="primary"
                   disabled={
                     !next ||
                     busy ||
@@ -175,7 +180,7 @@ function SignChange({
                   onClick={submit}
                 >
                   {busy ? "Waiting for the signature…" : "Sign and apply"}
-                </button>
+                </Button>
               </div>
             </>
           )

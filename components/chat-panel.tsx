@@ -2,11 +2,18 @@
 
 import { type FormEvent, type KeyboardEvent, useState } from "react";
 import { CHAT_ID_PATTERN } from "@/server/threads/schema";
-import { MessageLog } from "./message-log";
+import styles from "./chat-panel.module.css";
+import { MessageBubble, MessageLog } from "./message-log";
 import { ToolCalls, type ToolCallView } from "./tool-calls";
 import { trpc } from "./trpc";
+import { Button } from "./ui/button";
+import { Input } from "./ui/input";
+import { ErrorText } from "./ui/notice";
+import { Panel } from "./ui/panel";
 import { problemOf } from "./ui/problem";
 import { ErrorNotice } from "./ui/query-state";
+import { Select } from "./ui/select";
+import { Textarea } from "./ui/textarea";
 
 /**
  * Talk to an agent as the admin: the admin's own threads (threads belong to their caller), the
@@ -71,21 +78,29 @@ export function ChatPanel({ aid }: { aid: string }) {
 
   const threadIds = new Set([chatId, ...(threads.data?.threads.map((t) => t.chat_id) ?? [])]);
   return (
-    <section className="panel" aria-labelledby="chat-heading">
-      <div className="panel-header">
-        <h2 id="chat-heading">Chat</h2>
-        <label htmlFor="thread" className="sr-only">
-          Thread
-        </label>
-        <select id="thread" value={chatId} onChange={(event) => setChatId(event.target.value)}>
-          {[...threadIds].map((id) => (
-            <option key={id} value={id}>
-              {id}
-            </option>
-          ))}
-        </select>
-        <NewThread onOpen={setChatId} onError={setError} />
-      </div>
+    <Panel
+      title="Chat"
+      actions={
+        <>
+          <label htmlFor="thread" className="sr-only">
+            Thread
+          </label>
+          <Select
+            id="thread"
+            width="auto"
+            value={chatId}
+            onChange={(event) => setChatId(event.target.value)}
+          >
+            {[...threadIds].map((id) => (
+              <option key={id} value={id}>
+                {id}
+              </option>
+            ))}
+          </Select>
+          <NewThread onOpen={setChatId} onError={setError} />
+        </>
+      }
+    >
       {messages.error && !messages.data ? (
         <ErrorNotice error={messages.error} what="the messages" onRetry={messages.refetch} />
       ) : (
@@ -99,21 +114,22 @@ export function ChatPanel({ aid }: { aid: string }) {
           )}
           {pending && (
             <>
-              <div className="message user">{pending.question}</div>
+              <MessageBubble from="user">{pending.question}</MessageBubble>
               <ToolCalls calls={pending.tools} />
-              <div className="message assistant" data-testid="streaming-reply">
+              <MessageBubble from="assistant" testId="streaming-reply">
                 {pending.reply || "…"}
-              </div>
+              </MessageBubble>
             </>
           )}
         </MessageLog>
       )}
-      <form onSubmit={send} className="chat-form">
+      <form onSubmit={send} className={styles.form}>
         <label htmlFor="chat-input" className="sr-only">
           Message
         </label>
-        <textarea
+        <Textarea
           id="chat-input"
+          height="compact"
           value={draft}
           rows={2}
           onChange={(event) => setDraft(event.target.value)}
@@ -122,19 +138,15 @@ export function ChatPanel({ aid }: { aid: string }) {
           maxLength={10_000}
           aria-describedby="chat-hint"
         />
-        <button type="submit" className="primary" disabled={!!pending || !draft.trim()}>
+        <Button type="submit" variant="primary" disabled={!!pending || !draft.trim()}>
           Send
-        </button>
+        </Button>
       </form>
       <p id="chat-hint" className="sr-only">
         Enter sends the message; Shift and Enter start a new line.
       </p>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
-    </section>
+      {error && <ErrorText role="alert">{error}</ErrorText>}
+    </Panel>
   );
 }
 
@@ -167,16 +179,16 @@ function NewThread({
       <label htmlFor="new-thread" className="sr-only">
         New thread name
       </label>
-      <input
+      <Input
         id="new-thread"
-        className="narrow"
+        width="narrow"
         value={name}
         onChange={(event) => setName(event.target.value)}
         placeholder="new thread"
       />
-      <button type="submit" disabled={!name.trim()}>
+      <Button type="submit" disabled={!name.trim()}>
         Open thread
-      </button>
+      </Button>
     </form>
   );
 }

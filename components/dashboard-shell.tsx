@@ -4,6 +4,7 @@ import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { type ReactNode, useEffect, useState } from "react";
 import { trpc } from "./trpc";
+import { Button } from "./ui/button";
 import { ConfirmDialog } from "./ui/confirm-dialog";
 
 const ADMIN_LINKS = [
@@ -53,15 +54,14 @@ export function DashboardShell({
           <Link href={isAdmin ? "/dashboard" : "/dashboard/deployments"} className="brand">
             Agent Service
           </Link>
-          <button
-            type="button"
+          <Button
             className="menu-button"
             aria-expanded={menuOpen}
             aria-controls="dashboard-menu"
             onClick={() => setMenuOpen((open) => !open)}
           >
             Menu
-          </button>
+          </Button>
         </div>
         <div className="menu" id="dashboard-menu">
           <nav className="nav" aria-label="Dashboard">
@@ -81,9 +81,9 @@ export function DashboardShell({
               {who}
             </div>
             <div className="who-actions">
-              <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+              <Button onClick={() => signOut.mutate()} disabled={signOut.isPending}>
                 Sign out
-              </button>
+              </Button>
               {isAdmin && (
                 <ConfirmDialog
                   trigger="Sign out everyone"

@@ -4,8 +4,11 @@ import Link from "next/link";
 import { type FormEvent, useState } from "react";
 import { createDeploymentInputSchema } from "@/server/deployments/schema";
 import { trpc } from "./trpc";
+import { Button } from "./ui/button";
 import { Field } from "./ui/field";
+import { Input } from "./ui/input";
 import { type Outcome, OutcomeMessage } from "./ui/notice";
+import { Panel } from "./ui/panel";
 import { fieldErrorsOf, problemOf } from "./ui/problem";
 
 const PROPOSAL_NUMBERS = [
@@ -71,13 +74,12 @@ export function CreateDeployment() {
 
   const input = (name: string, label: string, path = name) => (
     <Field key={name} name={`new-${name}`} label={label} error={errors[path]}>
-      {(control) => <input {...control} name={name} />}
+      {(control) => <Input {...control} name={name} />}
     </Field>
   );
 
   return (
-    <form className="panel" onSubmit={submit} noValidate aria-labelledby="create-heading">
-      <h2 id="create-heading">New deployment</h2>
+    <Panel as="form" title="New deployment" onSubmit={submit} noValidate>
       <div className="form-grid">
         {input("user_address", "Owner address")}
         {input("request_id", "Request ID (optional)")}
@@ -86,12 +88,12 @@ export function CreateDeployment() {
         {PROPOSAL_NUMBERS.map(([name, label]) => input(name, label, `proposal.${name}`))}
       </div>
       <div className="row">
-        <button type="submit" className="primary" disabled={create.isPending}>
+        <Button type="submit" variant="primary" disabled={create.isPending}>
           Create deployment
-        </button>
+        </Button>
         <OutcomeMessage outcome={outcome} />
         {made && <Link href={`/dashboard/deployments/${made.id}`}>Open #{made.id}</Link>}
       </div>
-    </form>
+    </Panel>
   );
 }

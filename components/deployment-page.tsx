@@ -4,10 +4,12 @@ import Link from "next/link";
 import type { z } from "zod";
 import type { deploymentWithHistorySchema } from "@/server/deployments/schema";
 import { ChangeStatus } from "./change-status";
+import styles from "./deployment-page.module.css";
 import { refreshEvery, trpc } from "./trpc";
 import { Copyable } from "./ui/copy-button";
 import { shortAddress } from "./ui/format";
 import { PageHeader } from "./ui/page-header";
+import { Panel } from "./ui/panel";
 import { QueryState } from "./ui/query-state";
 import { RelativeTime } from "./ui/relative-time";
 import { StatusBadge } from "./ui/status-badge";
@@ -41,14 +43,13 @@ export function DeploymentPage({ id, chainIds }: { id: number; chainIds: number[
           </p>
           <div className="grid">
             <Record d={d} />
-            <section className="panel" aria-labelledby="proposal-heading">
-              <h2 id="proposal-heading">Proposal</h2>
-              <pre className="json">{JSON.stringify(d.proposal, null, 2)}</pre>
+            <Panel title="Proposal">
+              <pre className={styles.json}>{JSON.stringify(d.proposal, null, 2)}</pre>
               <h2>Deployment details</h2>
-              <pre className="json" data-testid="deployment-details">
+              <pre className={styles.json} data-testid="deployment-details">
                 {JSON.stringify(d.deployment_details, null, 2)}
               </pre>
-            </section>
+            </Panel>
           </div>
           <WalletProvider>
             <ChangeStatus deployment={d} chainIds={chainIds} />
@@ -62,9 +63,8 @@ export function DeploymentPage({ id, chainIds }: { id: number; chainIds: number[
 
 function Record({ d }: { d: Deployment }) {
   return (
-    <section className="panel" aria-labelledby="record-heading">
-      <h2 id="record-heading">Record</h2>
-      <dl className="record">
+    <Panel title="Record">
+      <dl className={styles.record}>
         <dt>Request</dt>
         <dd>
           <Copyable value={d.request_id} what="request ID" />
@@ -100,20 +100,19 @@ function Record({ d }: { d: Deployment }) {
           <RelativeTime value={d.created_at} />
         </dd>
       </dl>
-    </section>
+    </Panel>
   );
 }
 
 function History({ d }: { d: Deployment }) {
   return (
-    <section className="panel" aria-labelledby="history-heading">
-      <h2 id="history-heading">History</h2>
+    <Panel title="History">
       {d.history.length === 0 ? (
         <p className="muted">
           Created <RelativeTime value={d.created_at} />; no change yet.
         </p>
       ) : (
-        <ol className="timeline">
+        <ol className={styles.timeline}>
           {d.history.map((h) => (
             <li key={h.id}>
               <strong>
@@ -129,6 +128,6 @@ function History({ d }: { d: Deployment }) {
           ))}
         </ol>
       )}
-    </section>
+    </Panel>
   );
 }

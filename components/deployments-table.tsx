@@ -6,13 +6,20 @@ import { type FormEvent, useEffect, useState } from "react";
 import { DEPLOYMENT_STATUSES } from "@/server/deployments/view";
 import { CreateDeployment } from "./deployment-create";
 import { refreshEvery, trpc } from "./trpc";
+import { Button } from "./ui/button";
 import { Copyable } from "./ui/copy-button";
+import { Field, FieldSpace } from "./ui/field";
 import { shortAddress } from "./ui/format";
+import { Input } from "./ui/input";
+import { Notice } from "./ui/notice";
 import { PageHeader } from "./ui/page-header";
 import { PAGE_SIZES, Pager } from "./ui/pager";
+import { Panel } from "./ui/panel";
 import { QueryState } from "./ui/query-state";
 import { RelativeTime } from "./ui/relative-time";
+import { Select } from "./ui/select";
 import { StatusBadge, statusLabel } from "./ui/status-badge";
+import { Table, Td, Th } from "./ui/table";
 import { oneOf, positiveInt, useUrlState } from "./ui/url-state";
 
 export function DeploymentsTable({ isAdmin, notice }: { isAdmin: boolean; notice?: string }) {
@@ -34,27 +41,30 @@ export function DeploymentsTable({ isAdmin, notice }: { isAdmin: boolean; notice
     <>
       <PageHeader title="Deployments" />
       {notice === "admins-only" && (
-        <p className="notice info" role="status">
+        <Notice variant="info">
           The overview and agents pages are for admins. Here are the deployments of your wallet.
-        </p>
+        </Notice>
       )}
-      <div className="panel">
+      <Panel as="div">
         <div className="filters">
-          <div className="field">
-            <label htmlFor="status-filter">Status</label>
-            <select
-              id="status-filter"
-              value={status ?? ""}
-              onChange={(event) => update({ ...restart, status: event.target.value || undefined })}
-            >
-              <option value="">All</option>
-              {DEPLOYMENT_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {statusLabel(s)}
-                </option>
-              ))}
-            </select>
-          </div>
+          <Field name="status-filter" label="Status">
+            {(control) => (
+              <Select
+                {...control}
+                value={status ?? ""}
+                onChange={(event) =>
+                  update({ ...restart, status: event.target.value || undefined })
+                }
+              >
+                <option value="">All</option>
+                {DEPLOYMENT_STATUSES.map((s) => (
+                  <option key={s} value={s}>
+                    {statusLabel(s)}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </Field>
           {isAdmin && (
             <OwnerFilter owner={owner} onChange={(value) => update({ ...restart, owner: value })} />
           )}
@@ -67,35 +77,35 @@ export function DeploymentsTable({ isAdmin, notice }: { isAdmin: boolean; notice
         >
           {(data) => (
             <div aria-busy={loadingPage}>
-              <table className="cards">
+              <Table layout="cards">
                 <thead>
                   <tr>
-                    <th>ID</th>
-                    <th>Request</th>
-                    <th>Owner</th>
-                    <th>Status</th>
-                    <th>Worker</th>
-                    <th>Updated</th>
+                    <Th>ID</Th>
+                    <Th>Request</Th>
+                    <Th>Owner</Th>
+                    <Th>Status</Th>
+                    <Th>Worker</Th>
+                    <Th>Updated</Th>
                   </tr>
                 </thead>
                 <tbody>
                   {data.deployments.map((d) => (
                     <tr key={d.id} data-testid={`deployment-row-${d.request_id}`}>
-                      <td data-label="ID">
+                      <Td label="ID">
                         <Link href={`/dashboard/deployments/${d.id}`}>#{d.id}</Link>
-                      </td>
-                      <td data-label="Request">{d.request_id}</td>
-                      <td data-label="Owner">
+                      </Td>
+                      <Td label="Request">{d.request_id}</Td>
+                      <Td label="Owner">
                         <Copyable
                           value={d.user_address}
                           what="owner address"
                           shown={shortAddress(d.user_address)}
                         />
-                      </td>
-                      <td data-label="Status">
+                      </Td>
+                      <Td label="Status">
                         <StatusBadge status={d.Status} />
-                      </td>
-                      <td data-label="Worker">
+                      </Td>
+                      <Td label="Worker">
                         {d.worker_address ? (
                           <Copyable
                             value={d.worker_address}
@@ -105,14 +115,14 @@ export function DeploymentsTable({ isAdmin, notice }: { isAdmin: boolean; notice
                         ) : (
                           <span className="muted">none</span>
                         )}
-                      </td>
-                      <td data-label="Updated">
+                      </Td>
+                      <Td label="Updated">
                         <RelativeTime value={d.updated_at} />
-                      </td>
+                      </Td>
                     </tr>
                   ))}
                 </tbody>
-              </table>
+              </Table>
             </div>
           )}
         </QueryState>
@@ -135,7 +145,7 @@ export function DeploymentsTable({ isAdmin, notice }: { isAdmin: boolean; notice
             onPageSize={(next) => update({ ...restart, size: next === 25 ? undefined : next })}
           />
         )}
-      </div>
+      </Panel>
       {isAdmin && <CreateDeployment />}
     </>
   );
@@ -159,13 +169,14 @@ function OwnerFilter({
         onChange(draft.trim() || undefined);
       }}
     >
-      <div className="field grow">
-        <label htmlFor="owner-filter">Owner address</label>
-        <input id="owner-filter" value={draft} onChange={(event) => setDraft(event.target.value)} />
-      </div>
-      <div className="field">
-        <button type="submit">Filter</button>
-      </div>
+      <Field name="owner-filter" label="Owner address" className="grow">
+        {(control) => (
+          <Input {...control} value={draft} onChange={(event) => setDraft(event.target.value)} />
+        )}
+      </Field>
+      <FieldSpace>
+        <Button type="submit">Filter</Button>
+      </FieldSpace>
     </form>
   );
 }

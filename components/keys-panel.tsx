@@ -2,11 +2,16 @@
 
 import { type FormEvent, useState } from "react";
 import { trpc } from "./trpc";
+import { Button } from "./ui/button";
 import { ConfirmDialog } from "./ui/confirm-dialog";
 import { Copyable } from "./ui/copy-button";
+import { Input } from "./ui/input";
+import { ErrorText, Notice } from "./ui/notice";
+import { Panel } from "./ui/panel";
 import { problemOf } from "./ui/problem";
 import { QueryState } from "./ui/query-state";
 import { MaybeTime, RelativeTime } from "./ui/relative-time";
+import { Table, Td, Th } from "./ui/table";
 
 /** An agent's caller keys: make one (shown once), see when each was last used, revoke. */
 export function KeysPanel({ aid }: { aid: string }) {
@@ -35,8 +40,7 @@ export function KeysPanel({ aid }: { aid: string }) {
   }
 
   return (
-    <section className="panel" aria-labelledby="keys-heading">
-      <h2 id="keys-heading">Caller keys</h2>
+    <Panel title="Caller keys">
       <p className="muted small-text">
         A caller sends its key as <code>Authorization: Bearer &lt;key&gt;</code>; with chat access
         set to key only, callers without one are refused.
@@ -45,7 +49,7 @@ export function KeysPanel({ aid }: { aid: string }) {
         <label htmlFor="key-name" className="sr-only">
           Key name
         </label>
-        <input
+        <Input
           id="key-name"
           className="grow"
           value={name}
@@ -53,23 +57,19 @@ export function KeysPanel({ aid }: { aid: string }) {
           placeholder="who uses it, e.g. mobile app"
           maxLength={100}
         />
-        <button type="submit" disabled={!name.trim() || create.isPending}>
+        <Button type="submit" disabled={!name.trim() || create.isPending}>
           Make key
-        </button>
+        </Button>
       </form>
       {made && (
-        <div className="notice info" role="status" data-testid="new-key">
+        <Notice variant="info" testId="new-key">
           <p>
             Key <strong>{made.name}</strong>: copy it now, it is not shown again.
           </p>
           <Copyable value={made.key} what="key" />
-        </div>
+        </Notice>
       )}
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      {error && <ErrorText role="alert">{error}</ErrorText>}
       <QueryState
         query={keys}
         what="the keys"
@@ -77,32 +77,32 @@ export function KeysPanel({ aid }: { aid: string }) {
         empty="No keys. Callers without a key are known by their address."
       >
         {(data) => (
-          <table className="cards">
+          <Table layout="cards">
             <thead>
               <tr>
-                <th>Name</th>
-                <th>Id</th>
-                <th>Made</th>
-                <th>Last used</th>
-                <th>
+                <Th>Name</Th>
+                <Th>Id</Th>
+                <Th>Made</Th>
+                <Th>Last used</Th>
+                <Th>
                   <span className="sr-only">Actions</span>
-                </th>
+                </Th>
               </tr>
             </thead>
             <tbody>
               {data.keys.map((key) => (
                 <tr key={key.id} data-testid="key-row">
-                  <td data-label="Name">{key.name}</td>
-                  <td data-label="Id">
+                  <Td label="Name">{key.name}</Td>
+                  <Td label="Id">
                     <Copyable value={key.id} what="key id" />
-                  </td>
-                  <td data-label="Made">
+                  </Td>
+                  <Td label="Made">
                     <RelativeTime value={key.created_at} />
-                  </td>
-                  <td data-label="Last used">
+                  </Td>
+                  <Td label="Last used">
                     <MaybeTime value={key.last_used_at} />
-                  </td>
-                  <td data-label="">
+                  </Td>
+                  <Td label="">
                     <ConfirmDialog
                       trigger="Revoke"
                       title={`Revoke key '${key.name}'?`}
@@ -111,13 +111,13 @@ export function KeysPanel({ aid }: { aid: string }) {
                     >
                       <p>Its callers are refused at once. Their conversations stay.</p>
                     </ConfirmDialog>
-                  </td>
+                  </Td>
                 </tr>
               ))}
             </tbody>
-          </table>
+          </Table>
         )}
       </QueryState>
-    </section>
+    </Panel>
   );
 }

@@ -1,7 +1,9 @@
 "use client";
 
 import { Fragment, type ReactNode, useEffect, useRef } from "react";
+import styles from "./message-log.module.css";
 import { ToolCalls, type ToolCallView } from "./tool-calls";
+import { cx } from "./ui/class-names";
 import { RelativeTime } from "./ui/relative-time";
 
 export type LoggedMessage = {
@@ -39,7 +41,7 @@ export function MessageLog({
   return (
     <div
       ref={log}
-      className="chat-log"
+      className={styles.log}
       role="log"
       aria-label={label}
       // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable log must take focus so keyboards can scroll it (axe scrollable-region-focusable).
@@ -53,16 +55,37 @@ export function MessageLog({
       {messages.map((m) => (
         <Fragment key={m.id}>
           <ToolCalls calls={m.tool_calls ?? []} />
-          <div className={`message ${m.role}`}>
+          <MessageBubble from={m.role}>
             {m.content}
             {m.created_at && (
-              <span className="message-time">
+              <span className={styles.time}>
                 {m.role === "user" ? "Asked" : "Answered"} <RelativeTime value={m.created_at} />
               </span>
             )}
-          </div>
+          </MessageBubble>
         </Fragment>
       ))}
+      {children}
+    </div>
+  );
+}
+
+/**
+ * One message of a conversation: the user's on the right, the agent's on the left. Its role is
+ * in `data-role` too.
+ */
+export function MessageBubble({
+  from,
+  testId,
+  children,
+}: {
+  /** Whose message it is: `user` or `assistant`. */
+  from: string;
+  testId?: string;
+  children: ReactNode;
+}) {
+  return (
+    <div className={cx(styles.message, styles[from])} data-role={from} data-testid={testId}>
       {children}
     </div>
   );

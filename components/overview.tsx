@@ -1,12 +1,15 @@
 "use client";
 
 import Link from "next/link";
+import styles from "./overview.module.css";
 import { refreshEvery, trpc } from "./trpc";
 import { formatNumber, plural } from "./ui/format";
 import { PageHeader } from "./ui/page-header";
+import { Panel } from "./ui/panel";
 import { QueryState } from "./ui/query-state";
 import { RelativeTime } from "./ui/relative-time";
 import { StatusBadge } from "./ui/status-badge";
+import { Table, Td, Th } from "./ui/table";
 import { UsageOverview } from "./usage/usage-sections";
 
 export function Overview() {
@@ -20,18 +23,16 @@ export function Overview() {
         {(data) => (
           <>
             <div className="grid">
-              <section className="panel" aria-labelledby="service-heading">
-                <h2 id="service-heading">Service</h2>
+              <Panel title="Service">
                 <StatusBadge status={data.health.status} />
                 <p className="muted">
                   Database {data.health.database}
                   {data.health.database_kind ? ` (${data.health.database_kind})` : ""}, model
                   provider <strong>{data.health.provider}</strong>, version {data.health.version}
                 </p>
-              </section>
-              <section className="panel" aria-labelledby="agents-heading">
-                <h2 id="agents-heading">Agents</h2>
-                <div className="stat" data-testid="agent-count">
+              </Panel>
+              <Panel title="Agents">
+                <div className={styles.stat} data-testid="agent-count">
                   {formatNumber(data.agents.total)}
                 </div>
                 <p className="muted">
@@ -39,16 +40,14 @@ export function Overview() {
                     {formatNumber(data.agents.autonomous)} autonomous
                   </Link>
                 </p>
-              </section>
-              <section className="panel" aria-labelledby="messages-heading">
-                <h2 id="messages-heading">Messages</h2>
-                <div className="stat">{formatNumber(data.messages.today)}</div>
+              </Panel>
+              <Panel title="Messages">
+                <div className={styles.stat}>{formatNumber(data.messages.today)}</div>
                 <p className="muted">
                   today (UTC), {formatNumber(data.messages.this_month)} this month
                 </p>
-              </section>
-              <section className="panel" aria-labelledby="limits-heading">
-                <h2 id="limits-heading">Limits</h2>
+              </Panel>
+              <Panel title="Limits">
                 <p data-testid="near-limit">
                   <Link href="/dashboard/agents?quota=near&sort=quota">
                     {plural(data.agents_near_limit, "agent")} at 80% or more of a limit
@@ -63,59 +62,57 @@ export function Overview() {
                     (their next message or run of that kind is refused)
                   </span>
                 </p>
-              </section>
+              </Panel>
             </div>
             <div className="grid">
-              <section className="panel" aria-labelledby="runs-heading">
-                <h2 id="runs-heading">Recent autonomous runs</h2>
+              <Panel title="Recent autonomous runs">
                 {data.recent_runs.length === 0 ? (
                   <p className="muted">
                     No runs yet. Turn on autonomous mode for an agent to see its runs here.
                   </p>
                 ) : (
-                  <table className="cards">
+                  <Table layout="cards">
                     <thead>
                       <tr>
-                        <th>Agent</th>
-                        <th>Due</th>
-                        <th>Outcome</th>
+                        <Th>Agent</Th>
+                        <Th>Due</Th>
+                        <Th>Outcome</Th>
                       </tr>
                     </thead>
                     <tbody>
                       {data.recent_runs.map((run) => (
                         <tr key={run.id}>
-                          <td data-label="Agent">
+                          <Td label="Agent">
                             <Link href={`/dashboard/agents/${run.aid}`}>{run.aid}</Link>
-                          </td>
-                          <td data-label="Due">
+                          </Td>
+                          <Td label="Due">
                             <RelativeTime value={run.due_at} />
-                          </td>
-                          <td data-label="Outcome">
+                          </Td>
+                          <Td label="Outcome">
                             <StatusBadge status={run.outcome} />
-                          </td>
+                          </Td>
                         </tr>
                       ))}
                     </tbody>
-                  </table>
+                  </Table>
                 )}
-              </section>
-              <section className="panel" aria-labelledby="deployments-heading">
-                <h2 id="deployments-heading">Deployments by status</h2>
-                <table>
+              </Panel>
+              <Panel title="Deployments by status">
+                <Table>
                   <tbody>
                     {Object.entries(data.deployments_by_status).map(([status, n]) => (
                       <tr key={status}>
-                        <td>
+                        <Td>
                           <Link href={`/dashboard/deployments?status=${status}`}>
                             <StatusBadge status={status} />
                           </Link>
-                        </td>
-                        <td className="number">{formatNumber(n)}</td>
+                        </Td>
+                        <Td numeric>{formatNumber(n)}</Td>
                       </tr>
                     ))}
                   </tbody>
-                </table>
-              </section>
+                </Table>
+              </Panel>
             </div>
           </>
         )}

@@ -3,14 +3,18 @@
 import { type FormEvent, useState } from "react";
 import { setPriceInputSchema } from "@/server/prices/schema";
 import { trpc } from "./trpc";
+import { Button } from "./ui/button";
 import { ConfirmDialog } from "./ui/confirm-dialog";
 import { Field } from "./ui/field";
 import { formatCost } from "./ui/format";
+import { Input } from "./ui/input";
 import { type Outcome, OutcomeMessage } from "./ui/notice";
 import { PageHeader } from "./ui/page-header";
+import { Panel } from "./ui/panel";
 import { fieldErrorsOf, problemOf } from "./ui/problem";
 import { QueryState } from "./ui/query-state";
 import { RelativeTime } from "./ui/relative-time";
+import { Table, Td, Th } from "./ui/table";
 
 /**
  * The price table: what a million input and output tokens of each model cost. Replies are
@@ -36,30 +40,30 @@ export function PricesPage() {
         empty="No prices yet: every reply's cost is unknown."
       >
         {(data) => (
-          <table className="cards" data-testid="prices">
+          <Table layout="cards" data-testid="prices">
             <thead>
               <tr>
-                <th>Model</th>
-                <th>Input, per million</th>
-                <th>Output, per million</th>
-                <th>Set</th>
-                <th>
+                <Th>Model</Th>
+                <Th>Input, per million</Th>
+                <Th>Output, per million</Th>
+                <Th>Set</Th>
+                <Th>
                   <span className="sr-only">Actions</span>
-                </th>
+                </Th>
               </tr>
             </thead>
             <tbody>
               {data.prices.map((price) => (
                 <tr key={price.model}>
-                  <td data-label="Model" className="break">
+                  <Td label="Model">
                     <code>{price.model}</code>
-                  </td>
-                  <td data-label="Input, per million">{formatCost(price.input_per_million)}</td>
-                  <td data-label="Output, per million">{formatCost(price.output_per_million)}</td>
-                  <td data-label="Set">
+                  </Td>
+                  <Td label="Input, per million">{formatCost(price.input_per_million)}</Td>
+                  <Td label="Output, per million">{formatCost(price.output_per_million)}</Td>
+                  <Td label="Set">
                     <RelativeTime value={price.updated_at} />
-                  </td>
-                  <td data-label="Actions">
+                  </Td>
+                  <Td label="Actions">
                     <ConfirmDialog
                       trigger="Delete"
                       title={`Delete the price of ${price.model}?`}
@@ -68,11 +72,11 @@ export function PricesPage() {
                     >
                       <p>Replies stored from now on have no cost. Stored costs stay.</p>
                     </ConfirmDialog>
-                  </td>
+                  </Td>
                 </tr>
               ))}
             </tbody>
-          </table>
+          </Table>
         )}
       </QueryState>
     </>
@@ -123,7 +127,7 @@ function PriceForm() {
   }
 
   return (
-    <form className="panel" onSubmit={submit} noValidate aria-label="Set a price">
+    <Panel as="form" onSubmit={submit} noValidate aria-label="Set a price">
       <div className="form-grid">
         <Field
           name="model"
@@ -131,29 +135,29 @@ function PriceForm() {
           hint="As agents name it, e.g. gpt-4o-mini"
           error={errors.model}
         >
-          {(control) => <input {...control} autoComplete="off" />}
+          {(control) => <Input {...control} autoComplete="off" />}
         </Field>
         <Field
           name="input_per_million"
           label="Input, per million tokens"
           error={errors.input_per_million}
         >
-          {(control) => <input {...control} inputMode="decimal" />}
+          {(control) => <Input {...control} inputMode="decimal" />}
         </Field>
         <Field
           name="output_per_million"
           label="Output, per million tokens"
           error={errors.output_per_million}
         >
-          {(control) => <input {...control} inputMode="decimal" />}
+          {(control) => <Input {...control} inputMode="decimal" />}
         </Field>
       </div>
       <div className="row">
-        <button type="submit" className="primary" disabled={set.isPending}>
+        <Button type="submit" variant="primary" disabled={set.isPending}>
           {set.isPending ? "Saving…" : "Set price"}
-        </button>
+        </Button>
         <OutcomeMessage outcome={outcome} />
       </div>
-    </form>
+    </Panel>
   );
 }

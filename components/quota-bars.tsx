@@ -1,4 +1,5 @@
 import type { Quota } from "@/server/quota/schema";
+import styles from "./quota-bars.module.css";
 import { formatNumber } from "./ui/format";
 
 type Bar = {
@@ -55,13 +56,13 @@ function meterOf(count: number, limit: number | null) {
 export function QuotaBars({ quota, withTokens = false }: { quota: Quota; withTokens?: boolean }) {
   const bars = withTokens ? [...MESSAGE_BARS, ...TOKEN_BARS] : MESSAGE_BARS;
   return (
-    <div className="bars">
+    <div className={styles.bars}>
       {bars.map((bar) => {
         const count = bar.count(quota);
         const limit = bar.limit(quota);
         const text = `${formatNumber(count)} / ${limit === null ? "∞" : formatNumber(limit)}`;
         return (
-          <div className="bar" key={bar.id}>
+          <div className={styles.bar} key={bar.id}>
             <span>{bar.label}</span>
             <meter
               min={0}
@@ -69,7 +70,7 @@ export function QuotaBars({ quota, withTokens = false }: { quota: Quota; withTok
               {...meterOf(count, limit)}
               aria-label={`${bar.label}: ${limit === null ? `${formatNumber(count)}, no limit` : text}`}
             />
-            <span className="bar-value" data-testid={bar.id}>
+            <span className={styles.value} data-testid={bar.id}>
               {text}
             </span>
           </div>

@@ -1,13 +1,18 @@
 "use client";
 
 import { useState } from "react";
+import styles from "./runs-panel.module.css";
 import { ToolCalls } from "./tool-calls";
 import { refreshEvery, trpc } from "./trpc";
+import { Button } from "./ui/button";
 import { plural } from "./ui/format";
+import { ErrorText } from "./ui/notice";
+import { Panel } from "./ui/panel";
 import { problemOf } from "./ui/problem";
 import { QueryState } from "./ui/query-state";
 import { MaybeTime, RelativeTime } from "./ui/relative-time";
 import { StatusBadge } from "./ui/status-badge";
+import { Table, Td, Th } from "./ui/table";
 
 const PAGE = 20;
 
@@ -27,18 +32,18 @@ export function RunsPanel({ aid, canRun }: { aid: string; canRun: boolean }) {
   const total = counts ? counts.running + counts.succeeded + counts.failed + counts.skipped : 0;
 
   return (
-    <section className="panel" aria-labelledby="runs-heading">
-      <div className="panel-header">
-        <h2 id="runs-heading">Autonomous runs</h2>
-        <button
-          type="button"
+    <Panel
+      title="Autonomous runs"
+      actions={
+        <Button
           onClick={() => runNow.mutate({ aid })}
           disabled={runNow.isPending || !canRun}
           aria-describedby={canRun ? undefined : "run-now-hint"}
         >
           {runNow.isPending ? "Running…" : "Run now"}
-        </button>
-      </div>
+        </Button>
+      }
+    >
       {!canRun && (
         <p className="hint" id="run-now-hint">
           To run it now, give it an instruction for each run in the configuration below.
@@ -58,12 +63,12 @@ export function RunsPanel({ aid, canRun }: { aid: string; canRun: boolean }) {
         </p>
       )}
       {error && (
-        <p className="error" role="alert" data-testid="run-now-error">
+        <ErrorText role="alert" data-testid="run-now-error">
           Run now failed: {error}
-        </p>
+        </ErrorText>
       )}
       <RunsPage aid={aid} total={total} pages={pages} onOlder={() => setPages((n) => n + 1)} />
-    </section>
+    </Panel>
   );
 }
 
@@ -103,34 +108,34 @@ function RunsPage({
         const older = data.next_cursor;
         return (
           <>
-            <table className="cards fixed-columns">
+            <Table layout="cards" fixed>
               {/* Every page's table has the headers (for screen readers); the older pages' are
                   hidden, so the pages read as one list. */}
               <thead className={depth === 0 ? undefined : "sr-only"}>
                 <tr>
-                  <th className="col-time">Due</th>
-                  <th className="col-status">Outcome</th>
-                  <th>Reply or reason</th>
+                  <Th className={styles.time}>Due</Th>
+                  <Th className={styles.status}>Outcome</Th>
+                  <Th>Reply or reason</Th>
                 </tr>
               </thead>
               <tbody>
                 {data.runs.map((run) => (
                   <tr key={run.id} data-testid="run-row">
-                    <td data-label="Due">
+                    <Td label="Due">
                       <RelativeTime value={run.due_at} />
                       {run.trigger === "manual" && <div className="muted">manual</div>}
-                    </td>
-                    <td data-label="Outcome">
+                    </Td>
+                    <Td label="Outcome">
                       <StatusBadge status={run.outcome} />
-                    </td>
-                    <td data-label="Reply or reason" className="pre-wrap">
+                    </Td>
+                    <Td label="Reply or reason" className="pre-wrap">
                       <ToolCalls calls={run.tool_calls} />
                       {run.reply ?? run.error ?? ""}
-                    </td>
+                    </Td>
                   </tr>
                 ))}
               </tbody>
-            </table>
+            </Table>
             {older && depth + 1 < pages ? (
               <RunsPage
                 aid={aid}
@@ -145,11 +150,7 @@ function RunsPage({
                 <span className="muted small-text" data-testid="runs-shown">
                   {shown} of {plural(Math.max(total, shown), "run")} shown
                 </span>
-                {older && (
-                  <button type="button" onClick={onOlder}>
-                    Show older runs
-                  </button>
-                )}
+                {older && <Button onClick={onOlder}>Show older runs</Button>}
               </div>
             )}
           </>

@@ -3,8 +3,11 @@
 import { useState } from "react";
 import { MessageLog } from "./message-log";
 import { trpc } from "./trpc";
+import { Button } from "./ui/button";
+import { Panel } from "./ui/panel";
 import { QueryState } from "./ui/query-state";
 import { RelativeTime } from "./ui/relative-time";
+import { Table, Td, Th } from "./ui/table";
 
 type Thread = { caller: string; chat_id: string };
 
@@ -20,8 +23,7 @@ export function ThreadsPanel({ aid }: { aid: string }) {
   );
 
   return (
-    <section className="panel" aria-labelledby="threads-heading">
-      <h2 id="threads-heading">Conversations</h2>
+    <Panel title="Conversations">
       <ThreadsPage
         aid={aid}
         pages={pages}
@@ -40,7 +42,7 @@ export function ThreadsPanel({ aid }: { aid: string }) {
           )}
         </QueryState>
       )}
-    </section>
+    </Panel>
   );
 }
 
@@ -72,41 +74,40 @@ function ThreadsPage({
     >
       {(data) => (
         <>
-          <table className="cards">
+          <Table layout="cards">
             <thead className={depth === 0 ? undefined : "sr-only"}>
               <tr>
-                <th>Caller</th>
-                <th>Thread</th>
-                <th className="number">Messages</th>
-                <th>Last message</th>
+                <Th>Caller</Th>
+                <Th>Thread</Th>
+                <Th numeric>Messages</Th>
+                <Th>Last message</Th>
               </tr>
             </thead>
             <tbody>
               {data.threads.map((thread) => (
                 <tr key={`${thread.caller}/${thread.chat_id}`} data-testid="thread-row">
-                  <td data-label="Caller">{thread.caller_label}</td>
-                  <td data-label="Thread">
-                    <button
-                      type="button"
-                      className="small"
+                  <Td label="Caller">{thread.caller_label}</Td>
+                  <Td label="Thread">
+                    <Button
+                      size="small"
                       aria-pressed={
                         open?.caller === thread.caller && open.chat_id === thread.chat_id
                       }
                       onClick={() => onOpen({ caller: thread.caller, chat_id: thread.chat_id })}
                     >
                       {thread.chat_id}
-                    </button>
-                  </td>
-                  <td data-label="Messages" className="number">
+                    </Button>
+                  </Td>
+                  <Td label="Messages" numeric>
                     {thread.message_count}
-                  </td>
-                  <td data-label="Last message">
+                  </Td>
+                  <Td label="Last message">
                     <RelativeTime value={thread.last_message_at} />
-                  </td>
+                  </Td>
                 </tr>
               ))}
             </tbody>
-          </table>
+          </Table>
           {data.next_cursor && depth + 1 < pages ? (
             <ThreadsPage
               aid={aid}
@@ -118,11 +119,7 @@ function ThreadsPage({
               onMore={onMore}
             />
           ) : (
-            data.next_cursor && (
-              <button type="button" onClick={onMore}>
-                Show more conversations
-              </button>
-            )
+            data.next_cursor && <Button onClick={onMore}>Show more conversations</Button>
           )}
         </>
       )}

@@ -1,6 +1,7 @@
 "use client";
 
 import type { ToolCall } from "@/server/tools/schema";
+import styles from "./tool-calls.module.css";
 
 /** A tool call as the chat shows it: finished (a ToolCall), or asked for and not answered yet. */
 export type ToolCallView = Pick<ToolCall, "id" | "server" | "name"> &
@@ -12,11 +13,11 @@ export function ToolCalls({ calls }: { calls: ToolCallView[] }) {
   const running = calls.some((call) => call.duration_ms === undefined);
   const failed = calls.filter((call) => call.error).length;
   return (
-    <details className="tool-calls" data-testid="tool-calls">
+    <details className={styles.calls} data-testid="tool-calls">
       <summary>
         {running ? "Calling " : "Called "}
         {calls.map((call) => call.name).join(", ")}
-        {failed > 0 && <span className="error"> ({failed} failed)</span>}
+        {failed > 0 && <span className={styles.failed}> ({failed} failed)</span>}
       </summary>
       <ol>
         {calls.map((call) => (
@@ -29,7 +30,7 @@ export function ToolCalls({ calls }: { calls: ToolCallView[] }) {
             </div>
             <pre>{JSON.stringify(call.arguments ?? {})}</pre>
             {call.error ? (
-              <pre className="error">{call.error}</pre>
+              <pre className={styles.failed}>{call.error}</pre>
             ) : (
               call.result !== undefined && <pre>{call.result}</pre>
             )}

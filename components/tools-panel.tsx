@@ -1,7 +1,12 @@
 "use client";
 
+import styles from "./tools-panel.module.css";
 import { trpc } from "./trpc";
+import { ErrorText } from "./ui/notice";
+import { Panel } from "./ui/panel";
 import { problemOf } from "./ui/problem";
+import { StatusBadge } from "./ui/status-badge";
+import { Table, Td, Th } from "./ui/table";
 
 /**
  * An agent's MCP servers and the tools each describes (asked of the servers when the panel
@@ -21,8 +26,7 @@ export function ToolsPanel({
     { enabled: servers > 0, staleTime: 60_000, retry: false },
   );
   return (
-    <section className="panel" aria-labelledby="tools-heading">
-      <h2 id="tools-heading">Tools</h2>
+    <Panel title="Tools">
       {servers === 0 ? (
         <p className="muted">
           No MCP servers. Give the agent some with <code>mcp_servers</code> in POST /agents.
@@ -35,41 +39,39 @@ export function ToolsPanel({
         </p>
       )}
       {tools.isFetching && !tools.data && <p aria-busy="true">Asking the servers…</p>}
-      {tools.error && <p className="error">{problemOf(tools.error).detail}</p>}
+      {tools.error && <ErrorText>{problemOf(tools.error).detail}</ErrorText>}
       {tools.data?.servers.map((server) => (
-        <div key={server.name} className="tool-server" data-testid="tool-server">
+        <div key={server.name} className={styles.server} data-testid="tool-server">
           <div className="row">
             <strong>{server.name}</strong>
             <code className="muted">{server.url}</code>
-            <span className={`badge ${server.status === "ok" ? "succeeded" : "failed"}`}>
-              {server.status}
-            </span>
+            <StatusBadge status={server.status} tone={server.status === "ok" ? "ok" : "danger"} />
           </div>
-          {server.error && <p className="error">{server.error}</p>}
+          {server.error && <ErrorText>{server.error}</ErrorText>}
           {server.tools.length > 0 && (
-            <table>
+            <Table>
               <thead>
                 <tr>
-                  <th>Tool</th>
-                  <th>Description</th>
-                  <th>Allowed</th>
+                  <Th>Tool</Th>
+                  <Th>Description</Th>
+                  <Th>Allowed</Th>
                 </tr>
               </thead>
               <tbody>
                 {server.tools.map((tool) => (
                   <tr key={tool.name}>
-                    <td>
+                    <Td>
                       <code>{tool.name}</code>
-                    </td>
-                    <td>{tool.description ?? ""}</td>
-                    <td>{tool.allowed ? "yes" : "no"}</td>
+                    </Td>
+                    <Td>{tool.description ?? ""}</Td>
+                    <Td>{tool.allowed ? "yes" : "no"}</Td>
                   </tr>
                 ))}
               </tbody>
-            </table>
+            </Table>
           )}
         </div>
       ))}
-    </section>
+    </Panel>
   );
 }

@@ -96,7 +96,7 @@ export const agents = pgTable(
  * Kept apart from `agents` because every chat updates it: a narrow, hot row keeps those
  * updates cheap and leaves the configuration row alone. Daily and monthly counters belong to
  * the UTC day or month named beside them; a counter whose period has passed counts as 0, and
- * the statement that next consumes it starts it again (see server/quota/quota.ts).
+ * the statement that next reserves a use of it starts it again (server/quota/counters.ts).
  */
 export const agentQuotas = pgTable(
   "agent_quotas",

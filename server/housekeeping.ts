@@ -1,9 +1,10 @@
 import type { Db } from "@/db/client";
 import { purgeExpiredSessions, purgeOldFailures } from "@/server/auth";
-import { purgeOldChatWindows, reservationLifetimeMs, sweepReservations } from "@/server/chat";
+import { purgeOldChatWindows } from "@/server/chat";
 import type { Clock } from "@/server/clock";
 import { purgeExpiredNonces } from "@/server/nonces";
 import { log } from "@/server/observability";
+import { reservationLifetimeMs, sweepReservations } from "@/server/quota";
 import { purgeOldWindows } from "@/server/rate-limits";
 
 /**

@@ -1,6 +1,7 @@
 "use client";
 
-import { ErrorAlert } from "@/components/ui/notice";
+import { Button } from "@/components/ui/button";
+import { Notice } from "@/components/ui/notice";
 import { PageHeader } from "@/components/ui/page-header";
 
 /**
@@ -11,16 +12,10 @@ export default function DashboardError({ reset }: { error: Error; reset: () => v
   return (
     <>
       <PageHeader title="This page could not be shown" />
-      <ErrorAlert
-        action={
-          <button type="button" onClick={() => reset()}>
-            Try again
-          </button>
-        }
-      >
+      <Notice variant="error" action={<Button onClick={() => reset()}>Try again</Button>}>
         Something on this page failed to load, most often because the service could not be reached.
         Try again; if it keeps failing, reload the page.
-      </ErrorAlert>
+      </Notice>
     </>
   );
 }

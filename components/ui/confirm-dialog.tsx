@@ -1,6 +1,9 @@
 "use client";
 
 import { type ReactNode, useId, useRef, useState } from "react";
+import { Button } from "./button";
+import styles from "./confirm-dialog.module.css";
+import { ErrorText } from "./notice";
 import { problemOf } from "./problem";
 
 /**
@@ -45,9 +48,8 @@ export function ConfirmDialog({
 
   return (
     <>
-      <button
-        type="button"
-        className={danger ? "danger" : undefined}
+      <Button
+        variant={danger ? "danger" : "default"}
         disabled={disabled}
         onClick={() => {
           setError(undefined);
@@ -55,27 +57,18 @@ export function ConfirmDialog({
         }}
       >
         {trigger}
-      </button>
-      <dialog ref={dialog} className="confirm" aria-labelledby={titleId}>
+      </Button>
+      <dialog ref={dialog} className={styles.dialog} aria-labelledby={titleId}>
         <h2 id={titleId}>{title}</h2>
         {children}
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        {error && <ErrorText role="alert">{error}</ErrorText>}
         <div className="row end">
-          <button type="button" onClick={() => dialog.current?.close()} disabled={busy}>
+          <Button onClick={() => dialog.current?.close()} disabled={busy}>
             Cancel
-          </button>
-          <button
-            type="button"
-            className={danger ? "primary danger-fill" : "primary"}
-            onClick={confirm}
-            disabled={busy}
-          >
+          </Button>
+          <Button variant={danger ? "danger-filled" : "primary"} onClick={confirm} disabled={busy}>
             {busy ? "Working…" : confirmLabel}
-          </button>
+          </Button>
         </div>
       </dialog>
     </>

@@ -1,6 +1,8 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { Button } from "./button";
+import styles from "./copy-button.module.css";
 
 /**
  * Copies a value (an id, an address, a key) to the clipboard and says so. Where the browser
@@ -24,11 +26,11 @@ export function CopyButton({ value, what }: { value: string; what: string }) {
   }
 
   return (
-    <span className="copy">
-      <button type="button" className="small" onClick={copy} aria-label={`Copy ${what}`}>
+    <span className={styles.copy}>
+      <Button size="small" onClick={copy} aria-label={`Copy ${what}`}>
         {state === "copied" ? "Copied" : "Copy"}
-      </button>
-      <span role="status" className={state === "failed" ? "error small-text" : "sr-only"}>
+      </Button>
+      <span role="status" className={state === "failed" ? styles.failed : "sr-only"}>
         {state === "copied"
           ? `${what} copied`
           : state === "failed"
@@ -42,7 +44,7 @@ export function CopyButton({ value, what }: { value: string; what: string }) {
 /** A value in monospace with its copy button; long values wrap instead of widening the page. */
 export function Copyable({ value, what, shown }: { value: string; what: string; shown?: string }) {
   return (
-    <span className="copyable">
+    <span className={styles.copyable}>
       <code title={shown && shown !== value ? value : undefined}>{shown ?? value}</code>
       <CopyButton value={value} what={what} />
     </span>

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import styles from "./page-header.module.css";
 
 /** A page's heading, with what identifies the thing shown and the page's main actions. */
 export function PageHeader({
@@ -11,12 +12,12 @@ export function PageHeader({
   actions?: ReactNode;
 }) {
   return (
-    <header className="page-header">
-      <div className="page-title">
+    <header className={styles.header}>
+      <div className={styles.title}>
         <h1>{title}</h1>
-        {detail && <div className="page-detail">{detail}</div>}
+        {detail && <div className={styles.detail}>{detail}</div>}
       </div>
-      {actions && <div className="page-actions">{actions}</div>}
+      {actions && <div className={styles.actions}>{actions}</div>}
     </header>
   );
 }

@@ -1,4 +1,7 @@
+import { Button } from "./button";
 import { formatNumber } from "./format";
+import styles from "./pager.module.css";
+import { Select } from "./select";
 
 export const PAGE_SIZES = [25, 50, 100] as const;
 
@@ -35,8 +38,8 @@ export function Pager({
   const last = (page - 1) * pageSize + shown;
   const pages = total === undefined ? undefined : Math.max(1, Math.ceil(total / pageSize));
   return (
-    <nav className="pager" aria-label={`Pages of ${noun}`}>
-      <span className="pager-position" aria-live="polite" data-testid="pager-position">
+    <nav className={styles.pager} aria-label={`Pages of ${noun}`}>
+      <span className={styles.position} aria-live="polite" data-testid="pager-position">
         {busy
           ? "Loading…"
           : shown === 0
@@ -47,18 +50,19 @@ export function Pager({
                 pages === undefined ? "" : ` of ${formatNumber(pages)}`
               }`}
       </span>
-      <span className="pager-buttons">
-        <button type="button" onClick={onPrevious} disabled={busy || !hasPrevious}>
+      <span className={styles.buttons}>
+        <Button onClick={onPrevious} disabled={busy || !hasPrevious}>
           Previous page
-        </button>
-        <button type="button" onClick={onNext} disabled={busy || !hasNext}>
+        </Button>
+        <Button onClick={onNext} disabled={busy || !hasNext}>
           Next page
-        </button>
+        </Button>
       </span>
       {onPageSize && (
-        <span className="pager-size">
+        <span className={styles.size}>
           <label htmlFor={`${noun}-page-size`}>Per page</label>
-          <select
+          <Select
+            width="auto"
             id={`${noun}-page-size`}
             value={pageSize}
             onChange={(event) => onPageSize(Number(event.target.value))}
@@ -68,7 +72,7 @@ export function Pager({
                 {size}
               </option>
             ))}
-          </select>
+          </Select>
         </span>
       )}
     </nav>

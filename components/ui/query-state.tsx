@@ -1,8 +1,10 @@
 "use client";
 
 import { type ReactNode, useState } from "react";
-import { ErrorAlert } from "./notice";
+import { Button } from "./button";
+import { Notice } from "./notice";
 import { problemOf } from "./problem";
+import styles from "./query-state.module.css";
 
 /** What a TanStack query gives that these states need. */
 type QueryLike<T> = {
@@ -14,7 +16,7 @@ type QueryLike<T> = {
 
 export function Loading({ what }: { what: string }) {
   return (
-    <p className="loading" role="status" aria-busy="true">
+    <p className={styles.loading} role="status" aria-busy="true">
       Loading {what}…
     </p>
   );
@@ -47,19 +49,20 @@ export function ErrorNotice({
     }
   };
   return (
-    <ErrorAlert
+    <Notice
+      variant="error"
       action={
         onRetry &&
         retryable && (
-          <button type="button" onClick={retry} disabled={retrying}>
+          <Button onClick={retry} disabled={retrying}>
             {retrying ? "Retrying…" : "Retry"}
-          </button>
+          </Button>
         )
       }
     >
       {what ? `Could not load ${what}. ` : ""}
       {problem.detail}
-    </ErrorAlert>
+    </Notice>
   );
 }
 

@@ -1,3 +1,6 @@
+import { cx } from "./class-names";
+import styles from "./status-badge.module.css";
+
 /** How a status reads at a glance: its colour family. */
 export type Tone = "ok" | "warn" | "danger" | "neutral";
 
@@ -47,7 +50,7 @@ export function StatusBadge({
 }) {
   return (
     <span
-      className={`badge ${tone ?? TONES[status] ?? "neutral"}`}
+      className={cx(styles.badge, styles[tone ?? TONES[status] ?? "neutral"])}
       data-status={status}
       data-testid={testId}
     >

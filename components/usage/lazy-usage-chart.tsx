@@ -1,8 +1,9 @@
 "use client";
 
 import { type ComponentProps, lazy, Suspense } from "react";
+import { Button } from "../ui/button";
 import { ErrorBoundary } from "../ui/error-boundary";
-import { ErrorAlert } from "../ui/notice";
+import { Notice } from "../ui/notice";
 import { Loading } from "../ui/query-state";
 import type UsageChartComponent from "./usage-chart";
 
@@ -30,15 +31,12 @@ export function LazyUsageChart(props: ComponentProps<typeof UsageChartComponent>
 
 function ChartNotLoaded() {
   return (
-    <ErrorAlert
-      action={
-        <button type="button" onClick={() => window.location.reload()}>
-          Reload
-        </button>
-      }
+    <Notice
+      variant="error"
+      action={<Button onClick={() => window.location.reload()}>Reload</Button>}
     >
       The chart could not be loaded: the service could not be reached when this page opened. The
       totals and “Show as table” work without it; reload the page to see it.
-    </ErrorAlert>
+    </Notice>
   );
 }

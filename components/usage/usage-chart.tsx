@@ -3,6 +3,7 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
+import styles from "./usage-chart.module.css";
 
 /** One line of a chart: its label, colour and a value per bucket. */
 export type ChartLine = { label: string; color: string; values: (number | null)[] };
@@ -52,5 +53,5 @@ export default function UsageChart({
       chart.destroy();
     };
   }, [starts, lines, hourly]);
-  return <div ref={box} className="usage-chart" aria-hidden="true" />;
+  return <div ref={box} className={styles.chart} aria-hidden="true" />;
 }

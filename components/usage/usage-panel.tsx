@@ -2,9 +2,12 @@
 
 import { useMemo, useState } from "react";
 import type { UsageSeries } from "@/server/usage/schema";
+import { Button } from "../ui/button";
 import { formatCost, formatNumber, plural } from "../ui/format";
+import { Panel } from "../ui/panel";
 import { LazyUsageChart } from "./lazy-usage-chart";
 import type { ChartLine } from "./usage-chart";
+import styles from "./usage-panel.module.css";
 import { UsageTable } from "./usage-table";
 
 /**
@@ -16,22 +19,23 @@ export function UsagePanel({ series, title }: { series: UsageSeries; title: stri
   const hourly = series.granularity === "hour";
   const charts = useMemo(() => chartsOf(series), [series]);
   return (
-    <section className="panel usage" aria-labelledby="usage-heading">
-      <div className="panel-header">
-        <h2 id="usage-heading">{title}</h2>
-        <button type="button" aria-pressed={asTable} onClick={() => setAsTable((shown) => !shown)}>
+    <Panel
+      title={title}
+      actions={
+        <Button aria-pressed={asTable} onClick={() => setAsTable((shown) => !shown)}>
           Show as table
-        </button>
-      </div>
+        </Button>
+      }
+    >
       <p className="muted" data-testid="usage-totals">
         {totalsSentence(series.totals)}
       </p>
       {asTable ? (
         <UsageTable series={series} />
       ) : (
-        <div className="usage-charts">
+        <div className={styles.charts}>
           {charts.map((chart) => (
-            <figure key={chart.title} className="usage-figure" data-testid="usage-chart">
+            <figure key={chart.title} className={styles.figure} data-testid="usage-chart">
               <figcaption>{chart.title}</figcaption>
               <p className="sr-only">{chart.summary}</p>
               <LazyUsageChart starts={chart.starts} lines={chart.lines} hourly={hourly} />
@@ -39,7 +43,7 @@ export function UsagePanel({ series, title }: { series: UsageSeries; title: stri
           ))}
         </div>
       )}
-    </section>
+    </Panel>
   );
 }
 

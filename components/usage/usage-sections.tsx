@@ -3,7 +3,9 @@
 import Link from "next/link";
 import { refreshEvery, trpc } from "../trpc";
 import { formatCost, formatNumber } from "../ui/format";
+import { Panel } from "../ui/panel";
 import { QueryState } from "../ui/query-state";
+import { Table, Td, Th } from "../ui/table";
 import { UsagePanel } from "./usage-panel";
 
 /** The last 30 days of every agent, by day, and the agents that used the most tokens. */
@@ -17,39 +19,38 @@ export function UsageOverview() {
       {(data) => (
         <>
           <UsagePanel series={data} title="Usage, last 30 days" />
-          <section className="panel" aria-labelledby="top-heading">
-            <h2 id="top-heading">Most tokens, last 30 days</h2>
+          <Panel title="Most tokens, last 30 days">
             {data.top_agents.length === 0 ? (
               <p className="muted">No agent has used any tokens in these 30 days.</p>
             ) : (
-              <table className="cards" data-testid="top-agents">
+              <Table layout="cards" data-testid="top-agents">
                 <thead>
                   <tr>
-                    <th>Agent</th>
-                    <th>Messages</th>
-                    <th>Tokens in / out</th>
-                    <th>Cost</th>
+                    <Th>Agent</Th>
+                    <Th>Messages</Th>
+                    <Th>Tokens in / out</Th>
+                    <Th>Cost</Th>
                   </tr>
                 </thead>
                 <tbody>
                   {data.top_agents.map((agent) => (
                     <tr key={agent.aid}>
-                      <td data-label="Agent">
+                      <Td label="Agent">
                         <Link href={`/dashboard/agents/${agent.aid}`}>{agent.name}</Link>
-                      </td>
-                      <td data-label="Messages">{formatNumber(agent.messages)}</td>
-                      <td data-label="Tokens in / out">
+                      </Td>
+                      <Td label="Messages">{formatNumber(agent.messages)}</Td>
+                      <Td label="Tokens in / out">
                         {formatNumber(agent.input_tokens)} / {formatNumber(agent.output_tokens)}
-                      </td>
-                      <td data-label="Cost">
+                      </Td>
+                      <Td label="Cost">
                         {agent.cost === null ? "no price" : formatCost(agent.cost)}
-                      </td>
+                      </Td>
                     </tr>
                   ))}
                 </tbody>
-              </table>
+              </Table>
             )}
-          </section>
+          </Panel>
         </>
       )}
     </QueryState>

@@ -1,5 +1,6 @@
 import type { UsageSeries } from "@/server/usage/schema";
 import { formatCost, formatNumber } from "../ui/format";
+import { Table, Td, Th } from "../ui/table";
 
 const dayOrHour = (iso: string, hourly: boolean) =>
   hourly ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : iso.slice(0, 10);
@@ -8,36 +9,34 @@ const dayOrHour = (iso: string, hourly: boolean) =>
 export function UsageTable({ series }: { series: UsageSeries }) {
   const hourly = series.granularity === "hour";
   return (
-    <div className="table-scroll">
-      <table data-testid="usage-table">
-        <caption className="sr-only">Usage by {hourly ? "hour" : "day"} (UTC)</caption>
-        <thead>
-          <tr>
-            <th scope="col">{hourly ? "Hour" : "Day"}</th>
-            <th scope="col">Messages</th>
-            <th scope="col">Runs</th>
-            <th scope="col">Tokens in</th>
-            <th scope="col">Tokens out</th>
-            <th scope="col">Cost</th>
-            <th scope="col">Refused (limit / rate)</th>
+    <Table layout="scroll" data-testid="usage-table">
+      <caption className="sr-only">Usage by {hourly ? "hour" : "day"} (UTC)</caption>
+      <thead>
+        <tr>
+          <Th scope="col">{hourly ? "Hour" : "Day"}</Th>
+          <Th scope="col">Messages</Th>
+          <Th scope="col">Runs</Th>
+          <Th scope="col">Tokens in</Th>
+          <Th scope="col">Tokens out</Th>
+          <Th scope="col">Cost</Th>
+          <Th scope="col">Refused (limit / rate)</Th>
+        </tr>
+      </thead>
+      <tbody>
+        {series.points.map((point) => (
+          <tr key={point.start}>
+            <Th scope="row">{dayOrHour(point.start, hourly)}</Th>
+            <Td>{formatNumber(point.messages)}</Td>
+            <Td>{formatNumber(point.runs)}</Td>
+            <Td>{formatNumber(point.input_tokens)}</Td>
+            <Td>{formatNumber(point.output_tokens)}</Td>
+            <Td>{point.cost === null ? "no price" : formatCost(point.cost)}</Td>
+            <Td>
+              {formatNumber(point.refused_quota)} / {formatNumber(point.refused_rate)}
+            </Td>
           </tr>
-        </thead>
-        <tbody>
-          {series.points.map((point) => (
-            <tr key={point.start}>
-              <th scope="row">{dayOrHour(point.start, hourly)}</th>
-              <td>{formatNumber(point.messages)}</td>
-              <td>{formatNumber(point.runs)}</td>
-              <td>{formatNumber(point.input_tokens)}</td>
-              <td>{formatNumber(point.output_tokens)}</td>
-              <td>{point.cost === null ? "no price" : formatCost(point.cost)}</td>
-              <td>
-                {formatNumber(point.refused_quota)} / {formatNumber(point.refused_rate)}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </Table>
   );
 }

@@ -2,7 +2,8 @@
 
 import { useState } from "react";
 import { useAccount, useSwitchChain } from "wagmi";
-import { ErrorAlert } from "../ui/notice";
+import { Button } from "../ui/button";
+import { Notice } from "../ui/notice";
 import { chainName, switchTarget } from "./chains";
 import { walletErrorSentence } from "./wallet-errors";
 
@@ -23,13 +24,13 @@ export function ChainCheck({ accepted }: { accepted: readonly number[] }) {
   if (!isConnected || chainId === undefined || accepted.includes(chainId)) return null;
   const target = switchTarget(accepted);
   return (
-    <ErrorAlert
+    <Notice
+      variant="error"
       testId="wrong-chain"
       action={
         <>
           {target && (
-            <button
-              type="button"
+            <Button
               disabled={isPending}
               onClick={async () => {
                 setError(undefined);
@@ -41,7 +42,7 @@ export function ChainCheck({ accepted }: { accepted: readonly number[] }) {
               }}
             >
               {isPending ? "Switching…" : `Switch to ${target.name}`}
-            </button>
+            </Button>
           )}
           {error && <span>{error}</span>}
         </>
@@ -51,6 +52,6 @@ export function ChainCheck({ accepted }: { accepted: readonly number[] }) {
       {target
         ? ` Switch to ${target.name} to go on.`
         : " Switch to an accepted network in your wallet."}
-    </ErrorAlert>
+    </Notice>
   );
 }

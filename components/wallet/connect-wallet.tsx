@@ -2,6 +2,8 @@
 
 import { useEffect, useState } from "react";
 import { useConnect } from "wagmi";
+import { Button } from "../ui/button";
+import { ErrorText, Notice } from "../ui/notice";
 import { walletErrorSentence } from "./wallet-errors";
 
 export const NO_WALLET =
@@ -22,32 +24,27 @@ export function ConnectWallet({ label = "Connect wallet" }: { label?: string }) 
 
   if (!anyWallet) {
     return (
-      <p className="notice" role="status" data-testid="no-wallet">
+      <Notice variant="neutral" testId="no-wallet">
         {NO_WALLET}
-      </p>
+      </Notice>
     );
   }
   return (
     <>
       <div className="row">
         {wallets.map((wallet) => (
-          <button
+          <Button
             key={wallet.uid}
-            type="button"
-            className="primary"
+            variant="primary"
             disabled={isPending}
             onClick={() => connect({ connector: wallet })}
           >
             {label}
             {wallet.id !== "injected" ? ` (${wallet.name})` : ""}
-          </button>
+          </Button>
         ))}
       </div>
-      {error && (
-        <p className="error" role="alert">
-          {walletErrorSentence(error)}
-        </p>
-      )}
+      {error && <ErrorText role="alert">{walletErrorSentence(error)}</ErrorText>}
     </>
   );
 }

@@ -4,6 +4,11 @@ import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { useAccount, useDisconnect } from "wagmi";
 import { TrpcProvider, trpc } from "@/components/trpc";
+import { Button } from "@/components/ui/button";
+import { Field } from "@/components/ui/field";
+import { Input } from "@/components/ui/input";
+import { ErrorText, Notice } from "@/components/ui/notice";
+import { Panel } from "@/components/ui/panel";
 import { problemOf } from "@/components/ui/problem";
 import { ChainCheck, useChainAccepted } from "./chain-check";
 import { ConnectWallet } from "./connect-wallet";
@@ -78,14 +83,13 @@ function SignIn({ chainIds, ended }: SignInProps) {
     <main className="center-page">
       <h1>Sign in to Agent Service</h1>
       {ended && (
-        <p className="notice info" role="status" data-testid="session-ended">
+        <Notice variant="info" testId="session-ended">
           {ended === "all"
             ? "Every dashboard session was ended, yours too. Sign in again to go on."
             : "Your session has ended (signed out in another tab, or ended by an admin). Sign in again to go on."}
-        </p>
+        </Notice>
       )}
-      <section className="panel" aria-labelledby="wallet-heading">
-        <h2 id="wallet-heading">With your wallet</h2>
+      <Panel title="With your wallet">
         {!isConnected ? (
           <ConnectWallet />
         ) : (
@@ -96,38 +100,31 @@ function SignIn({ chainIds, ended }: SignInProps) {
             </p>
             <ChainCheck accepted={chainIds} />
             <div className="row">
-              <button
-                type="button"
-                className="primary"
+              <Button
+                variant="primary"
                 onClick={signInWithWallet}
                 disabled={busy || !chainAccepted}
               >
                 {busy ? "Waiting for the signature…" : "Sign in with Ethereum"}
-              </button>
-              <button type="button" onClick={() => disconnect()}>
-                Disconnect
-              </button>
+              </Button>
+              <Button onClick={() => disconnect()}>Disconnect</Button>
             </div>
           </>
         )}
-      </section>
-      <section className="panel" aria-labelledby="key-heading">
-        <h2 id="key-heading">With the admin API key</h2>
+      </Panel>
+      <Panel title="With the admin API key">
         <form onSubmit={submitKey}>
-          <div className="field">
-            <label htmlFor="key">Admin API key</label>
-            <input id="key" name="key" type="password" autoComplete="current-password" required />
-          </div>
-          <button type="submit" disabled={signInWithKey.isPending}>
+          <Field name="key" label="Admin API key">
+            {(control) => (
+              <Input {...control} type="password" autoComplete="current-password" required />
+            )}
+          </Field>
+          <Button type="submit" disabled={signInWithKey.isPending}>
             Sign in with the key
-          </button>
+          </Button>
         </form>
-      </section>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      </Panel>
+      {error && <ErrorText role="alert">{error}</ErrorText>}
     </main>
   );
 }

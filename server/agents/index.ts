@@ -13,6 +13,6 @@ export {
   getAgent,
   upsertAgent,
 } from "./agents";
-export { listAgents, quotaFilterSql } from "./list";
+export { listAgents } from "./list";
 export * from "./schema";
 export * from "./view";

@@ -19,11 +19,11 @@ import { agentQuotas, agents } from "@/db/schema";
 import type { Clock } from "@/server/clock";
 import { AppError } from "@/server/errors";
 import { decodeCursor, encodeCursor } from "@/server/pagination";
-import { utcDay, utcMonth } from "@/server/quota";
+import { quotaFilterSql, quotaUseSql, utcDay, utcMonth } from "@/server/quota";
 import { withoutNul } from "@/server/text";
 import { presentAgent } from "./agents";
 import type { ListAgentsQuery, listAgentsOutputSchema } from "./schema";
-import { type AgentSort, QUOTA_NEAR } from "./view";
+import type { AgentSort } from "./view";
 
 /**
  * Listing agents: one page in any of the four orders, over all agents, with filters, a cursor
@@ -62,54 +62,6 @@ const DEFAULT_ORDER: Record<AgentSort, Direction> = {
   quota: "desc",
   activity: "desc",
 };
-
-/** Quota use in ten-thousandths (an integer, so a cursor holds it exactly), as `quotaUse` says. */
-export function quotaUseSql(day: string, month: string): SQL<number> {
-  const q = agentQuotas;
-  const share = (counter: SQL, limit: SQL) =>
-    sql`CASE WHEN ${limit} IS NULL THEN 0 WHEN ${counter} >= ${limit} THEN 10000 ELSE (${counter}::bigint * 10000 / ${limit})::int END`;
-  // A daily or monthly count of an earlier period counts 0, as everywhere (server/quota).
-  const inPeriod = (counter: SQL, stored: SQL, current: string) =>
-    sql`(CASE WHEN ${stored} = ${current} THEN ${counter} ELSE 0 END)`;
-  return sql<number>`GREATEST(${sql.join(
-    [
-      share(sql`${q.messageCountTotal}`, sql`${q.messageLimitTotal}`),
-      share(
-        inPeriod(sql`${q.messageCountMonthly}`, sql`${q.messageMonth}`, month),
-        sql`${q.messageLimitMonthly}`,
-      ),
-      share(
-        inPeriod(sql`${q.messageCountDaily}`, sql`${q.messageDay}`, day),
-        sql`${q.messageLimitDaily}`,
-      ),
-      share(sql`${q.autonomousCountTotal}`, sql`${q.autonomousLimitTotal}`),
-      share(
-        inPeriod(sql`${q.autonomousCountMonthly}`, sql`${q.autonomousMonth}`, month),
-        sql`${q.autonomousLimitMonthly}`,
-      ),
-      // Token budgets: input + output tokens (server/quota/tokens.ts).
-      share(sql`(${q.inputTokensTotal} + ${q.outputTokensTotal})`, sql`${q.tokenLimitTotal}`),
-      share(
-        inPeriod(
-          sql`(${q.inputTokensMonthly} + ${q.outputTokensMonthly})`,
-          sql`${q.tokenMonth}`,
-          month,
-        ),
-        sql`${q.tokenLimitMonthly}`,
-      ),
-      share(
-        inPeriod(sql`(${q.inputTokensDaily} + ${q.outputTokensDaily})`, sql`${q.tokenDay}`, day),
-        sql`${q.tokenLimitDaily}`,
-      ),
-    ],
-    sql`, `,
-  )})`;
-}
-
-/** The quota filter's condition: `near` from 80% of a limit, `over` at one. */
-export function quotaFilterSql(filter: "near" | "over", day: string, month: string): SQL {
-  return sql`${quotaUseSql(day, month)} >= ${filter === "over" ? 10000 : QUOTA_NEAR * 10000}`;
-}
 
 /** The sort key of each order, as SQL; `text` so that any key goes in a cursor unchanged. */
 function sortKey(sort: AgentSort, day: string, month: string): SQL {

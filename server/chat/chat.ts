@@ -10,13 +10,17 @@ import {
   noModelSlot,
   startModelCall,
 } from "@/server/model-call";
-import type { Quota } from "@/server/quota";
-import { presentQuota } from "@/server/quota";
+import {
+  presentQuota,
+  type Quota,
+  quotaExceededError,
+  releaseMessage,
+  settleMessage,
+} from "@/server/quota";
 import { storeExchange, type ThreadRef } from "@/server/threads";
 import { type OpenedChat, type Opening, openChat } from "./opening";
 import { recordChat } from "./outcomes";
 import { presentRateLimit, withRateLimit } from "./rate-limit";
-import { releaseReservation, takeReservation } from "./reservations";
 import type { ChatEvent, ChatInput, ChatReply } from "./schema";
 
 /**
@@ -26,8 +30,9 @@ import type { ChatEvent, ChatInput, ChatReply } from "./schema";
  * agent must exist (404), the caller may chat with it (401), its rate-limit window has room
  * (429 rate_limited) and a message use is reserved (429 quota_exceeded); only then is the
  * model called. Whatever keeps the reply from being delivered (provider failure, timeout,
- * client gone, a failed write) gives the use back and stores nothing; a delivered reply is
- * stored in the caller's own thread with its question, in one statement.
+ * client gone, a failed write) releases the use and stores nothing; a delivered reply is
+ * stored in the caller's own thread with its question, in one statement that settles the use
+ * (reserve, settle, release: server/quota).
  */
 
 type ChatContext = { db: Db; clock: Clock; model: ModelRuntime; caller: Caller };
@@ -65,7 +70,7 @@ async function send(ctx: ChatContext, input: ChatInput, signal?: AbortSignal): P
     if (signal?.aborted) throw exchange.call.failure(signal.reason);
     return await completeExchange(ctx, exchange, reply);
   } catch (error) {
-    await releaseReservation(ctx.db, exchange.opened.reservationId);
+    await releaseMessage(ctx.db, exchange.opened.reservationId);
     throw withRateLimit(error, exchange.opened.rateLimit);
   } finally {
     exchange.call.end();
@@ -142,7 +147,7 @@ async function* stream(
     yield { type: "done", ...done };
   } finally {
     // Also reached when the consumer stops early (the client went away): not delivered.
-    if (!delivered) await releaseReservation(ctx.db, exchange.opened.reservationId);
+    if (!delivered) await releaseMessage(ctx.db, exchange.opened.reservationId);
     exchange.call.end();
   }
 }
@@ -179,7 +184,7 @@ async function beginExchange(
       });
       return { input, thread, askedAt, opened: opening, call };
     } catch (error) {
-      await releaseReservation(ctx.db, opening.reservationId);
+      await releaseMessage(ctx.db, opening.reservationId);
       throw error;
     }
   } catch (error) {
@@ -214,17 +219,8 @@ function refusal(aid: string, opening: Exclude<Opening, OpenedChat>): AppError {
         opening.rateLimit,
       ) as AppError;
     }
-    case "quota_exceeded": {
-      const { detail, retryAfterS, limitField, limit } = opening.exceeded;
-      return withRateLimit(
-        new AppError("quota_exceeded", detail, {
-          ...(retryAfterS === null ? {} : { retryAfterS }),
-          limit: limitField,
-          limit_value: limit,
-        }),
-        opening.rateLimit,
-      ) as AppError;
-    }
+    case "quota_exceeded":
+      return withRateLimit(quotaExceededError(opening.exceeded), opening.rateLimit) as AppError;
   }
 }
 
@@ -248,7 +244,7 @@ async function completeExchange(
       askedAt,
       answeredAt,
     },
-    takeReservation(opened.reservationId),
+    settleMessage(opened.reservationId),
     "message",
   );
   // Its reservation was swept (the chat outlived any live chat's bound): the use is given

@@ -5,7 +5,7 @@
  */
 
 export { checkChat, sendMessage, streamMessage } from "./chat";
+export type { Opening } from "./opening";
 export { openChat } from "./opening";
-export { rateLimitHeaders } from "./rate-limit";
-export { purgeOldChatWindows, reservationLifetimeMs, sweepReservations } from "./reservations";
+export { purgeOldChatWindows, rateLimitHeaders } from "./rate-limit";
 export * from "./schema";

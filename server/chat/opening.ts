@@ -5,10 +5,8 @@ import {
   type AgentQuotaRow,
   type AgentRow,
   agentKeys,
-  agentQuotas,
   agents,
   chatRateLimits,
-  chatReservations,
   usageHourly,
 } from "@/db/schema";
 import { type Caller, callerId } from "@/server/callers";
@@ -16,17 +14,17 @@ import type { Clock } from "@/server/clock";
 import type { ChatConfig } from "@/server/config";
 import type { ChatTurn } from "@/server/providers";
 import {
-  consumePeriods,
-  consumeUpdate,
-  findExceeded,
   type QuotaExceeded,
   quotaKeptChanging,
+  reserveMessage,
+  reservePeriods,
   utcHour,
+  whyRefused,
 } from "@/server/quota";
 import { historyFromJson, historyJson } from "@/server/threads";
 import { RATE_WINDOW_MS, type RateLimit, rateLimitAfter } from "./rate-limit";
 
-/** A chat that may go to the model: its use is counted and recorded as reservation `reservationId`. */
+/** A chat that may go to the model: its use is reserved (server/quota) as `reservationId`. */
 export type OpenedChat = {
   outcome: "opened";
   agent: AgentRow;
@@ -60,7 +58,7 @@ export async function openChat(
   const { aid, caller, chatId } = request;
   for (let attempt = 0; ; attempt++) {
     const now = clock.now();
-    const periods = consumePeriods(now);
+    const periods = reservePeriods(now);
     const [row] = await openingStatement(db).execute({
       aid,
       hour: utcHour(now),
@@ -102,13 +100,12 @@ export async function openChat(
         rateLimit,
       };
     }
-    // Refused by the quota: say which limit, from the row as it is now. None, if a refund
-    // slipped in after the refusal: then the chat is tried again (and counted in the rate
+    // Refused by the quota: say which limit, from the row as it is now. None, if a use was
+    // given back after the refusal: then the chat is tried again (and counted in the rate
     // window again, in that rare case).
-    const [current] = await db.select().from(agentQuotas).where(eq(agentQuotas.aid, aid));
-    if (!current) return { outcome: "not_found" };
-    const exceeded = findExceeded(current, "message", now);
-    if (exceeded) return { outcome: "quota_exceeded", exceeded, rateLimit };
+    const refused = (await whyRefused(db, [aid], "message", now)).get(aid);
+    if (refused?.notFound) return { outcome: "not_found" };
+    if (refused) return { outcome: "quota_exceeded", exceeded: refused.exceeded, rateLimit };
     if (attempt >= 2) throw quotaKeptChanging(aid);
   }
 }
@@ -173,25 +170,16 @@ function openingStatement(db: Db) {
           RETURNING count AS rate_count,
             (extract(epoch FROM window_started_at) * 1000)::float8 AS rate_window_started_ms`,
       );
-    const mayConsume = sql`EXISTS (SELECT 1 FROM admitted) AND (
-      ${callerKind} = 'admin' OR (SELECT rate_limit_rpm FROM agent) IS NULL
-      OR EXISTS (SELECT 1 FROM rate))`;
-    const consumed = db.$with("consumed").as(
-      consumeUpdate(db, "message", and(eq(agentQuotas.aid, p("aid")), mayConsume) ?? sql`false`, {
-        day: p("day"),
-        month: p("month"),
-        now: p("now"),
-      }),
-    );
-    const reserved = db
-      .$with("reserved", {
-        id: sql<number>`reservation_id`.mapWith(Number).as("reservation_id"),
-      })
-      .as(
-        sql`INSERT INTO ${chatReservations} (aid, day, month, reserved_at)
-          SELECT aid, ${p("day")}::date, ${p("month")}::date, ${now} FROM consumed
-          RETURNING id AS reservation_id`,
-      );
+    // One message use reserved: counted if admitted and within the rate limit, and recorded.
+    const { counted, reserved, row } = reserveMessage(db, {
+      aid: p("aid"),
+      when: sql`EXISTS (SELECT 1 FROM admitted) AND (
+        ${callerKind} = 'admin' OR (SELECT rate_limit_rpm FROM agent) IS NULL
+        OR EXISTS (SELECT 1 FROM rate))`,
+      day: p("day"),
+      month: p("month"),
+      now: p("now"),
+    });
     // A refusal by the rate limit or a quota is counted in the agent's hour of usage, the one
     // place refusals are kept (usage over time); a refused caller writes nothing else.
     const refused = db.$with("refused", { hour: sql<string>`refused_hour`.as("refused_hour") }).as(
@@ -200,23 +188,16 @@ function openingStatement(db: Db) {
           CASE WHEN rate_refused THEN 1 ELSE 0 END
         FROM (SELECT aid, (rate_limit_rpm IS NOT NULL AND ${callerKind} <> 'admin'
             AND NOT EXISTS (SELECT 1 FROM rate)) AS rate_refused FROM agent) AS a
-        WHERE EXISTS (SELECT 1 FROM admitted) AND NOT EXISTS (SELECT 1 FROM consumed)
+        WHERE EXISTS (SELECT 1 FROM admitted) AND NOT EXISTS (SELECT 1 FROM ${counted})
         ON CONFLICT (aid, hour) DO UPDATE SET refused_quota = u.refused_quota + EXCLUDED.refused_quota,
           refused_rate = u.refused_rate + EXCLUDED.refused_rate
         RETURNING hour AS refused_hour`,
     );
-    // The counted row as the UPDATE returned it; all null (so: null) when it counted nothing.
-    const quota = Object.fromEntries(
-      Object.keys(getTableColumns(agentQuotas)).map((key) => [
-        key,
-        consumed[key as keyof AgentQuotaRow],
-      ]),
-    ) as { [K in keyof AgentQuotaRow]: (typeof consumed)[K] };
     // The caller's window as it was before this statement, for the headers of a refusal.
     const prior = (column: SQL) =>
       sql`(SELECT ${column} FROM ${chatRateLimits} WHERE aid = ${p("aid")} AND caller = ${p("caller")})`;
     return db
-      .with(agent, callerKey, keyUsed, admitted, rate, consumed, reserved, refused)
+      .with(agent, callerKey, keyUsed, admitted, rate, counted, reserved, refused)
       .select({
         agent: getTableColumns(agents),
         admitted: sql<boolean>`EXISTS (SELECT 1 FROM admitted)`,
@@ -226,7 +207,8 @@ function openingStatement(db: Db) {
         priorWindowStartedMs: prior(
           sql`(extract(epoch FROM window_started_at) * 1000)::float8`,
         ).mapWith(Number),
-        quota,
+        // The counted row as the UPDATE returned it; all null (so: null) when it counted nothing.
+        quota: row,
         reservationId: reserved.id,
         history: historyJson(
           { aid: p("aid"), caller: p("caller"), chatId: p("chatId") },
@@ -234,7 +216,7 @@ function openingStatement(db: Db) {
         ).mapWith((json: unknown) => json),
       })
       .from(agents)
-      .leftJoin(consumed, eq(consumed.aid, agents.aid))
+      .leftJoin(counted, eq(counted.aid, agents.aid))
       .leftJoin(reserved, sql`true`)
       .leftJoin(rate, sql`true`)
       .where(eq(agents.aid, p("aid")))

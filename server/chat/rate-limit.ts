@@ -1,3 +1,6 @@
+import { lt } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { chatRateLimits } from "@/db/schema";
 import { AppError } from "@/server/errors";
 
 /**
@@ -64,4 +67,11 @@ export function withRateLimit(error: unknown, rateLimit: RateLimit | null): unkn
     ...error.extras,
     rate_limit: presentRateLimit(rateLimit),
   });
+}
+
+/** Deletes chat rate-limit windows long over (housekeeping). */
+export async function purgeOldChatWindows(db: Db, now: Date): Promise<void> {
+  await db
+    .delete(chatRateLimits)
+    .where(lt(chatRateLimits.windowStartedAt, new Date(now.getTime() - 2 * 60_000)));
 }

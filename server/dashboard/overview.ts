@@ -2,9 +2,8 @@ import { count, desc, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { agentQuotas, agents, autonomousRuns, DEPLOYMENT_STATUSES, deployments } from "@/db/schema";
-import { quotaFilterSql } from "@/server/agents";
 import type { Clock } from "@/server/clock";
-import { utcDay, utcMonth } from "@/server/quota";
+import { quotaFilterSql, utcDay, utcMonth } from "@/server/quota";
 import { presentRun, runSchema } from "@/server/runs";
 
 /** What the dashboard's overview shows: a few aggregate queries, each on an index or a count. */

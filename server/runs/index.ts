@@ -4,7 +4,9 @@
  * surface: import the folder, not its files (docs/architecture.md).
  */
 
+export { claimDueRuns } from "./claim";
+export { executeRun, runNow } from "./execute";
 export { listRuns, presentRun, summarizeRuns } from "./history";
-export { claimDueRuns, executeRun, runNow, sweepInterruptedRuns } from "./runs";
 export { Scheduler } from "./scheduler";
 export * from "./schema";
+export { sweepInterruptedRuns } from "./sweep";

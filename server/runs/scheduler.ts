@@ -3,7 +3,9 @@ import type { Clock } from "@/server/clock";
 import type { SchedulerConfig } from "@/server/config";
 import type { ModelRuntime } from "@/server/model-call";
 import { log, metrics } from "@/server/observability";
-import { type ClaimedRun, claimDueRuns, executeRun, sweepInterruptedRuns } from "./runs";
+import { type ClaimedRun, claimDueRuns } from "./claim";
+import { executeRun } from "./execute";
+import { sweepInterruptedRuns } from "./sweep";
 
 type SchedulerContext = { db: Db; clock: Clock; model: ModelRuntime };
 

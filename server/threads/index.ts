@@ -5,7 +5,9 @@
  * (docs/architecture.md).
  */
 
+export type { StoreGuard } from "./exchange";
+export { storeExchange } from "./exchange";
+export type { ThreadRef } from "./history";
+export { historyFromJson, historyJson, loadHistory } from "./history";
 export { listMessages, listThreads } from "./listing";
 export * from "./schema";
-export type { StoreGuard, ThreadRef } from "./store";
-export { historyFromJson, historyJson, loadHistory, storeExchange } from "./store";

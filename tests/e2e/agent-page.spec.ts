@@ -101,10 +101,10 @@ test("the chat keeps the newest message in view, scrolls by keyboard, takes seve
   await input.pressSequentially("line two");
   await expect(input).toHaveValue("line one\nline two");
   await input.press("Enter");
-  await expect(log.locator(".message.user").last()).toContainText("line one\nline two");
+  await expect(log.locator('[data-role="user"]').last()).toContainText("line one\nline two");
   await expect(log).toContainText("echo: line one\nline two");
   await expect.poll(atBottom).toBe(true);
-  const asked = log.locator(".message.user").last().locator("time");
+  const asked = log.locator('[data-role="user"]').last().locator("time");
   await expect(asked).toHaveText("just now");
   await expect(asked).toHaveAttribute("title", /\(.+\)$/);
   await screenshot(page, "agent-chat-long");

@@ -232,7 +232,9 @@ for (const { name, viewport, suffix } of WIDTHS) {
         await expect(page.getByTestId("deployment-status")).toHaveAttribute("data-status", status);
       }
       await expect(page.getByTestId("deployment-details")).toContainText("https://node.example");
-      await expect(page.locator(".timeline li")).toHaveCount(4);
+      await expect(page.getByRole("region", { name: "History" }).getByRole("listitem")).toHaveCount(
+        4,
+      );
       // An admin's changes assign no worker: the record says so instead of "not picked up yet".
       await expect(page.getByTestId("deployment-worker")).toHaveText(
         "None assigned (its status was changed by an admin).",

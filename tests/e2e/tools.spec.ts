@@ -75,8 +75,10 @@ test("the chat shows a reply's tool calls folded, and the agent page lists the t
   await page.setViewportSize({ width: 390, height: 800 });
   const overflowing = await page.evaluate(
     () =>
-      [...document.querySelectorAll(".tool-calls, .tool-server")].filter((element) => {
-        const panel = element.closest(".panel");
+      [
+        ...document.querySelectorAll('[data-testid="tool-calls"], [data-testid="tool-server"]'),
+      ].filter((element) => {
+        const panel = element.closest("section");
         return panel && element.getBoundingClientRect().right > panel.getBoundingClientRect().right;
       }).length,
   );

@@ -79,7 +79,9 @@ for (const { name, viewport, suffix } of WIDTHS) {
       await form.getByLabel("Input, per million tokens").fill("-1");
       await form.getByLabel("Output, per million tokens").fill("0.6");
       await form.getByRole("button", { name: "Set price" }).click();
-      await expect(form.locator(".field-error")).toContainText("must be a number from 0");
+      await expect(form.locator("#input_per_million-error")).toContainText(
+        "must be a number from 0",
+      );
       await form.getByLabel("Input, per million tokens").fill("0.15");
       await form.getByRole("button", { name: "Set price" }).click();
       await expect(form.getByRole("status")).toHaveText(`Saved the price of ${model}.`);

@@ -2,7 +2,6 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { agentQuotas, agents } from "@/db/schema";
 import { fixedClock } from "@/server/clock";
-import { consumeQuota } from "@/server/quota";
 import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 
@@ -198,10 +197,13 @@ describe.each(DATABASE_KINDS)("agents on %s", (kind) => {
   });
 
   it("lists effective counts: a day or month that has rolled over shows 0", async () => {
-    await caller().agents.upsert({ aid: "counter", quota: { message_limit_daily: 10 } });
-    for (let i = 0; i < 3; i++)
-      await consumeQuota({ db: testDatabase().db, clock }, "counter", "message");
-    await consumeQuota({ db: testDatabase().db, clock }, "counter", "autonomous");
+    await caller().agents.upsert({
+      aid: "counter",
+      autonomous_prompt: "Report.",
+      quota: { message_limit_daily: 10 },
+    });
+    for (let i = 0; i < 3; i++) await caller().chat.send({ aid: "counter", q: `${i}` });
+    await caller().runs.runNow({ aid: "counter" });
 
     const quotaAt = async (iso: string) => {
       clock.set(iso);

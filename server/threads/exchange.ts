@@ -1,151 +1,17 @@
-import { and, desc, eq, type SQL, sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
-import { chatMessages, type StoredToolCall } from "@/db/schema";
-import type { ChatConfig } from "@/server/config";
+import type { StoredToolCall } from "@/db/schema";
 import type { Usage } from "@/server/model-call";
-import type { ChatTurn } from "@/server/providers";
-import { type Accounted, accountedPeriods, accountUsage, priceClause } from "@/server/quota";
+import { type Accounted, accountedPeriods, settleUsage } from "@/server/quota";
 import { storableJsonText, storableText } from "@/server/text";
+import type { ThreadRef } from "./history";
 
 /**
- * A thread's messages as the model sees them, and the writing of an exchange: shared by chat
- * and autonomous runs, which talk in threads alike.
+ * The exchange store: a question and its reply written to their thread in one statement, which
+ * also settles the use that the chat or run held (server/quota), for chat and autonomous runs
+ * alike.
  */
-
-/** Where a thread is: the agent, the caller it belongs to (see chat_threads), its name. */
-export type ThreadRef = { aid: string; caller: string; chatId: string };
-
-/**
- * The thread's most recent messages, oldest first: at most `historyMessages`, and at most
- * `historyMaxChars` characters of them (the oldest go first). Read by one backward index scan,
- * so its cost does not grow with the thread.
- */
-export async function loadHistory(
-  db: Db,
-  { aid, caller, chatId }: ThreadRef,
-  config: HistoryConfig,
-): Promise<ChatTurn[]> {
-  if (config.historyMessages === 0) return [];
-  const newestFirst = await prepared(db, "history", () =>
-    db
-      .select({
-        role: chatMessages.role,
-        content: chatMessages.content,
-        toolCalls: chatMessages.toolCalls,
-      })
-      .from(chatMessages)
-      .where(
-        and(
-          eq(chatMessages.aid, sql.placeholder("aid")),
-          eq(chatMessages.caller, sql.placeholder("caller")),
-          eq(chatMessages.chatId, sql.placeholder("chatId")),
-        ),
-      )
-      .orderBy(desc(chatMessages.id))
-      .limit(sql.placeholder("limit"))
-      .prepare("history"),
-  ).execute({ aid, caller, chatId, limit: config.historyMessages });
-  return asTurns(keepRecent(newestFirst.reverse(), config));
-}
-
-type HistoryConfig = Pick<ChatConfig, "historyMessages" | "historyMaxChars">;
-
-/**
- * The same read as `loadHistory`, as an expression to put in a larger statement: a JSON array
- * of `[role, content, tool_calls]`, oldest first. `aid`, `chatId` and `limit` are values or placeholders.
- * Give what it returns to `historyFromJson`.
- */
-export function historyJson(
-  thread: { aid: unknown; caller: unknown; chatId: unknown },
-  limit: unknown,
-): SQL {
-  return sql`(SELECT coalesce(json_agg(json_build_array(h.role, h.content, h.tool_calls) ORDER BY h.id), '[]'::json)
-    FROM (SELECT ${chatMessages.id} AS id, ${chatMessages.role} AS role, ${chatMessages.content} AS content,
-        ${chatMessages.toolCalls} AS tool_calls
-      FROM ${chatMessages}
-      WHERE ${chatMessages.aid} = ${thread.aid} AND ${chatMessages.caller} = ${thread.caller}
-        AND ${chatMessages.chatId} = ${thread.chatId}
-      ORDER BY ${chatMessages.id} DESC LIMIT ${limit}) h)`;
-}
-
-/** A stored message as history reads it. */
-type HistoryRow = {
-  role: "user" | "assistant";
-  content: string;
-  toolCalls: StoredToolCall[] | null;
-};
-
-/** The turns of a `historyJson` result, within HISTORY_MAX_CHARS. */
-export function historyFromJson(json: unknown, config: HistoryConfig): ChatTurn[] {
-  const rows = json as [HistoryRow["role"], string, StoredToolCall[] | null][];
-  return asTurns(
-    keepRecent(
-      rows.map(([role, content, toolCalls]) => ({ role, content, toolCalls })),
-      config,
-    ),
-  );
-}
-
-/** The newest messages that fit in `historyMaxChars` (tool calls counted), oldest first. */
-function keepRecent(oldestFirst: HistoryRow[], { historyMaxChars }: HistoryConfig): HistoryRow[] {
-  let chars = 0;
-  let first = oldestFirst.length;
-  while (first > 0) {
-    const row = oldestFirst[first - 1] as HistoryRow;
-    chars += row.content.length + (row.toolCalls ? toolCallChars(row.toolCalls) : 0);
-    if (chars > historyMaxChars) break;
-    first--;
-  }
-  return first === 0 ? oldestFirst : oldestFirst.slice(first);
-}
-
-function toolCallChars(calls: StoredToolCall[]): number {
-  let chars = 0;
-  for (const call of calls)
-    chars += (call.result ?? call.error ?? "").length + JSON.stringify(call.arguments ?? {}).length;
-  return chars;
-}
-
-/**
- * The messages as the model is given them: a reply that followed tool calls is preceded, for
- * each of its turns that called tools, by the turn's calls and their results (in the OpenAI
- * form), so the model sees what it did and learned, not only what it said.
- */
-function asTurns(rows: HistoryRow[]): ChatTurn[] {
-  const turns: ChatTurn[] = [];
-  for (const { role, content, toolCalls } of rows) {
-    if (role === "assistant" && toolCalls?.length) {
-      const steps = [...new Set(toolCalls.map((call) => call.step))].sort((a, b) => a - b);
-      for (const step of steps) {
-        const calls = toolCalls.filter((call) => call.step === step);
-        turns.push({
-          role: "assistant",
-          content: null,
-          tool_calls: calls.map((call) => ({
-            id: call.id,
-            type: "function",
-            function: {
-              name: call.name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64),
-              arguments:
-                typeof call.arguments === "string"
-                  ? call.arguments
-                  : JSON.stringify(call.arguments),
-            },
-          })),
-        });
-        for (const call of calls)
-          turns.push({
-            role: "tool",
-            tool_call_id: call.id,
-            content: call.error === null ? (call.result ?? "") : `Error: ${call.error}`,
-          });
-      }
-    }
-    turns.push({ role, content });
-  }
-  return turns;
-}
 
 export type Exchange = ThreadRef & {
   question: string;
@@ -182,9 +48,10 @@ export type StoreGuard = {
 /**
  * Writes a question and its reply to their thread in one statement (atomic by itself, so no
  * transaction and its two extra round trips): the thread is created or counted up, both
- * messages inserted, and the reply priced and counted in the agent's tokens and usage
- * (quota/tokens.ts); the foreign key to the thread is checked at the end of the statement.
- * Stored only if `guard` returned a row. `kind` says what the reply counts as in usage: a
+ * messages inserted, and the use settled: the reply priced and counted in the agent's tokens
+ * and usage (`settleUsage` of server/quota); the foreign key to the thread is checked at the end
+ * of the statement. Stored only if `guard` returned a row (a chat's guard is quota's
+ * `settleMessage`). `kind` says what the reply counts as in usage: a
  * chat's message or an autonomous run. Returns whether it was stored, and the reply's cost
  * (null: unpriced). What a model or a tool sent is made storable where it enters the service
  * (providers, tools), so that clients are sent what is stored; it is made so here once more,
@@ -273,20 +140,23 @@ function storeStatement(db: Db, kind: Accounted["kind"], guard: StoreGuard) {
     // reverse, which took the agent's usage_hourly row before its quota row. The chat's opening
     // statement takes the quota row first (a refused chat too: its UPDATE keeps the lock on the
     // row it re-checked) and then usage_hourly, so the two deadlocked under a burst of chats.
-    // Reading `account_0` (the quota update) in the select runs it before the rest: the quota
-    // row is taken first here too.
+    // Reading `settle_quota` (the quota update) in the select runs it before the rest: the
+    // quota row is taken first here too.
+    const settle = settleUsage(db, accounted);
+    const settleQuota = clause("settle_quota", settle.quota);
     return db
       .with(
-        clause("price", priceClause(accounted)),
+        clause("price", settle.price),
         clause("guard", guard.build()),
         thread,
         messages,
-        ...accountUsage(db, accounted).map((query, index) => clause(`account_${index}`, query)),
+        settleQuota,
+        clause("settle_usage", settle.usage),
       )
       .select({
         stored: sql<number>`count(*)::int`.mapWith(Number),
         cost: sql<number | string | null>`(SELECT cost FROM price)::float8`,
-        quotaFirst: sql<number>`(SELECT count(*)::int FROM account_0)`,
+        quotaFirst: sql<number>`(SELECT count(*)::int FROM ${settleQuota})`,
       })
       .from(thread)
       .prepare(`store_${kind}_${guard.key}`);

@@ -1,0 +1,93 @@
+import type { ComponentProps } from "react";
+import { cx } from "./class-names";
+import styles from "./table.module.css";
+
+/**
+ * How a table fits a phone: `cards` makes each row a card whose cells are labelled by their
+ * column (each Td's `label`); `scroll` keeps the table and lets it scroll sideways in its own
+ * box; `plain` keeps it as it is, for tables narrow enough anyway.
+ */
+export type TableLayout = "cards" | "plain" | "scroll";
+
+/**
+ * A data table. `fixed`: the columns keep the widths their headers give (Th's `className`)
+ * instead of following their content. A table inside an `aria-busy` box (a page loading)
+ * is dimmed.
+ */
+export function Table({
+  layout = "plain",
+  fixed = false,
+  className,
+  ...props
+}: ComponentProps<"table"> & { layout?: TableLayout; fixed?: boolean }) {
+  const table = (
+    <table
+      className={cx(
+        styles.table,
+        layout === "cards" && styles.cards,
+        fixed && styles.fixed,
+        className,
+      )}
+      {...props}
+    />
+  );
+  return layout === "scroll" ? <div className={styles.scroll}>{table}</div> : table;
+}
+
+/** How a column is ordered now, for a sortable header. */
+export type SortDirection = "ascending" | "descending";
+
+/**
+ * A header cell. With `onSort` it is a button that orders the table by its column, and says
+ * (`aria-sort`, an arrow) which way the table is ordered when `sorted` is set. `numeric`
+ * aligns it with its column of numbers.
+ */
+export function Th({
+  numeric = false,
+  sorted,
+  onSort,
+  className,
+  children,
+  ...props
+}: ComponentProps<"th"> & {
+  numeric?: boolean;
+  sorted?: SortDirection;
+  onSort?: () => void;
+}) {
+  return (
+    <th
+      className={cx(styles.th, numeric && styles.numeric, className)}
+      aria-sort={onSort ? sorted : undefined}
+      {...props}
+    >
+      {onSort ? (
+        <button type="button" className={styles.sort} onClick={onSort}>
+          {children}
+          {sorted === "ascending" ? " ↑" : sorted === "descending" ? " ↓" : ""}
+        </button>
+      ) : (
+        children
+      )}
+    </th>
+  );
+}
+
+/**
+ * A data cell. `label` names its column on a phone, where a `cards` table shows each row as a
+ * card (an empty label: a cell of actions that needs none). `numeric` right-aligns a number
+ * with tabular figures.
+ */
+export function Td({
+  label,
+  numeric = false,
+  className,
+  ...props
+}: ComponentProps<"td"> & { label?: string; numeric?: boolean }) {
+  return (
+    <td
+      className={cx(styles.td, numeric && styles.numeric, className)}
+      data-label={label}
+      {...props}
+    />
+  );
+}

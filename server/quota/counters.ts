@@ -1,0 +1,89 @@
+import { type SQL, sql } from "drizzle-orm";
+import { type AgentQuotaRow, agentQuotas } from "@/db/schema";
+import { periodsAt } from "./periods";
+import type { QuotaLimitField } from "./schema";
+
+/**
+ * The quota model: per agent, message counters (total, monthly, daily) and autonomous-run
+ * counters (total, monthly), each with a limit where null means unlimited. Daily and monthly
+ * counters reset lazily: each stores the UTC day or month it counts, and a counter of an earlier
+ * period counts as 0 (in SQL as in the row as read), so there is no job to miss.
+ */
+
+export type QuotaKind = "message" | "autonomous";
+export type Period = "total" | "monthly" | "daily";
+
+type CounterKey = keyof AgentQuotaRow & `${string}Count${string}`;
+export type LimitKey = keyof AgentQuotaRow & (`${string}Limit${string}` | `tokenLimit${string}`);
+type PeriodKey = "messageMonth" | "messageDay" | "autonomousMonth";
+
+export type Counter = {
+  period: Period;
+  count: CounterKey;
+  limit: LimitKey;
+  limitField: QuotaLimitField;
+  /** Column naming the day or month the count belongs to; none for totals. */
+  periodColumn?: PeriodKey;
+};
+
+export const COUNTERS: Record<QuotaKind, Counter[]> = {
+  message: [
+    {
+      period: "total",
+      count: "messageCountTotal",
+      limit: "messageLimitTotal",
+      limitField: "message_limit_total",
+    },
+    {
+      period: "monthly",
+      count: "messageCountMonthly",
+      limit: "messageLimitMonthly",
+      limitField: "message_limit_monthly",
+      periodColumn: "messageMonth",
+    },
+    {
+      period: "daily",
+      count: "messageCountDaily",
+      limit: "messageLimitDaily",
+      limitField: "message_limit_daily",
+      periodColumn: "messageDay",
+    },
+  ],
+  autonomous: [
+    {
+      period: "total",
+      count: "autonomousCountTotal",
+      limit: "autonomousLimitTotal",
+      limitField: "autonomous_limit_total",
+    },
+    {
+      period: "monthly",
+      count: "autonomousCountMonthly",
+      limit: "autonomousLimitMonthly",
+      limitField: "autonomous_limit_monthly",
+      periodColumn: "autonomousMonth",
+    },
+  ],
+};
+
+/** The column of the last use of each kind. */
+export const LAST_AT = { message: "lastMessageAt", autonomous: "lastAutonomousAt" } as const;
+
+/** `day` or `month`, whichever period the counter counts in. */
+export const periodValue = <T>(counter: Counter, day: T, month: T): T =>
+  counter.periodColumn === "messageDay" ? day : month;
+
+/** The count as of `day`/`month`, in SQL: 0 when the stored period is an earlier one. */
+export function effectiveCount(counter: Counter, day: unknown, month: unknown): SQL {
+  const count = agentQuotas[counter.count];
+  if (!counter.periodColumn) return sql`${count}`;
+  const stored = agentQuotas[counter.periodColumn];
+  return sql`(CASE WHEN ${stored} = ${periodValue(counter, day, month)} THEN ${count} ELSE 0 END)`;
+}
+
+/** The stored count for `counter` as of `now`, in the row as read (0 when its period has passed). */
+export function effectiveCountOf(row: AgentQuotaRow, counter: Counter, now: Date): number {
+  if (!counter.periodColumn) return row[counter.count];
+  const { day, month } = periodsAt(now);
+  return row[counter.periodColumn] === periodValue(counter, day, month) ? row[counter.count] : 0;
+}

@@ -1,0 +1,92 @@
+import { eq, lt, type SQL, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { rowsOf } from "@/db/rows";
+import { agentQuotas, chatReservations } from "@/db/schema";
+import { writeReliably } from "@/server/write-reliably";
+import { COUNTERS, periodValue } from "./counters";
+
+/**
+ * Release: a use given back when its reply was not delivered, at most once, to the periods it
+ * was taken from (a use given back after midnight does not eat into the new day).
+ *
+ * A chat's use is held in `chat_reservations` from the statement that reserves it until the one
+ * that settles it (its reply stored) or releases it; each deletes the row and does its work only
+ * if it did, so a use is given back at most once and never after its reply was stored. A run's
+ * use is held by the run while it is `running`: it is released in the transaction that moves
+ * the run out of `running`, and only if that did. What a process that died left is given back
+ * by the sweep: the chats' here, the runs' by the runs' sweep.
+ */
+
+/** Gives the chat's use back, unless its reply was stored or it was already given back. */
+export async function releaseMessage(db: Db, reservationId: number): Promise<void> {
+  await writeReliably(`giving back the message use of chat reservation ${reservationId}`, () =>
+    giveBackMessages(
+      db,
+      sql`DELETE FROM ${chatReservations} WHERE ${chatReservations.id} = ${reservationId}
+          RETURNING aid, day, month`,
+    ),
+  );
+}
+
+/**
+ * Gives back the use of a run of `aid` that counted in `month`. Call it in the transaction that
+ * moves the run out of `running`, and only if it did: that is what makes it at most once.
+ */
+export async function releaseRun(
+  db: Db,
+  { aid, month }: { aid: string; month: string },
+): Promise<void> {
+  const set: Record<string, SQL> = { tokenHolds: sql`GREATEST(${agentQuotas.tokenHolds} - 1, 0)` };
+  // Autonomous counters have no daily period: `day` is never read for them.
+  for (const counter of COUNTERS.autonomous) {
+    const count = agentQuotas[counter.count];
+    const decremented = sql`GREATEST(${count} - 1, 0)`;
+    set[counter.count] = counter.periodColumn
+      ? sql`CASE WHEN ${agentQuotas[counter.periodColumn]} = ${periodValue(counter, month, month)} THEN ${decremented} ELSE ${count} END`
+      : decremented;
+  }
+  await db.update(agentQuotas).set(set).where(eq(agentQuotas.aid, aid));
+}
+
+/**
+ * Gives back the uses of chats that cannot be alive any more: reserved before `before`, or all
+ * of them (`before` undefined: at the start of the one process of an embedded database).
+ * Returns how many it gave back.
+ */
+export async function sweepReservations(db: Db, before?: Date): Promise<number> {
+  const which =
+    before === undefined ? sql`` : sql`WHERE ${lt(chatReservations.reservedAt, before)}`;
+  return giveBackMessages(
+    db,
+    sql`DELETE FROM ${chatReservations} ${which} RETURNING aid, day, month`,
+  );
+}
+
+/** The longest a chat can hold its reservation: its model call's bound, and time to store. */
+export function reservationLifetimeMs(llmTimeoutMs: number): number {
+  return llmTimeoutMs + 30_000;
+}
+
+/**
+ * Gives back the message uses that `released` returns (a data-modifying statement yielding
+ * `aid`, `day`, `month` rows: a DELETE of chat reservations), in the same statement, each to
+ * the periods it was taken from. Returns how many uses it gave back.
+ */
+async function giveBackMessages(db: Db, released: SQL): Promise<number> {
+  const q = agentQuotas;
+  const result = await db.execute(sql`
+    WITH released AS (${released}), refunded AS (
+      UPDATE ${q} SET
+        ${sql.identifier("message_count_total")} = GREATEST(${q.messageCountTotal}
+          - (SELECT count(*) FROM released r WHERE r.aid = ${q.aid}), 0),
+        ${sql.identifier("message_count_monthly")} = GREATEST(${q.messageCountMonthly}
+          - (SELECT count(*) FROM released r WHERE r.aid = ${q.aid} AND r.month = ${q.messageMonth}), 0),
+        ${sql.identifier("message_count_daily")} = GREATEST(${q.messageCountDaily}
+          - (SELECT count(*) FROM released r WHERE r.aid = ${q.aid} AND r.day = ${q.messageDay}), 0),
+        ${sql.identifier("token_holds")} = GREATEST(${q.tokenHolds}
+          - (SELECT count(*) FROM released r WHERE r.aid = ${q.aid}), 0)
+      WHERE ${q.aid} IN (SELECT aid FROM released)
+    )
+    SELECT count(*)::int AS uses FROM released`);
+  return rowsOf<{ uses: number }>(result)[0]?.uses ?? 0;
+}

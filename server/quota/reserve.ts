@@ -1,0 +1,184 @@
+import {
+  and,
+  eq,
+  getTableColumns,
+  inArray,
+  isNull,
+  lt,
+  or,
+  type SQL,
+  type SQLWrapper,
+  sql,
+} from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { type AgentQuotaRow, agentQuotas, chatReservations } from "@/db/schema";
+import type { Clock } from "@/server/clock";
+import { COUNTERS, effectiveCount, LAST_AT, periodValue, type QuotaKind } from "./counters";
+import { utcDay, utcMonth } from "./periods";
+import { findExceeded, type QuotaExceeded } from "./refusal";
+import { withinTokenBudgets } from "./tokens";
+
+/**
+ * Reserve: one use checked against every limit and counted, in one statement, and held until it
+ * is settled (its reply stored, settle.ts) or released (not delivered, release.ts).
+ *
+ * The check and the count are one `UPDATE … WHERE <every limit has room> RETURNING`, so no
+ * number of concurrent callers can pass a limit: PostgreSQL re-checks the WHERE clause against
+ * the newest row version once a concurrent update commits. Daily and monthly counters restart
+ * in that same statement (counters.ts). A chat's opening statement embeds it, with the row of
+ * `chat_reservations` that records the held use (`reserveMessage`); the scheduler's claim runs
+ * it in its transaction for every agent it claims, and records the held use on the run
+ * (`reserveRuns`). A reserve that counts nothing is explained afterwards (`whyRefused`).
+ */
+
+/** The periods a reserve at `now` counts in, as the placeholders of `reserveMessage` take them. */
+export function reservePeriods(now: Date) {
+  return { day: utcDay(now), month: utcMonth(now), now: now.toISOString() };
+}
+
+/**
+ * A chat's message use reserved, as WITH clauses of the statement that opens it: `counted`
+ * counts one use on agent `aid` if `when` holds and every limit has room, and returns the quota
+ * row it counted (`row` selects its columns: all null when nothing was counted); `reserved`
+ * records the use in `chat_reservations`, returning its id, the reservation that the settle or
+ * the release deletes. `aid`, `day`, `month` and `now` (ISO) are values or placeholders.
+ */
+export function reserveMessage(
+  db: Db,
+  {
+    aid,
+    when,
+    day,
+    month,
+    now,
+  }: { aid: string | SQLWrapper; when: SQL; day: unknown; month: unknown; now: unknown },
+) {
+  const counted = db.$with("counted").as(
+    countUse(db, "message", and(eq(agentQuotas.aid, aid), when) ?? sql`false`, {
+      day,
+      month,
+      now,
+    }),
+  );
+  const reserved = db
+    .$with("reserved", {
+      id: sql<number>`reservation_id`.mapWith(Number).as("reservation_id"),
+    })
+    .as(
+      sql`INSERT INTO ${chatReservations} (aid, day, month, reserved_at)
+        SELECT aid, ${day}::date, ${month}::date, ${now}::timestamptz FROM ${counted}
+        RETURNING id AS reservation_id`,
+    );
+  const row = Object.fromEntries(
+    Object.keys(getTableColumns(agentQuotas)).map((key) => [
+      key,
+      counted[key as keyof AgentQuotaRow],
+    ]),
+  ) as { [K in keyof AgentQuotaRow]: (typeof counted)[K] };
+  return { counted, reserved, row };
+}
+
+/** A run's use as reserved: the month it counts in (kept on the run), or why it was refused. */
+export type RunReserve = { month: string; refused?: undefined } | { refused: string };
+
+/**
+ * One autonomous use reserved for each of `aids` (the agents a claim took), in one UPDATE for
+ * all of them, then one read to say why the refused ones were refused. Run in the claim's
+ * transaction, which records each run with the month its use counts in.
+ */
+export async function reserveRuns(
+  { db, clock }: { db: Db; clock: Clock },
+  aids: readonly string[],
+): Promise<Map<string, RunReserve>> {
+  const results = new Map<string, RunReserve>();
+  let pending = [...aids];
+  // A refusal that no limit explains (a use was given back in between) is tried again.
+  for (let attempt = 0; attempt < 3 && pending.length > 0; attempt++) {
+    const now = clock.now();
+    const { day, month } = reservePeriods(now);
+    const counted = await countUse(db, "autonomous", inArray(agentQuotas.aid, pending), {
+      day,
+      month,
+      now: now.toISOString(),
+    });
+    for (const row of counted) results.set(row.aid, { month });
+    const refused = pending.filter((aid) => !results.has(aid));
+    if (refused.length === 0) return results;
+
+    const why = await whyRefused(db, refused, "autonomous", now);
+    pending = [];
+    for (const aid of refused) {
+      const refusal = why.get(aid);
+      if (!refusal) pending.push(aid);
+      else
+        results.set(aid, {
+          refused: refusal.notFound
+            ? `Agent '${aid}' has no quota record.`
+            : refusal.exceeded.detail,
+        });
+    }
+  }
+  if (pending.length > 0)
+    throw new Error(`Quotas of ${pending.length} agents kept changing; the reserve gave up`);
+  return results;
+}
+
+/** Why a reserve counted nothing: no quota row, or the limit it hit. */
+export type Refused =
+  | { exceeded: QuotaExceeded; notFound?: undefined }
+  | { notFound: true; exceeded?: undefined };
+
+/**
+ * Why a reserve of `kind` counted nothing for each of `aids`, from their quota rows as they are
+ * now. Undefined for an aid when no limit explains it (a use was given back in between): then
+ * reserve again.
+ */
+export async function whyRefused(
+  db: Db,
+  aids: readonly string[],
+  kind: QuotaKind,
+  now: Date,
+): Promise<Map<string, Refused | undefined>> {
+  const current = await db.select().from(agentQuotas).where(inArray(agentQuotas.aid, aids));
+  const byAid = new Map(current.map((row) => [row.aid, row]));
+  return new Map(
+    aids.map((aid): [string, Refused | undefined] => {
+      const row = byAid.get(aid);
+      if (!row) return [aid, { notFound: true }];
+      const exceeded = findExceeded(row, kind, now);
+      return [aid, exceeded && { exceeded }];
+    }),
+  );
+}
+
+/**
+ * Counts one use of `kind` on the agents `which` selects, where every limit has room; returns
+ * the rows it counted. `day`, `month` and `now` are values or placeholders.
+ */
+function countUse(
+  db: Db,
+  kind: QuotaKind,
+  which: SQL,
+  { day, month, now }: { day: unknown; month: unknown; now: unknown },
+) {
+  const counters = COUNTERS[kind];
+  const set: Record<string, unknown> = {
+    [LAST_AT[kind]]: sql`${now}`,
+    tokenHolds: sql`${agentQuotas.tokenHolds} + 1`,
+  };
+  for (const counter of counters) {
+    set[counter.count] = sql`${effectiveCount(counter, day, month)} + 1`;
+    if (counter.periodColumn) set[counter.periodColumn] = sql`${periodValue(counter, day, month)}`;
+  }
+  const withinLimits = counters.map((counter) =>
+    or(
+      isNull(agentQuotas[counter.limit]),
+      lt(effectiveCount(counter, day, month), agentQuotas[counter.limit]),
+    ),
+  );
+  return db
+    .update(agentQuotas)
+    .set(set)
+    .where(and(which, ...withinLimits, ...withinTokenBudgets(day, month)))
+    .returning();
+}

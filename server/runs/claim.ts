@@ -1,0 +1,112 @@
+import { and, asc, eq, lte, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { type AgentRow, type AutonomousRunRow, agents, autonomousRuns } from "@/db/schema";
+import type { Clock } from "@/server/clock";
+import { reserveRuns } from "@/server/quota";
+import { nextSlotAfter } from "@/server/schedules";
+
+/**
+ * Claiming autonomous runs: due slots taken, their quota reserved, the runs recorded.
+ *
+ * A claim is one transaction: it locks due agents with FOR UPDATE SKIP LOCKED (so schedulers on
+ * any number of instances never take the same one), moves each to its next slot, reserves the
+ * autonomous quota (server/quota), and records the run as `running`, holding the use, or as
+ * `skipped` when the quota is spent. The model is called after the commit, outside any
+ * transaction (execute.ts). If the process dies then, the run stays `running` with the use it
+ * holds; the sweep (sweep.ts) later marks it failed and releases the use. A crash loses the run
+ * in flight, and nothing else.
+ */
+
+/** A claimed run that holds its quota and awaits the model. */
+export type ClaimedRun = { runId: number; agent: AgentRow; quotaMonth: string };
+
+/** Claims up to `limit` due slots; returns the runs to execute (skipped ones are recorded). */
+export async function claimDueRuns(
+  { db, clock }: { db: Db; clock: Clock },
+  limit: number,
+): Promise<{ runs: ClaimedRun[]; skipped: number }> {
+  return db.transaction(async (tx) => {
+    const now = clock.now();
+    const due = await tx
+      .select()
+      .from(agents)
+      .where(and(eq(agents.autonomousEnabled, true), lte(agents.autonomousNextRunAt, now)))
+      .orderBy(asc(agents.autonomousNextRunAt))
+      .limit(limit)
+      .for("update", { skipLocked: true });
+    if (due.length === 0) return { runs: [], skipped: 0 };
+
+    await moveToNextSlots(tx, due, now);
+    const started = await startRuns(
+      tx,
+      clock,
+      due.map((agent) => ({ agent, dueAt: agent.autonomousNextRunAt as Date })),
+      "schedule",
+    );
+    const runs = started.flatMap(({ claimed }) => (claimed ? [claimed] : []));
+    return { runs, skipped: started.length - runs.length };
+  });
+}
+
+/** Moves each claimed agent's schedule to its next slot after now, in one statement. */
+async function moveToNextSlots(db: Db, due: AgentRow[], now: Date): Promise<void> {
+  const slots = due.map((agent) => {
+    const next = nextSlotAfter(agent.autonomousNextRunAt as Date, agent.autonomousMinutes, now);
+    return sql`(${agent.aid}, ${next.toISOString()}::timestamptz)`;
+  });
+  await db.execute(sql`
+    UPDATE agents SET autonomous_next_run_at = slot.next_run_at
+    FROM (VALUES ${sql.join(slots, sql`, `)}) AS slot(aid, next_run_at)
+    WHERE agents.aid = slot.aid`);
+}
+
+/**
+ * Reserves the autonomous quota of each agent and records its run, `running` (holding the use
+ * in the month it counts in, `quota_month`), or `skipped` when its quota is spent: one
+ * statement for the quotas and one for the runs, however many. `claimed` is undefined for a
+ * skipped run. Run in a transaction: the claim's, or run now's.
+ */
+export async function startRuns(
+  db: Db,
+  clock: Clock,
+  slots: { agent: AgentRow; dueAt: Date }[],
+  trigger: AutonomousRunRow["trigger"],
+): Promise<{ runId: number; claimed: ClaimedRun | undefined }[]> {
+  const now = clock.now();
+  const reserves = await reserveRuns(
+    { db, clock },
+    slots.map(({ agent }) => agent.aid),
+  );
+  const reservationOf = (aid: string) => {
+    const reserve = reserves.get(aid);
+    return reserve?.refused === undefined ? reserve : undefined;
+  };
+  const skippedBecause = (aid: string) =>
+    reserves.get(aid)?.refused ?? `Agent '${aid}' has no quota record.`;
+  const recorded = await db
+    .insert(autonomousRuns)
+    .values(
+      slots.map(({ agent, dueAt }) => {
+        const reserved = reservationOf(agent.aid);
+        return {
+          aid: agent.aid,
+          trigger,
+          dueAt,
+          startedAt: now,
+          outcome: reserved ? ("running" as const) : ("skipped" as const),
+          error: reserved ? null : skippedBecause(agent.aid),
+          finishedAt: reserved ? null : now,
+          quotaMonth: reserved?.month ?? null,
+        };
+      }),
+    )
+    .returning({ id: autonomousRuns.id, aid: autonomousRuns.aid });
+  // One run per agent in a claim, so the aid tells which row is whose.
+  const runIdOf = new Map(recorded.map((row) => [row.aid, row.id]));
+  return slots.map(({ agent }) => {
+    const runId = runIdOf.get(agent.aid);
+    if (runId === undefined) throw new Error(`Recording a run of '${agent.aid}' returned no row`);
+    const reserved = reservationOf(agent.aid);
+    return { runId, claimed: reserved && { runId, agent, quotaMonth: reserved.month } };
+  });
+}

@@ -1,0 +1,138 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { type AutonomousRunRow, agents, autonomousRuns } from "@/db/schema";
+import { agentNotFound } from "@/server/agents";
+import type { Clock } from "@/server/clock";
+import { AppError, isDatabaseUnavailable } from "@/server/errors";
+import {
+  type ModelCall,
+  type ModelRuntime,
+  noModelSlot,
+  startModelCall,
+} from "@/server/model-call";
+import { log } from "@/server/observability";
+import { releaseRun } from "@/server/quota";
+import { AGENT_CALLER, AUTONOMOUS_THREAD, loadHistory, storeExchange } from "@/server/threads";
+import { writeReliably } from "@/server/write-reliably";
+import { type ClaimedRun, startRuns } from "./claim";
+
+/**
+ * Executing autonomous runs: a claimed run through the agent's model, its outcome recorded, and
+ * its use settled (the exchange stored) or released (the run failed); and "run now".
+ */
+
+type RunContext = { db: Db; clock: Clock; model: ModelRuntime };
+
+/**
+ * Runs a claimed slot: the agent's autonomous prompt through its model, in its autonomous
+ * thread. Success stores the exchange and marks the run succeeded in one statement; failure
+ * marks it failed and gives the quota back in one transaction. Never leaves it `running` unless
+ * the process dies (then the sweeper finishes it).
+ */
+export async function executeRun(
+  ctx: RunContext,
+  run: ClaimedRun,
+): Promise<AutonomousRunRow["outcome"]> {
+  const { agent } = run;
+  let call: ModelCall | undefined;
+  let failure: unknown;
+  // Waiting for a slot counts against the run's time, so a stale run can be told from a live one.
+  const releaseSlot = await ctx.model.slots.acquire(ctx.model.llm.timeoutMs);
+  try {
+    if (!releaseSlot) throw noModelSlot(ctx.model.slots);
+    const askedAt = ctx.clock.now();
+    const question = agent.autonomousPrompt ?? "";
+    const thread = { aid: agent.aid, caller: AGENT_CALLER, chatId: AUTONOMOUS_THREAD };
+    const history = await loadHistory(ctx.db, thread, ctx.model.chat);
+    const started = startModelCall(ctx.model, { agent, history, question, releaseSlot });
+    call = started;
+    // The model call's own failures in its terms (timeout, provider); a failed write after it
+    // stays what it is, even once the deadline has passed.
+    const { text, model, usage, toolCalls } = await started.generate().catch((error: unknown) => {
+      throw started.failure(error);
+    });
+    const answeredAt = ctx.clock.now();
+    // The exchange and the run's success are one statement: both are stored, or neither; and
+    // only while the run is still `running`, so a run the sweeper has already failed and
+    // refunded (its instance looked dead) cannot turn succeeded and keep a use it gave back.
+    const { stored } = await storeExchange(
+      ctx.db,
+      { ...thread, question, reply: text, model, usage, toolCalls, askedAt, answeredAt },
+      {
+        key: "run",
+        // The reply's fields are the exchange's own placeholders (see StoreGuard).
+        build: () => {
+          const p = (name: string) => sql.placeholder(name);
+          return sql`UPDATE autonomous_runs SET outcome = 'succeeded', reply = ${p("reply")}::text,
+              tool_calls = ${p("toolCalls")}::jsonb, finished_at = ${p("answeredAt")}::timestamptz,
+              input_tokens = ${p("inputTokens")}::integer,
+              output_tokens = ${p("outputTokens")}::integer,
+              tokens_estimated = ${p("estimated")}::boolean, cost = (SELECT cost FROM price)
+            WHERE id = ${p("guardRunId")}::bigint AND outcome = 'running' RETURNING id`;
+        },
+        values: { guardRunId: run.runId },
+      },
+      "run",
+    );
+    return stored ? "succeeded" : "failed";
+  } catch (error) {
+    failure = error;
+  } finally {
+    if (call) call.end();
+    else releaseSlot?.();
+  }
+  // Recorded with the model slot already free; if the database is down (often why the run
+  // failed), the record and the refund are retried in the background, not left to the sweeper.
+  await writeReliably(`recording autonomous run ${run.runId} as failed`, () =>
+    failRun(ctx, run, runFailureDetail(run, failure)),
+  );
+  return "failed";
+}
+
+/** What a failed run's record says; errors that are not ours to explain are logged. */
+function runFailureDetail(run: ClaimedRun, failure: unknown): string {
+  if (failure instanceof AppError) return failure.detail;
+  if (isDatabaseUnavailable(failure))
+    return "The database could not be reached during the run; it runs again at its next slot.";
+  log.error(
+    { err: failure, run_id: run.runId, aid: run.agent.aid },
+    `Autonomous run ${run.runId} of '${run.agent.aid}' failed`,
+  );
+  return "An unexpected error occurred. It has been logged.";
+}
+
+/** Marks the run failed and gives its quota back, atomically (so the sweeper cannot refund twice). */
+async function failRun(
+  ctx: Pick<RunContext, "db" | "clock">,
+  run: ClaimedRun,
+  error: string,
+): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(autonomousRuns)
+      .set({ outcome: "failed", error, finishedAt: ctx.clock.now(), quotaMonth: null })
+      .where(and(eq(autonomousRuns.id, run.runId), eq(autonomousRuns.outcome, "running")))
+      .returning({ id: autonomousRuns.id });
+    if (updated) await releaseRun(tx, { aid: run.agent.aid, month: run.quotaMonth });
+  });
+}
+
+/** "Run now": a manual run outside the schedule (which it leaves as it is), executed at once. */
+export async function runNow(ctx: RunContext, aid: string): Promise<AutonomousRunRow> {
+  const [agent] = await ctx.db.select().from(agents).where(eq(agents.aid, aid));
+  if (!agent) throw agentNotFound(aid);
+  if (!agent.autonomousPrompt) {
+    throw new AppError(
+      "conflict",
+      `Agent '${aid}' has no instruction for autonomous runs (autonomous_prompt) to run; set one first.`,
+    );
+  }
+  const [started] = await ctx.db.transaction((tx) =>
+    startRuns(tx, ctx.clock, [{ agent, dueAt: ctx.clock.now() }], "manual"),
+  );
+  if (!started) throw new Error(`Starting a run of '${aid}' recorded nothing`);
+  const { runId, claimed } = started;
+  if (claimed) await executeRun(ctx, claimed);
+  const [run] = await ctx.db.select().from(autonomousRuns).where(eq(autonomousRuns.id, runId));
+  return run as AutonomousRunRow;
+}

@@ -1,0 +1,51 @@
+import { and, eq, inArray, lt } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { autonomousRuns } from "@/db/schema";
+import type { Clock } from "@/server/clock";
+import { releaseRun } from "@/server/quota";
+
+/**
+ * Finds runs left `running` by an instance that stopped (older than any live run can be), marks
+ * them failed and gives their quota back. Returns how many it found.
+ */
+export async function sweepInterruptedRuns(
+  { db, clock }: { db: Db; clock: Clock },
+  staleAfterMs: number,
+): Promise<number> {
+  return db.transaction(async (tx) => {
+    const now = clock.now();
+    const stale = await tx
+      .select({
+        id: autonomousRuns.id,
+        aid: autonomousRuns.aid,
+        quotaMonth: autonomousRuns.quotaMonth,
+      })
+      .from(autonomousRuns)
+      .where(
+        and(
+          eq(autonomousRuns.outcome, "running"),
+          lt(autonomousRuns.startedAt, new Date(now.getTime() - staleAfterMs)),
+        ),
+      )
+      .for("update", { skipLocked: true });
+    if (stale.length === 0) return 0;
+    await tx
+      .update(autonomousRuns)
+      .set({
+        outcome: "failed",
+        error: "Interrupted: the instance running it stopped before it finished.",
+        finishedAt: now,
+        quotaMonth: null,
+      })
+      .where(
+        inArray(
+          autonomousRuns.id,
+          stale.map((run) => run.id),
+        ),
+      );
+    for (const run of stale) {
+      if (run.quotaMonth) await releaseRun(tx, { aid: run.aid, month: run.quotaMonth });
+    }
+    return stale.length;
+  });
+}
