@@ -4,7 +4,7 @@
  * Uses PROFILE_DATABASE_URL (a PostgreSQL database it may write to; migrated on start).
  */
 import { authKeys } from "@/server/auth";
-import { createInnerContext } from "@/server/context";
+import { createContextOf } from "@/server/context";
 import { createProcedureCaller } from "@/server/routers";
 import { startServices } from "@/server/services";
 
@@ -18,7 +18,7 @@ const services = await startServices({
   LLM_MAX_CONCURRENCY: "1000",
 });
 const caller = createProcedureCaller(
-  createInnerContext({
+  createContextOf({
     db: services.database.db,
     clock: services.clock,
     config: services.config,

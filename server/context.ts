@@ -22,7 +22,7 @@ export type { Session };
 export type Credentials = "none" | "invalid" | "valid" | "throttled";
 
 /** Everything a procedure may use. Tests build it directly, with no HTTP. */
-export type InnerContext = {
+export type Context = {
   db: Db;
   /** The model provider and the process's cap on model calls. */
   model: ModelRuntime;
@@ -58,9 +58,13 @@ type Optional =
   | "model"
   | "resHeaders";
 
-export function createInnerContext(
-  options: Omit<InnerContext, Optional> & Partial<Pick<InnerContext, Optional>>,
-): InnerContext {
+/**
+ * A context from its parts, with the defaults filled in: what createContext builds from a
+ * request's headers, and what tests and the bench build directly, with no HTTP.
+ */
+export function createContextOf(
+  options: Omit<Context, Optional> & Partial<Pick<Context, Optional>>,
+): Context {
   const session = options.session ?? null;
   // Tests that name none are one client, and chat as the admin would or as that client.
   const client = options.client ?? "test-client";
@@ -96,7 +100,7 @@ export async function createContext({
   requestId?: string;
   /** Whether the session cookie counts: the dashboard's paths only, never REST. */
   cookies?: boolean;
-}): Promise<InnerContext> {
+}): Promise<Context> {
   const { database, clock, config, auth, model } = await getServices();
   const db = database.db;
   const now = clock.now();
@@ -139,7 +143,7 @@ export async function createContext({
     // A database that cannot be reached is a 503 here too, for tRPC as for REST.
     throw mapKnownError(error) ?? error;
   }
-  return createInnerContext({
+  return createContextOf({
     db,
     model,
     clock,
@@ -157,8 +161,6 @@ export async function createContext({
     resHeaders,
   });
 }
-
-export type Context = InnerContext;
 
 /** The session of the page request being rendered (the dashboard's server components). */
 export async function requestSession(): Promise<Session | null> {

@@ -2,12 +2,18 @@ import { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { z } from "zod";
-import type { EmbeddedDatabaseError } from "@/db/client";
-import type { DataDirLockedError } from "@/db/pglite-lock";
+import {
+  codesOf,
+  embeddedDatabaseFailure,
+  isDatabaseUnavailable,
+  isUnstorableText,
+  TOO_MANY_CONNECTIONS,
+} from "@/db/failures";
 import { breaksAidRule } from "@/server/agent-id";
 
 /**
- * The one place where errors become statuses and problem details.
+ * The one place where errors become statuses and problem details. (What a database driver's
+ * error means, unreachable or full or unstorable text, is db/failures.ts's to say.)
  *
  * Domain modules throw `AppError` with a stable problem code and a sentence for people. The tRPC
  * middleware turns it into a `TRPCError` of the matching code; the REST handlers and the tRPC
@@ -134,74 +140,6 @@ export function databaseUnavailable(error?: unknown): AppError {
       (codesOf(error).includes(TOO_MANY_CONNECTIONS) ? "full" : "unreachable")
   ];
   return new AppError("database_unavailable", detail, { retryAfterS: 5 });
-}
-
-// Type-only imports (checked by the compiler): this module stays free of the database drivers.
-const DATA_DIR_LOCKED: DataDirLockedError["code"] = "DATA_DIR_LOCKED";
-const EMBEDDED_DATABASE_UNAVAILABLE: EmbeddedDatabaseError["code"] =
-  "EMBEDDED_DATABASE_UNAVAILABLE";
-
-/**
- * Why the embedded database (PGlite) could not be opened, if that is the failure: its data
- * directory is locked by another process, or PGlite failed to open or migrate it. Either way
- * the database is unavailable (503), not the server broken (500).
- */
-export function embeddedDatabaseFailure(error: unknown): "locked" | "unopenable" | undefined {
-  // By code rather than class: Next.js may load db/ in more than one server chunk.
-  const codes = codesOf(error);
-  if (codes.includes(DATA_DIR_LOCKED)) return "locked";
-  if (codes.includes(EMBEDDED_DATABASE_UNAVAILABLE)) return "unopenable";
-  return undefined;
-}
-
-/** The string `code`s of `error` and of its causes, outermost first (at most five deep). */
-function codesOf(error: unknown): string[] {
-  const codes: string[] = [];
-  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") codes.push(code);
-    e = (e as { cause?: unknown }).cause;
-  }
-  return codes;
-}
-
-const TOO_MANY_CONNECTIONS = "53300";
-
-// postgres.js connection failures and the server-side codes of a database that is going away.
-const UNAVAILABLE_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ETIMEDOUT",
-  "EPIPE",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "CONNECT_TIMEOUT",
-  "CONNECTION_CLOSED",
-  "CONNECTION_ENDED",
-  "CONNECTION_DESTROYED",
-  "57P01", // admin_shutdown
-  "57P02", // crash_shutdown
-  "57P03", // cannot_connect_now
-  TOO_MANY_CONNECTIONS, // every connection slot of the server is taken, for now
-  "08000",
-  "08003",
-  "08006",
-  "08001",
-  "08004",
-]);
-
-export function isDatabaseUnavailable(error: unknown): boolean {
-  if (embeddedDatabaseFailure(error)) return true;
-  return codesOf(error).some((code) => UNAVAILABLE_CODES.has(code));
-}
-
-// PostgreSQL's "character not in repertoire" and "untranslatable character": text no schema
-// should have let through (the schemas refuse NUL), answered as the client's error all the same.
-const UNSTORABLE_TEXT_CODES = new Set(["22021", "22P05"]);
-
-function isUnstorableText(error: unknown): boolean {
-  // The driver's error is the cause of drizzle's "Failed query" error, not the error itself.
-  return codesOf(error).some((code) => UNSTORABLE_TEXT_CODES.has(code));
 }
 
 /** Renders any error as problem details. Unknown errors give a generic 500. */

@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import { APPLICATION_NAME, createDatabase, type Database } from "@/db/client";
+import { embeddedDatabaseFailure } from "@/db/failures";
 import { rowsOf } from "@/db/rows";
 import { type AdminKey, type AuthKeys, authKeys, resolveAdminKey } from "@/server/auth";
 import { type Clock, systemClock } from "@/server/clock";
 import { type Config, parseConfig } from "@/server/config";
-import { embeddedDatabaseFailure } from "@/server/errors";
 import { createModelRuntime, type ModelRuntime } from "@/server/model-call";
 import { log, metrics } from "@/server/observability";
 import { applyConfiguredPrices } from "@/server/prices";

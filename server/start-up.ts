@@ -1,5 +1,5 @@
+import { embeddedDatabaseFailure } from "@/db/failures";
 import { ConfigError } from "@/server/config";
-import { embeddedDatabaseFailure } from "@/server/errors";
 import { startHousekeeping } from "@/server/housekeeping";
 import { log, runsInstanceWork } from "@/server/observability";
 import { Scheduler } from "@/server/runs";

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from "@/server/errors";
+import { isDatabaseUnavailable } from "@/db/failures";
 import { log } from "@/server/observability";
 
 const RETRY_FOR_MS = 10 * 60_000;

@@ -2,15 +2,16 @@ import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { type AgentQuotaRow, type AgentRow, agentQuotas, agents } from "@/db/schema";
 import type { AuthKeys } from "@/server/auth";
-import type { Clock } from "@/server/clock";
 import type { Config, QuotaLimits } from "@/server/config";
+import type { Context } from "@/server/context";
 import { AppError } from "@/server/errors";
 import { LIMIT_COLUMNS, newQuotaRow, presentQuota, QUOTA_LIMIT_FIELDS } from "@/server/quota";
 import { nextRunAfterChange } from "@/server/schedules";
 import { DEFAULT_MAX_TOOL_STEPS, presentServers, storeServers } from "@/server/tools";
 import { type Agent, type AgentInput, autonomousPromptProblem } from "./schema";
 
-type AgentsContext = { db: Db; clock: Clock };
+/** The slice of the request's context it needs (server/context.ts). */
+type AgentsContext = Pick<Context, "db" | "clock">;
 
 /** Configuration an agent starts with; `name` defaults to its aid. */
 const DEFAULTS = {

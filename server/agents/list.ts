@@ -16,7 +16,7 @@ import { z } from "zod";
 import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
 import { agentQuotas, agents } from "@/db/schema";
-import type { Clock } from "@/server/clock";
+import type { Context } from "@/server/context";
 import { AppError } from "@/server/errors";
 import { decodeCursor, encodeCursor } from "@/server/pagination";
 import { quotaFilterSql, quotaUseSql, utcDay, utcMonth } from "@/server/quota";
@@ -40,7 +40,8 @@ import type { AgentSort } from "./view";
 
 type Direction = "asc" | "desc";
 type ListOutput = z.output<typeof listAgentsOutputSchema>;
-type Ctx = { db: Db; clock: Clock };
+/** The slice of the request's context it needs (server/context.ts). */
+type Ctx = Pick<Context, "db" | "clock">;
 
 /**
  * Where a page starts: after (`d` absent) or before (`d: "b"`) the row with sort key `v` and aid

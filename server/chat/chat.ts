@@ -1,15 +1,9 @@
 import type { Db } from "@/db/client";
 import { agentNotFound, assertAgentExists } from "@/server/agents";
-import { type Caller, callerId } from "@/server/callers";
-import type { Clock } from "@/server/clock";
+import { callerId } from "@/server/callers";
+import type { Context } from "@/server/context";
 import { AppError } from "@/server/errors";
-import {
-  type ModelCall,
-  type ModelReply,
-  type ModelRuntime,
-  noModelSlot,
-  startModelCall,
-} from "@/server/model-call";
+import { type ModelCall, type ModelReply, noModelSlot, startModelCall } from "@/server/model-call";
 import {
   presentQuota,
   type Quota,
@@ -35,7 +29,8 @@ import type { ChatEvent, ChatInput, ChatReply } from "./schema";
  * (reserve, settle, release: server/quota).
  */
 
-type ChatContext = { db: Db; clock: Clock; model: ModelRuntime; caller: Caller };
+/** The slice of the request's context it needs (server/context.ts). */
+type ChatContext = Pick<Context, "db" | "clock" | "model" | "caller">;
 
 type Exchange = {
   input: ChatInput;

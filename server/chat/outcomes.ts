@@ -1,4 +1,5 @@
-import { AppError, isDatabaseUnavailable, type ProblemCode } from "@/server/errors";
+import { isDatabaseUnavailable } from "@/db/failures";
+import { AppError, type ProblemCode } from "@/server/errors";
 import { type ChatOutcome, countChat, metrics } from "@/server/observability";
 
 /** What became of a chat, for the metrics: `ok`, or why it failed. */

@@ -5,6 +5,7 @@
  */
 
 export { changeOptions } from "./change-options";
-export { createDeployment, getDeployment, listDeployments, updateStatus } from "./deployments";
+export { createDeployment, getDeployment, listDeployments } from "./deployments";
 export * from "./schema";
+export { updateStatus } from "./status-update";
 export * from "./view";

@@ -1,9 +1,8 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
-import type { Db } from "@/db/client";
 import { type AgentKeyRow, agentKeys } from "@/db/schema";
 import { assertAgentExists } from "@/server/agents";
-import type { Clock } from "@/server/clock";
+import type { Context } from "@/server/context";
 import { AppError } from "@/server/errors";
 import { newAgentKey } from "./format";
 import type {
@@ -19,7 +18,8 @@ import type {
  * so a revoked key is refused by every instance from the moment it is revoked.
  */
 
-type KeysContext = { db: Db; clock: Clock };
+/** The slice of the request's context it needs (server/context.ts). */
+type KeysContext = Pick<Context, "db" | "clock">;
 
 /** More than any real use needs, and a bound on what one agent can hold. */
 const MAX_KEYS_PER_AGENT = 1000;

@@ -1,10 +1,9 @@
 import { asc, eq, sql } from "drizzle-orm";
 import type { z } from "zod";
-import type { Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { type ModelPriceRow, modelPrices } from "@/db/schema";
-import type { Clock } from "@/server/clock";
 import type { Config } from "@/server/config";
+import type { Context } from "@/server/context";
 import { AppError } from "@/server/errors";
 import type { listPricesOutputSchema, priceSchema, setPriceInputSchema } from "./schema";
 
@@ -14,7 +13,8 @@ import type { listPricesOutputSchema, priceSchema, setPriceInputSchema } from ".
  * no price gives replies whose cost is null, not 0.
  */
 
-type PricesContext = { db: Db; clock: Clock };
+/** The slice of the request's context it needs (server/context.ts). */
+type PricesContext = Pick<Context, "db" | "clock">;
 
 /** More models than any installation prices; a bound on what the table can hold. */
 const MAX_PRICES = 10_000;

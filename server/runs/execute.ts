@@ -1,15 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { Db } from "@/db/client";
+import { isDatabaseUnavailable } from "@/db/failures";
 import { type AutonomousRunRow, agents, autonomousRuns } from "@/db/schema";
 import { agentNotFound } from "@/server/agents";
-import type { Clock } from "@/server/clock";
-import { AppError, isDatabaseUnavailable } from "@/server/errors";
-import {
-  type ModelCall,
-  type ModelRuntime,
-  noModelSlot,
-  startModelCall,
-} from "@/server/model-call";
+import type { Context } from "@/server/context";
+import { AppError } from "@/server/errors";
+import { type ModelCall, noModelSlot, startModelCall } from "@/server/model-call";
 import { log } from "@/server/observability";
 import { releaseRun } from "@/server/quota";
 import { AGENT_CALLER, AUTONOMOUS_THREAD, loadHistory, storeExchange } from "@/server/threads";
@@ -21,7 +16,8 @@ import { type ClaimedRun, startRuns } from "./claim";
  * its use settled (the exchange stored) or released (the run failed); and "run now".
  */
 
-type RunContext = { db: Db; clock: Clock; model: ModelRuntime };
+/** The slice of the request's context it needs (server/context.ts). */
+type RunContext = Pick<Context, "db" | "clock" | "model">;
 
 /**
  * Runs a claimed slot: the agent's autonomous prompt through its model, in its autonomous

@@ -1,13 +1,12 @@
-import type { Db } from "@/db/client";
-import type { Clock } from "@/server/clock";
 import type { SchedulerConfig } from "@/server/config";
-import type { ModelRuntime } from "@/server/model-call";
+import type { Context } from "@/server/context";
 import { log, metrics } from "@/server/observability";
 import { type ClaimedRun, claimDueRuns } from "./claim";
 import { executeRun } from "./execute";
 import { sweepInterruptedRuns } from "./sweep";
 
-type SchedulerContext = { db: Db; clock: Clock; model: ModelRuntime };
+/** The slice of the request's context it needs (server/context.ts). */
+type SchedulerContext = Pick<Context, "db" | "clock" | "model">;
 
 /**
  * The loop that runs autonomous agents: every tick it sweeps runs left by a dead instance,

@@ -1,9 +1,9 @@
 import { and, asc, desc, eq, gt, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Db } from "@/db/client";
 import { agentKeys, chatMessages, chatThreads } from "@/db/schema";
 import { assertAgentExists } from "@/server/agents";
 import { instant } from "@/server/bounds";
+import type { Context } from "@/server/context";
 import { storedUsage } from "@/server/model-call";
 import { beforeIdCursor, decodeCursor, keysetPage } from "@/server/pagination";
 import { withoutNul } from "@/server/text";
@@ -17,7 +17,8 @@ import { AGENT_CALLER } from "./schema";
 
 /** Reading conversations back (admin): an agent's threads, and a thread's messages. */
 
-type Ctx = { db: Db };
+/** The slice of the request's context it needs (server/context.ts). */
+type Ctx = Pick<Context, "db">;
 
 /** A page of a thread's messages: the newest `limit` older than the cursor, oldest first. */
 export async function listMessages(

@@ -5,6 +5,7 @@ import { rowsOf } from "@/db/rows";
 import { agents, usageHourly } from "@/db/schema";
 import { assertAgentExists } from "@/server/agents";
 import type { Clock } from "@/server/clock";
+import type { Context } from "@/server/context";
 import { decodeCursor, encodeCursor, offsetCursor } from "@/server/pagination";
 import { usageRange } from "./range";
 import type {
@@ -22,7 +23,8 @@ import type {
  * runs, and refusing chats, count up as they happen. A month of one agent is at most 744 rows.
  */
 
-type UsageContext = { db: Db; clock: Clock };
+/** The slice of the request's context it needs (server/context.ts). */
+type UsageContext = Pick<Context, "db" | "clock">;
 
 type Figures = Omit<UsagePoint, "start">;
 

@@ -3,7 +3,7 @@ import { authKeys } from "@/server/auth";
 import type { Caller } from "@/server/callers";
 import { type Clock, systemClock } from "@/server/clock";
 import { type Config, parseConfig } from "@/server/config";
-import { createInnerContext } from "@/server/context";
+import { createContextOf } from "@/server/context";
 import { type Problem, problemFromError } from "@/server/errors";
 import type { ModelRuntime } from "@/server/model-call";
 import { createProcedureCaller } from "@/server/routers";
@@ -35,7 +35,7 @@ export function callerFor(
   } = {},
 ) {
   return createProcedureCaller(
-    createInnerContext({
+    createContextOf({
       db,
       clock,
       config,

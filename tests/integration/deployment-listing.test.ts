@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { deployments } from "@/db/schema";
 import { authKeys } from "@/server/auth";
 import { fixedClock } from "@/server/clock";
-import { createInnerContext } from "@/server/context";
+import { createContextOf } from "@/server/context";
 import type { DeploymentStatus } from "@/server/deployments";
 import { createProcedureCaller } from "@/server/routers";
 import { callerFor, problemOf, TEST_ADMIN_KEY, testConfig } from "../helpers/context";
@@ -25,7 +25,7 @@ describe.each(DATABASE_KINDS)("deployments for the dashboard on %s", (kind) => {
   const caller = () => callerFor(testDatabase().db, { clock, config });
   const walletCaller = (wallet: LocalAccount, walletConfig = config) =>
     createProcedureCaller(
-      createInnerContext({
+      createContextOf({
         db: testDatabase().db,
         clock,
         config: walletConfig,

@@ -1,12 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
+import { embeddedDatabaseFailure, isDatabaseUnavailable } from "@/db/failures";
 import { bearerToken } from "@/server/auth";
 import { createContext, startedAt } from "@/server/context";
-import {
-  AppError,
-  embeddedDatabaseFailure,
-  isDatabaseUnavailable,
-  databaseUnavailable as unavailable,
-} from "@/server/errors";
+import { AppError, databaseUnavailable as unavailable } from "@/server/errors";
 import { healthReport, healthSchema, probeSchema, readiness } from "@/server/health";
 import { MetricsUnavailableError, metricsText } from "@/server/observability";
 import { providerName } from "@/server/providers";

@@ -1,0 +1,126 @@
+import { eq } from "drizzle-orm";
+import type { z } from "zod";
+import { type DeploymentRow, deploymentStatusHistory, deployments } from "@/db/schema";
+import type { Config } from "@/server/config";
+import type { Context } from "@/server/context";
+import { AppError } from "@/server/errors";
+import { spendNonce } from "@/server/nonces";
+import { metrics } from "@/server/observability";
+import {
+  checkPrivyToken,
+  parseJsonStatement,
+  verifySiweMessage,
+  wrongPurpose,
+} from "@/server/siwe";
+import { presentDeployment } from "./deployments";
+import { isAdmin, notYours, refusal } from "./permissions";
+import {
+  type Deployment,
+  type StatusStatement,
+  statusStatementSchema,
+  type statusUpdateInputSchema,
+} from "./schema";
+
+/** POST /v1/deployments/worker/status: the signed status change of a deployment. */
+
+/** The slice of the request's context it needs (server/context.ts). */
+type Ctx = Pick<Context, "db" | "clock">;
+
+/**
+ * A worker's signed status change. The signature, message and token are checked first; then,
+ * in one transaction, the nonce is spent and the deployment locked, checked and changed, so a
+ * replay or two workers racing for `pick_up` have exactly one winner. A refused change still
+ * spends the nonce of its authenticated message: a signed message works once, whatever happens.
+ */
+export async function updateStatus(
+  { db, clock, config }: Ctx & { config: Pick<Config, "siwe" | "privy"> },
+  input: z.output<typeof statusUpdateInputSchema>,
+): Promise<Deployment> {
+  const now = clock.now();
+  // Refusals before the signature is known good leave the nonce: the message was not the
+  // signer's to spend. Every refusal after it spends it, so a signed message works once.
+  const message = await verifySiweMessage(
+    config.siwe,
+    { message: input.siwe_msg, signature: input.signature, address: input.user_address },
+    now,
+  );
+  let statement: StatusStatement;
+  try {
+    if (message.purpose !== "status-update") throw wrongPurpose("status-update");
+    statement = parseStatement(message.statement);
+    await checkPrivyToken(config.privy, input.privy_token, message.address);
+  } catch (error) {
+    await spendNonce(db, message.nonce, message.address, now);
+    throw error;
+  }
+
+  const outcome = await db.transaction(async (tx) => {
+    await spendNonce(tx, message.nonce, message.address, now);
+    const [current] = await tx
+      .select()
+      .from(deployments)
+      .where(eq(deployments.requestId, statement.request_id))
+      .for("update");
+    // Committed with the nonce spent: a refused message cannot be sent again either.
+    if (!current) return { refused: notYours(statement.request_id) };
+    const refused = refusal(current, statement, message.address, config.siwe);
+    if (refused) return { refused };
+
+    const claims =
+      !current.workerAddress && statement.status === "pick_up" && !isAdmin(message.address, config);
+    const [updated] = await tx
+      .update(deployments)
+      .set({
+        status: statement.status,
+        deploymentDetails: { ...current.deploymentDetails, ...statement.deployment_details },
+        ...(statement.worker_name ? { workerName: statement.worker_name } : {}),
+        ...(statement.worker_uuid ? { workerUuid: statement.worker_uuid } : {}),
+        ...(claims ? { workerAddress: message.address } : {}),
+        updatedAt: now,
+      })
+      .where(eq(deployments.id, current.id))
+      .returning();
+    await tx.insert(deploymentStatusHistory).values({
+      deploymentId: current.id,
+      fromStatus: current.status,
+      toStatus: statement.status,
+      signerAddress: message.address,
+      nonce: message.nonce,
+      deploymentDetails: statement.deployment_details ?? null,
+      createdAt: now,
+    });
+    return { updated: updated as DeploymentRow, from: current.status };
+  });
+  if ("refused" in outcome) throw outcome.refused;
+  metrics.deploymentChanges.inc({ from: outcome.from, to: statement.status });
+  return presentDeployment(outcome.updated);
+}
+
+/** The statement is a JSON object (the form worker SDKs sign); anything else is a 400. */
+function parseStatement(statement: string | undefined): StatusStatement {
+  if (!statement) {
+    throw new AppError(
+      "invalid_statement",
+      "The message has no statement; it must be a JSON object with request_id and status.",
+    );
+  }
+  return statementOrError(parseJsonStatement(statement));
+}
+
+function statementOrError(value: unknown): StatusStatement {
+  const parsed = statusStatementSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map(
+    (issue) => `${issue.path.join(".") || "statement"} ${issue.message}`,
+  );
+  throw new AppError(
+    "invalid_statement",
+    `The message's statement is not a valid status update: ${problems.join("; ")}.`,
+    {
+      errors: parsed.error.issues.map((issue) => ({
+        field: `statement.${issue.path.join(".")}`.replace(/\.$/, ""),
+        detail: issue.message,
+      })),
+    },
+  );
+}
