@@ -1,4 +1,3 @@
-import { headers } from "next/headers";
 import type { Db } from "@/db/client";
 import {
   type AuthKeys,
@@ -160,10 +159,4 @@ export async function createContext({
     databaseKind: database.kind,
     resHeaders,
   });
-}
-
-/** The session of the page request being rendered (the dashboard's server components). */
-export async function requestSession(): Promise<Session | null> {
-  const context = await createContext({ headers: await headers() });
-  return context.session;
 }

@@ -1,10 +1,10 @@
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
+import { requestSession } from "@/app/dashboard/request-session";
 import { DashboardShell } from "@/components/dashboard-shell";
 import { TrpcProvider } from "@/components/trpc";
 import { SESSION_COOKIE } from "@/server/auth";
-import { requestSession } from "@/server/context";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
+import { requestSession } from "@/app/dashboard/request-session";
 import { Overview } from "@/components/overview";
-import { requestSession } from "@/server/context";
 
 export const metadata: Metadata = { title: "Overview" };
 

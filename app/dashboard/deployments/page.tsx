@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
+import { requestSession } from "@/app/dashboard/request-session";
 import { DeploymentsTable } from "@/components/deployments-table";
 import { Loading } from "@/components/ui/query-state";
-import { requestSession } from "@/server/context";
 
 export const metadata: Metadata = { title: "Deployments" };
 
