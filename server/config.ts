@@ -50,6 +50,9 @@ export const envSchema = z.object({
       .min(1, "must be 1 or more")
       .max(256, "must be at most 256"),
   ),
+  REST_ROUTING: optional(
+    z.enum(["direct", "nextjs"], { error: "must be 'direct' or 'nextjs'" }),
+  ).default("direct"),
   PUBLIC_URL: optional(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" })),
   DATA_DIR: optional(z.string()).default("./.data"),
   DATABASE_URL: optional(
@@ -178,6 +181,12 @@ export function parseConfig(env: Record<string, string | undefined>) {
      * PostgreSQL, always 1 on the embedded database, which belongs to one process.
      */
     webConcurrency: e.WEB_CONCURRENCY ?? (e.DATABASE_URL ? availableParallelism() : 1),
+    /**
+     * Who routes a request for a REST path: the server entry, straight to the route's handler
+     * (`direct`), or Next.js's router (`nextjs`, for comparison and as a way back). Either way
+     * the same handler answers (server/instance/rest-routes.ts).
+     */
+    restRouting: e.REST_ROUTING,
     /** A bearer token that may read GET /metrics besides the admin key (for a scraper). */
     metricsToken: e.METRICS_TOKEN,
     publicUrl: publicUrl.toString().replace(/\/+$/, ""),

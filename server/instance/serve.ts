@@ -4,6 +4,7 @@ import type { Duplex } from "node:stream";
 import type { Config } from "../config.ts";
 import { log, logRequest, requestIdFrom } from "../observability/index.ts";
 import { PEER_HEADER, securityHeaders } from "./headers.ts";
+import { loadRestRoutes, type RestRoutes } from "./rest-routes.ts";
 
 /**
  * One web process: a `node:http` server in front of Next.js's request handler (Next.js's
@@ -33,6 +34,11 @@ export async function serve(config: Config, { dev }: { dev: boolean }): Promise<
   await app.prepare();
   const handle = app.getRequestHandler();
   const headers = securityHeaders(dev);
+  // In development Next.js compiles a route when it is first asked for: it routes everything.
+  const rest: RestRoutes | undefined =
+    dev || config.restRouting === "nextjs"
+      ? undefined
+      : await loadRestRoutes(ROOT, originOf(config));
 
   const server = createServer((request, response) => {
     for (const [name, value] of headers) response.setHeader(name, value);
@@ -43,6 +49,7 @@ export async function serve(config: Config, { dev }: { dev: boolean }): Promise<
       answer(request, response, refusal);
       return;
     }
+    if (rest?.take(request, response)) return;
     handle(request, response).catch((error: unknown) => {
       log.error({ err: error }, "Next.js's request handler failed");
       if (!response.headersSent)
@@ -80,6 +87,12 @@ export async function serve(config: Config, { dev }: { dev: boolean }): Promise<
     { port: config.port, host: config.host ?? "::" },
     `Agent Service: listening on port ${config.port}${config.host ? ` of ${config.host}` : ""}.`,
   );
+}
+
+/** The origin of a handler's `request.url`, as Next.js makes it: the configured host and port. */
+function originOf(config: Config): string {
+  const host = config.host ?? "localhost";
+  return `http://${host.includes(":") ? `[${host}]` : host}:${config.port}`;
 }
 
 type Refusal = {

@@ -1,5 +1,6 @@
 import { createContext } from "@/server/context";
 import { problem } from "@/server/errors";
+import { servedDirectly } from "@/server/instance";
 import { requestIdOf } from "@/server/observability";
 import { createProcedureCaller } from "@/server/routers";
 import { collectInput, type Endpoint, type Method } from "./endpoint";
@@ -9,7 +10,9 @@ import { errorResponse, finish, problemResponse, type RouteParams } from "./resp
 /**
  * The route handlers of app/**\/route.ts, made from the endpoint table: each handler builds the
  * request's context from its headers, collects the procedure's input, calls the declared
- * handler, maps any error once, and puts the request's id and log line on the answer.
+ * handler, maps any error once, and puts the request's id and log line on the answer. Each is
+ * marked so that the server entry may call it ahead of Next.js's router (server/instance/
+ * rest-routes.ts): the same handler either way.
  */
 
 type RouteHandler = (
@@ -31,8 +34,8 @@ export function routeFor(path: string): Partial<Record<Method, RouteHandler>> {
   const handlers: Partial<Record<Method, RouteHandler>> = {};
   for (const method of METHODS) {
     const endpoint = declared.find((candidate) => candidate.method === method);
-    if (endpoint) handlers[method] = handlerOf(endpoint);
-    else if (method !== "HEAD") handlers[method] = methodNotAllowed(allowed);
+    if (endpoint) handlers[method] = servedDirectly(handlerOf(endpoint));
+    else if (method !== "HEAD") handlers[method] = servedDirectly(methodNotAllowed(allowed));
   }
   return handlers;
 }
@@ -92,6 +95,7 @@ export function notFoundRoute(): Record<Method, (request: Request) => Promise<Re
     );
     return finish(request, response, { requestId, started: performance.now(), params: {} });
   };
+  servedDirectly(handler);
   return {
     GET: handler,
     HEAD: handler,

@@ -1,0 +1,106 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+/**
+ * Between Node.js's HTTP objects and the Web `Request` and `Response` the route handlers take
+ * and give: what Next.js does around a route handler, without its routing, its async-storage
+ * scopes and its Web Streams pipe (what a REST request costs there: BENCHMARKS.md).
+ */
+
+const NO_BODY = new Set(["GET", "HEAD"]);
+
+/**
+ * The request as a route handler sees it. Its signal aborts when the client goes before the
+ * answer is written (a chat's model call is cancelled and what it holds given back, as under
+ * Next.js).
+ */
+export function webRequest(request: IncomingMessage, origin: string, signal: AbortSignal): Request {
+  const method = request.method ?? "GET";
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.append(name, value);
+  }
+  const hasBody =
+    !NO_BODY.has(method) &&
+    (request.headers["transfer-encoding"] !== undefined ||
+      (request.headers["content-length"] !== undefined &&
+        request.headers["content-length"] !== "0"));
+  return new Request(origin + (request.url ?? "/"), {
+    method,
+    headers,
+    signal,
+    // The body is read as it arrives, within the handler's own bound (server/rest/request.ts).
+    ...(hasBody ? { body: request as unknown as AsyncIterable<Uint8Array>, duplex: "half" } : {}),
+  } as RequestInit);
+}
+
+/**
+ * Writes a handler's `Response`. A body that ends with its first chunk (JSON, a problem) goes
+ * out with its headers in one write and a Content-Length; a longer one (events, CSV) is written
+ * chunk by chunk as it comes, waiting for the socket to drain. A client that goes cancels the
+ * body, so its producer's `finally` runs.
+ */
+export async function sendWebResponse(
+  response: Response,
+  to: ServerResponse,
+  method: string,
+): Promise<void> {
+  to.statusCode = response.status;
+  for (const [name, value] of response.headers) {
+    if (name !== "set-cookie") to.setHeader(name, value);
+  }
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) to.setHeader("set-cookie", cookies);
+
+  const body = response.body;
+  if (body === null || method === "HEAD") {
+    await body?.cancel();
+    to.end();
+    return;
+  }
+  const reader = body.getReader();
+  const cancel = () => {
+    reader.cancel().catch(() => {});
+  };
+  to.once("close", cancel);
+  try {
+    const streamed = response.headers.get("content-type")?.startsWith("text/event-stream");
+    let next = await reader.read();
+    if (!streamed && !next.done) {
+      const after = await reader.read();
+      if (after.done) {
+        to.setHeader("content-length", next.value.byteLength);
+        to.end(next.value);
+        return;
+      }
+      if (!(await write(to, next.value))) return;
+      next = after;
+    }
+    while (!next.done) {
+      if (!(await write(to, next.value))) return;
+      next = await reader.read();
+    }
+    to.end();
+  } finally {
+    to.off("close", cancel);
+    reader.releaseLock();
+  }
+}
+
+/** Writes a chunk, waiting for the socket to drain; false once the client has gone. */
+function write(to: ServerResponse, chunk: Uint8Array): Promise<boolean> | boolean {
+  if (to.destroyed) return false;
+  if (to.write(chunk)) return true;
+  return new Promise((resolve) => {
+    const settle = (drained: boolean) => {
+      to.off("drain", onDrain);
+      to.off("close", onClose);
+      resolve(drained);
+    };
+    const onDrain = () => settle(true);
+    const onClose = () => settle(false);
+    to.on("drain", onDrain);
+    to.on("close", onClose);
+  });
+}
