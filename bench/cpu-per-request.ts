@@ -14,6 +14,9 @@
  * - the floor: Next.js's own 404 (no route of the service runs) and `GET /health/live` (a route
  *   handler that answers from memory, with the service's request log line and request id).
  *
+ * The service runs twice, one web process each: REST routed by the server entry (the default)
+ * and by Next.js's router (`REST_ROUTING=nextjs`), so the routing's cost is read in one run.
+ *
  * Each row is warmed up, then measured `CPU_ROUNDS` times (default 4), the rows interleaved so
  * that the machine's drift falls on all of them; the median is printed beside every round.
  */
@@ -41,7 +44,11 @@ await migrated.migrate();
 await migrated.close();
 const fake = await startChild("bench/fake-model.ts");
 const llm = { LLM_BASE_URL: fake.url, LLM_API_KEY: "sk-bench" };
-const service = await startServer({ DATABASE_URL: database.url, SCHEDULER: "off", ...llm });
+// One web process each, so that a row's CPU is one process's: the entry routing REST (the
+// default), and Next.js's router routing it (REST_ROUTING=nextjs, as before issue 29).
+const served = { DATABASE_URL: database.url, SCHEDULER: "off", WEB_CONCURRENCY: "1", ...llm };
+const service = await startServer(served);
+const viaNext = await startServer({ ...served, REST_ROUTING: "nextjs" });
 const baseline = await startChild("bench/baseline-process.ts", {
   BASELINE_DATABASE_URL: database.url,
   ...llm,
@@ -58,8 +65,10 @@ try {
   });
   const rows: Row[] = [
     chat("chat JSON, service", service.url, service.pid, "application/json"),
+    chat("chat JSON, via Next.js", viaNext.url, viaNext.pid, "application/json"),
     chat("chat JSON, baseline", baseline.url, baseline.pid, "application/json"),
     chat("chat SSE, service", service.url, service.pid, "text/event-stream"),
+    chat("chat SSE, via Next.js", viaNext.url, viaNext.pid, "text/event-stream"),
     chat("chat SSE, baseline", baseline.url, baseline.pid, "text/event-stream"),
     {
       name: "Next.js's own 404",
@@ -71,6 +80,12 @@ try {
       name: "GET /health/live",
       url: `${service.url}/health/live`,
       pid: service.pid,
+      requests: FLOOR_REQUESTS,
+    },
+    {
+      name: "GET /health/live, Next",
+      url: `${viaNext.url}/health/live`,
+      pid: viaNext.pid,
       requests: FLOOR_REQUESTS,
     },
   ];
@@ -108,6 +123,7 @@ try {
   }
 } finally {
   await service.stop();
+  await viaNext.stop();
   await baseline.stop();
   await fake.stop();
   await database.drop();
