@@ -34,6 +34,8 @@ try {
     LLM_BASE_URL: fake.url,
     LLM_API_KEY: "profile",
     SCHEDULER: "off",
+    // One web process: one profile holds every chat.
+    WEB_CONCURRENCY: "1",
     NODE_OPTIONS: `--max-old-space-size=1024 --max-semi-space-size=16 --require ${path.resolve("bench/cpu-profile-preload.cjs")}`,
     CPU_PROFILE_DIR: profileDir,
   });

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, type KeyObject, randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { callerHashKey } from "@/server/callers";
@@ -66,7 +66,7 @@ export function bearerToken(headers: Headers): string | undefined {
  * encrypts MCP servers' header secrets, and a check of the admin key itself.
  */
 export type AuthKeys = {
-  callerHashKey: Uint8Array;
+  callerHashKey: KeyObject;
   headerKey: Uint8Array;
   adminKeyMatches(presented: string): boolean;
 };

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from "node:crypto";
+import { createHash, createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import { isIP } from "node:net";
 import type { Session } from "@/server/auth";
 import { PEER_HEADER } from "@/server/instance";
@@ -103,21 +103,46 @@ function ipv6Groups(address: string): number[] {
  * The stored form of an address: a keyed hash, never the address itself. Keyed, because the
  * IPv4 space is small enough to hash whole: without the key a leaked hash gives the address.
  */
-export function hashAddress(address: string, key: Uint8Array): string {
+export function hashAddress(address: string, key: KeyObject): string {
   return createHmac("sha256", key).update(address).digest("hex").slice(0, 16);
 }
 
-/** The key of `hashAddress`, derived from the admin key as the session key is. */
-export function callerHashKey(adminKey: string): Uint8Array {
-  return createHash("sha256").update(`agent-service caller v1\0${adminKey}`).digest();
+/**
+ * The key of `hashAddress`, derived from the admin key as the session key is. A KeyObject, made
+ * once: given raw bytes, every HMAC would check and wrap them again (about 1% of a chat's CPU).
+ */
+export function callerHashKey(adminKey: string): KeyObject {
+  return createSecretKey(
+    createHash("sha256").update(`agent-service caller v1\0${adminKey}`).digest(),
+  );
 }
+
+/**
+ * Addresses hashed lately, per key: a client sends many requests, and an HMAC is about 0.1 ms
+ * of a chat's CPU. Bounded: emptied when full, so a flood of addresses costs an HMAC each, as
+ * before, and never more memory than this.
+ */
+const HASHED_ADDRESSES_MAX = 10_000;
+const hashedAddresses = new WeakMap<KeyObject, Map<string, string>>();
 
 /** The keyed hash that stands for the request's client address (see `clientAddress`). */
 export function clientOf(
   headers: Headers,
-  { trustProxy, hashKey }: { trustProxy: number; hashKey: Uint8Array },
+  { trustProxy, hashKey }: { trustProxy: number; hashKey: KeyObject },
 ): string {
-  return hashAddress(clientAddress(headers, trustProxy) ?? "unknown", hashKey);
+  const address = clientAddress(headers, trustProxy) ?? "unknown";
+  let hashed = hashedAddresses.get(hashKey);
+  if (!hashed) {
+    hashed = new Map();
+    hashedAddresses.set(hashKey, hashed);
+  }
+  let hash = hashed.get(address);
+  if (hash === undefined) {
+    if (hashed.size >= HASHED_ADDRESSES_MAX) hashed.clear();
+    hash = hashAddress(address, hashKey);
+    hashed.set(address, hash);
+  }
+  return hash;
 }
 
 /**

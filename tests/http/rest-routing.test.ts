@@ -188,7 +188,7 @@ describe("REST paths routed by the server entry and by Next.js", () => {
       const picked = [cases[0], ...cases.filter((c) => c.edge).slice(0, 3)];
       for (const [index, c] of picked.entries()) {
         if (!c) continue;
-        const headers =
+        const headers: Record<string, string> =
           c.body === undefined ? {} : { "content-type": c.contentType ?? "application/json" };
         for (const withKey of index === 0 ? [true, false] : [true]) {
           const answer = await both(

@@ -56,7 +56,11 @@ describe("header secrets", () => {
     ).toBeUndefined();
     expect(decryptHeader(key, sealed, { ...where, header: "X-Other" })).toBeUndefined();
     expect(decryptHeader(headerSecretKey("another-admin-key"), sealed, where)).toBeUndefined();
-    expect(decryptHeader(key, `${sealed.slice(0, -2)}AA`, where)).toBeUndefined();
+    // One character of the tag changed for another (its last characters may hold unused bits,
+    // and a random tag that already ended in the replacement passed once in 4,096 runs).
+    const at = sealed.length - 8;
+    const damaged = `${sealed.slice(0, at)}${sealed[at] === "A" ? "B" : "A"}${sealed.slice(at + 1)}`;
+    expect(decryptHeader(key, damaged, where)).toBeUndefined();
   });
 
   it("show at most the last four characters of a long secret", () => {
