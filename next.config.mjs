@@ -4,7 +4,7 @@ const nextConfig = {
   serverExternalPackages: ["@electric-sql/pglite"],
   poweredByHeader: false,
   // The security headers are set by the server entry on every response, Next.js's own
-  // redirects and errors included (server/http/headers.ts, server/instance/serve.ts).
+  // redirects and errors included (server/instance/headers.ts, server/instance/serve.ts).
   reactStrictMode: true,
   experimental: {
     // A dashboard link or filter followed while the service is unreachable waits for it (and

@@ -222,7 +222,9 @@ describe("REST paths routed by the server entry and by Next.js", () => {
     const csv = await both("GET", "/usage?aid=routing-stream", { ...admin, accept: "text/csv" });
     expect(csv.direct.headers["content-type"]).toMatch(/^text\/csv/);
     // HEAD of the chat is an operation of its own (chat.check), served by the entry too.
-    const head = await both("HEAD", "/routing-stream/chat?q=again", { accept: "text/event-stream" });
+    const head = await both("HEAD", "/routing-stream/chat?q=again", {
+      accept: "text/event-stream",
+    });
     expect(head.direct.status).toBe(200);
     expect(head.direct.vary).toBeNull();
     expect(differences, differences.join("\n")).toEqual([]);
