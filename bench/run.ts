@@ -181,8 +181,9 @@ async function runEchoBenchmarks(database: { url: string }) {
     },
     {
       // The floor: a route handler that does no work at all (405 for a method /health does not
-      // serve), so this row is what Next.js's own request handling costs against node:http.
-      name: "Next.js floor: POST /health (405)",
+      // serve), so this row is what the request's handling around a handler costs against
+      // node:http (the server entry's since issue 29; Next.js's before, `REST_ROUTING=nextjs`).
+      name: "floor: POST /health (405)",
       service: (base) => ({ url: `${base}/health`, method: "POST" }),
       baseline: { url: `${baseline.url}/health`, method: "POST" },
       answers405: true,
