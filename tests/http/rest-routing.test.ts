@@ -240,10 +240,16 @@ describe("REST paths routed by the server entry and by Next.js", () => {
       ["OPTIONS", "/agents"],
       ["GET", "/dashboard"],
       ["GET", "/api/trpc/health"],
+      ["GET", "//agents"], // an empty segment
+      ["GET", "/agents;x"],
     ] as const) {
       const answer = await both(method, target, admin);
       expect(answer.direct.vary, `${method} ${target}`).toEqual(answer.viaNext.vary);
     }
+    // Routed by the entry, in Next.js's order: a first segment that only looks like a static one.
+    const upper = await both("GET", "/AGENTS/chat?q=hello", admin);
+    expect(upper.direct.vary).toBeNull();
+    expect(upper.direct.status).toBe(404);
     // Static segments win over parameters, as in Next.js: /agents/chat is the agent "chat".
     const agent = await both("GET", "/agents/chat", admin);
     expect(agent.direct.status).toBe(404);
