@@ -1,5 +1,4 @@
-import type { Db } from "@/db/client";
-import { agentNotFound, assertAgentExists } from "@/server/agents";
+import { agentNotFound } from "@/server/agents";
 import { callerId } from "@/server/callers";
 import type { Context } from "@/server/context";
 import { AppError } from "@/server/errors";
@@ -12,7 +11,7 @@ import {
   settleMessage,
 } from "@/server/quota";
 import { storeExchange, type ThreadRef } from "@/server/threads";
-import { type OpenedChat, type Opening, openChat } from "./opening";
+import { admissionOf, type OpenedChat, type Opening, openChat } from "./opening";
 import { recordChat } from "./outcomes";
 import { presentRateLimit, withRateLimit } from "./rate-limit";
 import type { ChatEvent, ChatInput, ChatReply } from "./schema";
@@ -147,9 +146,16 @@ async function* stream(
   }
 }
 
-/** A chat that would be taken (the agent exists), without calling the model or counting. */
-export async function checkChat({ db }: { db: Db }, input: ChatInput): Promise<void> {
-  await assertAgentExists(db, input.aid);
+/**
+ * A chat that would be taken (the agent exists, and the caller may chat with it), without
+ * calling the model or counting anything.
+ */
+export async function checkChat(
+  { db, caller }: Pick<Context, "db" | "caller">,
+  input: ChatInput,
+): Promise<void> {
+  const admission = await admissionOf(db, { aid: input.aid, caller });
+  if (admission !== "admitted") throw refusal(input.aid, { outcome: admission });
 }
 
 async function beginExchange(

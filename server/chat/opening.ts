@@ -110,6 +110,38 @@ export async function openChat(
   }
 }
 
+/**
+ * Whether the caller may chat with the agent, decided as the opening statement decides it (an
+ * admin always; a key only if it is one of the agent's, unrevoked; anyone else only if the agent
+ * is public), without counting anything: for HEAD, which answers what GET would.
+ */
+export async function admissionOf(
+  db: Db,
+  { aid, caller }: { aid: string; caller: Caller },
+): Promise<"admitted" | "not_found" | "key_required" | "key_invalid"> {
+  const [agent] = await db
+    .select({ chatAccess: agents.chatAccess })
+    .from(agents)
+    .where(eq(agents.aid, aid));
+  if (!agent) return "not_found";
+  if (caller.kind === "admin") return "admitted";
+  if (caller.kind === "key") {
+    const [key] = await db
+      .select({ id: agentKeys.id })
+      .from(agentKeys)
+      .where(
+        and(
+          eq(agentKeys.id, caller.key.id),
+          eq(agentKeys.aid, aid),
+          eq(agentKeys.secretHash, caller.key.secretHash),
+          isNull(agentKeys.revokedAt),
+        ),
+      );
+    return key ? "admitted" : "key_invalid";
+  }
+  return agent.chatAccess === "public" ? "admitted" : "key_required";
+}
+
 /** The opening statement, prepared once per database handle (it runs on every chat). */
 function openingStatement(db: Db) {
   return prepared(db, "chat-opening", () => {

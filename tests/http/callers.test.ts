@@ -105,6 +105,13 @@ describe.each(DATABASE_KINDS)("chat callers over HTTP on %s", (kind) => {
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get("www-authenticate")).toContain("Bearer");
     expect(await anonymous.json()).toMatchObject({ code: "key_required" });
+    // HEAD answers as GET would: not 200 for a caller GET refuses.
+    const head = (headers: Record<string, string> = {}) =>
+      fetch(`${server.url}/keyed/chat?q=hi`, { method: "HEAD", headers });
+    const anonymousHead = await head();
+    expect(anonymousHead.status).toBe(401);
+    expect(anonymousHead.headers.get("www-authenticate")).toContain("Bearer");
+    expect((await head({ authorization: `Bearer ${TEST_ADMIN_KEY}` })).status).toBe(200);
 
     const made = await fetch(`${server.url}/agents/keyed/keys`, {
       method: "POST",
@@ -118,6 +125,7 @@ describe.each(DATABASE_KINDS)("chat callers over HTTP on %s", (kind) => {
       headers: { authorization: `Bearer ${key.key}` },
     });
     expect(chat.status).toBe(200);
+    expect((await head({ authorization: `Bearer ${key.key}` })).status).toBe(200);
 
     const listed = await (
       await fetch(`${server.url}/agents/keyed/keys`, { headers: admin })
@@ -143,6 +151,7 @@ describe.each(DATABASE_KINDS)("chat callers over HTTP on %s", (kind) => {
     });
     expect(after.status).toBe(401);
     expect(await after.json()).toMatchObject({ code: "invalid_key" });
+    expect((await head({ authorization: `Bearer ${key.key}` })).status).toBe(401);
     const again = await fetch(`${server.url}/agents/keyed/keys/${key.id}`, {
       method: "DELETE",
       headers: admin,

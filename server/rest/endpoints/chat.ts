@@ -95,7 +95,7 @@ export const chatEndpoints = [
       504: problem("The model provider did not answer in time."),
     },
   }),
-  // HEAD answers what GET would for the request itself (400, 404, the reply's type) without
+  // HEAD answers what GET would for the request itself (400, 404, 401, the reply's type) without
   // asking the model, counting a message or storing anything. Without it Next.js runs GET.
   endpoint({
     method: "HEAD",
@@ -103,7 +103,7 @@ export const chatEndpoints = [
     procedure: (p) => p.chat.check,
     operationId: "checkChat",
     summary:
-      "What GET would answer for the request itself (the question's validity, the agent, the reply's type), without asking the model or counting a message.",
+      "What GET would answer for the request itself (the question's validity, the agent, the caller's key, the reply's type), without asking the model or counting a message.",
     security: PUBLIC_OR_AGENT_KEY,
     handle: async ({ request, call, input }) => {
       await call(input);
