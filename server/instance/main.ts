@@ -10,6 +10,7 @@
  * - `--dev` runs Next.js's development server, always in one process.
  */
 import cluster from "node:cluster";
+import module from "node:module";
 import path from "node:path";
 import nextEnv from "@next/env";
 
@@ -30,6 +31,12 @@ const { log } = await import("../observability/index.ts");
 try {
   const config = parseConfig(process.env);
   if (cluster.isPrimary && config.webConcurrency > 1 && !dev) {
+    // The workers' own files stripped of their types now and written to Node.js's compile cache
+    // (NODE_COMPILE_CACHE, which npm start sets): a worker then loads them from it and never
+    // loads the TypeScript stripper itself, about 10-17 MB of resident memory a process
+    // (BENCHMARKS.md). serve.ts loads Next.js only when called.
+    await import("./serve.ts");
+    module.flushCompileCache();
     const { runPrimary } = await import("./primary.ts");
     runPrimary(config);
   } else {

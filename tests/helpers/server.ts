@@ -57,6 +57,7 @@ export async function startServer(
         // As `npm start` does (see README, "Memory").
         NODE_ENV: "production",
         NODE_OPTIONS: "--max-old-space-size=1024 --max-semi-space-size=16",
+        NODE_COMPILE_CACHE: path.resolve(".next", "cache", "node"),
         HOST: "127.0.0.1",
         SHUTDOWN_GRACE_MS: "5000",
         // Tests send many chats from one address; those about rate limits set them per agent.
