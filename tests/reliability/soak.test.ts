@@ -490,10 +490,13 @@ describe.skipIf(!TEST_DATABASE_URL || !onLinux)("a soak at a steady rate", () =>
     // is the benchmark's business. What must hold at any rate is below.
     expect.soft(loadSamples.length).toBeGreaterThan(2 * MEDIAN_OF);
 
-    expect.soft(pgMax).toBeLessThanOrEqual(POOL_MAX);
-    expect
-      .soft(pgEnd, "no more connections at the end than by the end of warm-up")
-      .toBeLessThanOrEqual(pgAfterWarmUp);
+    // The pool opens connections as bursts need them, up to its cap, whenever a burst comes: 19
+    // open after warm-up and 20 at the end is a pool reaching its cap, not a leak (a check that
+    // the end had no more than the warm-up failed on exactly that once). A connection left in a
+    // transaction is not idle at rest, one never given back leaves the pool short and the
+    // requests after it waiting (no request may fail), and every one must close at the stop:
+    // those are the leak checks.
+    expect.soft(pgMax, "never more connections than the pool's cap").toBeLessThanOrEqual(POOL_MAX);
     expect.soft(total(atRest)).toBeLessThanOrEqual(POOL_MAX);
     expect
       .soft(
