@@ -63,9 +63,7 @@ export async function openChat(
       aid,
       hour: utcHour(now),
       caller: callerId(caller),
-      callerKind: caller.kind,
-      keyId: caller.kind === "key" ? caller.key.id : "",
-      keyHash: caller.kind === "key" ? caller.key.secretHash : "",
+      ...callerValues(caller),
       chatId,
       limit: config.historyMessages,
       windowOpenAfter: new Date(now.getTime() - RATE_WINDOW_MS).toISOString(),
@@ -74,7 +72,7 @@ export async function openChat(
     // No agent in the statement's snapshot: nothing was counted either (its quota row and
     // its rate windows are written with it or after it).
     if (!row) return { outcome: "not_found" };
-    if (!row.admitted) return { outcome: caller.kind === "key" ? "key_invalid" : "key_required" };
+    if (!row.admitted) return { outcome: notAdmitted(caller) };
     const limit = caller.kind === "admin" ? null : row.agent.rateLimitRpm;
     const rateLimit =
       limit === null
@@ -110,36 +108,79 @@ export async function openChat(
   }
 }
 
+/** The placeholders that say who the caller is, for the admission rule below. */
+function callerValues(caller: Caller) {
+  return {
+    callerKind: caller.kind,
+    keyId: caller.kind === "key" ? caller.key.id : "",
+    keyHash: caller.kind === "key" ? caller.key.secretHash : "",
+  };
+}
+
 /**
- * Whether the caller may chat with the agent, decided as the opening statement decides it (an
- * admin always; a key only if it is one of the agent's, unrevoked; anyone else only if the agent
- * is public), without counting anything: for HEAD, which answers what GET would.
+ * Whether the caller may chat with the agent, by the opening statement's own rule (its
+ * `admitted` step), without counting anything: for HEAD, which answers what GET would.
  */
 export async function admissionOf(
   db: Db,
   { aid, caller }: { aid: string; caller: Caller },
 ): Promise<"admitted" | "not_found" | "key_required" | "key_invalid"> {
-  const [agent] = await db
-    .select({ chatAccess: agents.chatAccess })
-    .from(agents)
-    .where(eq(agents.aid, aid));
-  if (!agent) return "not_found";
-  if (caller.kind === "admin") return "admitted";
-  if (caller.kind === "key") {
-    const [key] = await db
+  const [row] = await admissionStatement(db).execute({ aid, ...callerValues(caller) });
+  if (!row) return "not_found";
+  return row.admitted ? "admitted" : notAdmitted(caller);
+}
+
+/** Why a caller the admission rule refused was refused: its key is not the agent's, or it has none. */
+function notAdmitted(caller: Caller): "key_invalid" | "key_required" {
+  return caller.kind === "key" ? "key_invalid" : "key_required";
+}
+
+/**
+ * Who may chat with an agent, as three steps of a statement: the agent; the caller's key, if
+ * it is one of the agent's and not revoked; and `admitted`, a row when the caller is an admin,
+ * holds such a key, or the agent is public. Shared by the opening statement and HEAD's check.
+ */
+function admissionSteps(db: Db) {
+  const p = (name: string) => sql.placeholder(name);
+  const agent = db.$with("agent").as(
+    db
+      .select()
+      .from(agents)
+      .where(eq(agents.aid, p("aid"))),
+  );
+  const callerKey = db.$with("caller_key").as(
+    db
       .select({ id: agentKeys.id })
       .from(agentKeys)
       .where(
         and(
-          eq(agentKeys.id, caller.key.id),
-          eq(agentKeys.aid, aid),
-          eq(agentKeys.secretHash, caller.key.secretHash),
+          eq(agentKeys.id, p("keyId")),
+          eq(agentKeys.aid, p("aid")),
+          eq(agentKeys.secretHash, p("keyHash")),
           isNull(agentKeys.revokedAt),
         ),
-      );
-    return key ? "admitted" : "key_invalid";
-  }
-  return agent.chatAccess === "public" ? "admitted" : "key_required";
+      ),
+  );
+  const admitted = db.$with("admitted", { ok: sql<number>`admitted_ok`.as("admitted_ok") }).as(
+    sql`SELECT 1 AS admitted_ok FROM agent WHERE CASE ${p("callerKind")}::text
+          WHEN 'admin' THEN true
+          WHEN 'key' THEN EXISTS (SELECT 1 FROM caller_key)
+          ELSE agent.chat_access = 'public' END`,
+  );
+  return { agent, callerKey, admitted };
+}
+
+/** The admission rule alone: a row if the agent exists, saying whether the caller is admitted. */
+function admissionStatement(db: Db) {
+  return prepared(db, "chat-admission", () => {
+    const { agent, callerKey, admitted } = admissionSteps(db);
+    return db
+      .with(agent, callerKey, admitted)
+      .select({ admitted: sql<boolean>`EXISTS (SELECT 1 FROM admitted)` })
+      .from(agents)
+      .where(eq(agents.aid, sql.placeholder("aid")))
+      .prepare("chat_admission");
+  });
 }
 
 /** The opening statement, prepared once per database handle (it runs on every chat). */
@@ -149,36 +190,12 @@ function openingStatement(db: Db) {
     const now = sql`${p("now")}::timestamptz`;
     const callerKind = sql`${p("callerKind")}::text`;
 
-    const agent = db.$with("agent").as(
-      db
-        .select()
-        .from(agents)
-        .where(eq(agents.aid, p("aid"))),
-    );
-    const callerKey = db.$with("caller_key").as(
-      db
-        .select({ id: agentKeys.id })
-        .from(agentKeys)
-        .where(
-          and(
-            eq(agentKeys.id, p("keyId")),
-            eq(agentKeys.aid, p("aid")),
-            eq(agentKeys.secretHash, p("keyHash")),
-            isNull(agentKeys.revokedAt),
-          ),
-        ),
-    );
+    const { agent, callerKey, admitted } = admissionSteps(db);
     // Last use, kept to the minute: a busy key does not write on every chat.
     const keyUsed = db.$with("key_used", { id: sql<string>`key_used_id`.as("key_used_id") }).as(
       sql`UPDATE ${agentKeys} SET last_used_at = ${now} WHERE id IN (SELECT id FROM caller_key)
           AND (last_used_at IS NULL OR last_used_at <= ${p("windowOpenAfter")}::timestamptz)
           RETURNING id AS key_used_id`,
-    );
-    const admitted = db.$with("admitted", { ok: sql<number>`admitted_ok`.as("admitted_ok") }).as(
-      sql`SELECT 1 AS admitted_ok FROM agent WHERE CASE ${callerKind}
-            WHEN 'admin' THEN true
-            WHEN 'key' THEN EXISTS (SELECT 1 FROM caller_key)
-            ELSE agent.chat_access = 'public' END`,
     );
     // A window opens with the caller's first chat and lasts RATE_WINDOW_MS; a full window
     // refuses (no row returned) until it is over.
