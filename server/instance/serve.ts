@@ -49,9 +49,11 @@ export async function serve(config: Config, { dev }: { dev: boolean }): Promise<
       answer(request, response, refusal);
       return;
     }
-    if (rest?.take(request, response)) return;
-    handle(request, response).catch((error: unknown) => {
-      log.error({ err: error }, "Next.js's request handler failed");
+    // A REST path's handler, called by the entry, or Next.js's request handler: a failure of
+    // either outside the handler's own error handling is answered alike.
+    const served = rest?.take(request, response) ?? handle(request, response);
+    served.catch((error: unknown) => {
+      log.error({ err: error }, "the request's handler failed");
       if (!response.headersSent)
         answer(request, response, {
           status: 500,
