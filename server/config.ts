@@ -40,6 +40,13 @@ const modelPricesSchema = z.record(
   { error: 'must be an object like {"gpt-4o-mini": {"input": 0.15, "output": 0.6}}' },
 );
 
+/**
+ * The shortest admin key there can be. A shorter bearer token is no guess at it: it is not
+ * counted against the client (server/context.ts), so that a placeholder key (OpenAI's clients
+ * need one to call a public agent) costs nothing.
+ */
+export const ADMIN_KEY_MIN_LENGTH = 16;
+
 export const envSchema = z.object({
   PORT: optional(z.coerce.number().int().min(1).max(65_535)).default(3000),
   HOST: optional(z.string().min(1)),
@@ -59,7 +66,11 @@ export const envSchema = z.object({
     z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL"),
   ),
   DATABASE_POOL_SIZE: optional(z.coerce.number().int().min(1).max(1000)).default(20),
-  ADMIN_API_KEY: optional(z.string().min(16, "must be at least 16 characters long")),
+  ADMIN_API_KEY: optional(
+    z
+      .string()
+      .min(ADMIN_KEY_MIN_LENGTH, `must be at least ${ADMIN_KEY_MIN_LENGTH} characters long`),
+  ),
   LLM_BASE_URL: optional(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" })),
   LLM_API_KEY: optional(z.string()),
   LLM_MODEL: optional(z.string().min(1)).default("gpt-4o-mini"),

@@ -9,9 +9,9 @@ import {
 } from "@/server/auth";
 import { type Caller, callerOf, clientOf } from "@/server/callers";
 import type { Clock } from "@/server/clock";
-import type { Config } from "@/server/config";
+import { ADMIN_KEY_MIN_LENGTH, type Config } from "@/server/config";
 import { mapKnownError } from "@/server/errors";
-import { parseAgentKey } from "@/server/keys";
+import { AGENT_KEY_PREFIX, parseAgentKey } from "@/server/keys";
 import { createModelRuntime, type ModelRuntime } from "@/server/model-call";
 import { getServices } from "@/server/services";
 
@@ -119,7 +119,15 @@ export async function createContext({
     // start with `ak_` itself (a generated one does once in 64³), so such a token may be a guess
     // at it, and left uncounted those guesses would go unthrottled. A well-formed agent key is
     // only checked against its own key's hash: its 32-byte secret is out of reach of guessing.
-    if (token !== undefined && parseAgentKey(token) === undefined) {
+    if (
+      token !== undefined &&
+      token.length < ADMIN_KEY_MIN_LENGTH &&
+      !token.startsWith(AGENT_KEY_PREFIX)
+    ) {
+      // Shorter than any admin key: not a guess at it, so neither counted nor looked up. A
+      // caller of a public agent through OpenAI's clients must send some key ("anonymous").
+      credentials = "invalid";
+    } else if (token !== undefined && parseAgentKey(token) === undefined) {
       throttledForS = await blockedFor(db, client, now);
       if (throttledForS !== undefined) credentials = "throttled";
       else if (auth.adminKeyMatches(token)) {

@@ -40,6 +40,7 @@ const TRPC_CODES = {
   forbidden: "FORBIDDEN",
   not_found: "NOT_FOUND",
   agent_not_found: "NOT_FOUND",
+  model_not_found: "NOT_FOUND",
   deployment_not_found: "NOT_FOUND",
   method_not_allowed: "METHOD_NOT_SUPPORTED",
   conflict: "CONFLICT",

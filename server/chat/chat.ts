@@ -2,7 +2,14 @@ import { agentNotFound } from "@/server/agents";
 import { callerId } from "@/server/callers";
 import type { Context } from "@/server/context";
 import { AppError } from "@/server/errors";
-import { type ModelCall, type ModelReply, noModelSlot, startModelCall } from "@/server/model-call";
+import {
+  type CallSettings,
+  type ModelCall,
+  type ModelReply,
+  noModelSlot,
+  startModelCall,
+} from "@/server/model-call";
+import type { ChatTurn } from "@/server/providers";
 import {
   presentQuota,
   type Quota,
@@ -31,32 +38,60 @@ import type { ChatEvent, ChatInput, ChatReply } from "./schema";
 /** The slice of the request's context it needs (server/context.ts). */
 type ChatContext = Pick<Context, "db" | "clock" | "model" | "caller">;
 
+/**
+ * A question to an agent, as GET /{aid}/chat asks it (its thread's stored history goes with it)
+ * or as POST /v1/chat/completions does (the conversation is the caller's, sent whole: `history`,
+ * and the thread's stored history is not read; the exchange is still stored in the thread).
+ */
+export type Ask = {
+  aid: string;
+  chatId: string;
+  question: string;
+  history?: ChatTurn[];
+  settings?: CallSettings;
+};
+
 type Exchange = {
-  input: ChatInput;
+  ask: Ask;
   thread: ThreadRef;
   askedAt: Date;
   opened: OpenedChat;
   call: ModelCall;
 };
 
+const askOf = (input: ChatInput): Ask => ({
+  aid: input.aid,
+  chatId: input.chat_id,
+  question: input.q,
+});
+
 /** Asks and waits for the whole reply. */
-export async function sendMessage(
+export function sendMessage(
   ctx: ChatContext,
   input: ChatInput,
   signal?: AbortSignal,
 ): Promise<ChatReply> {
+  return ask(ctx, askOf(input), signal);
+}
+
+/** Asks and waits for the whole reply: chat's path and the OpenAI-compatible one. */
+export async function ask(
+  ctx: ChatContext,
+  question: Ask,
+  signal?: AbortSignal,
+): Promise<ChatReply> {
   try {
-    const reply = await send(ctx, input, signal);
-    recordChat(input.aid);
+    const reply = await send(ctx, question, signal);
+    recordChat(question.aid);
     return reply;
   } catch (error) {
-    recordChat(input.aid, error);
+    recordChat(question.aid, error);
     throw error;
   }
 }
 
-async function send(ctx: ChatContext, input: ChatInput, signal?: AbortSignal): Promise<ChatReply> {
-  const exchange = await beginExchange(ctx, input, signal);
+async function send(ctx: ChatContext, question: Ask, signal?: AbortSignal): Promise<ChatReply> {
+  const exchange = await beginExchange(ctx, question, signal);
   try {
     const reply = await exchange.call.generate().catch((error: unknown) => {
       throw exchange.call.failure(error);
@@ -76,21 +111,30 @@ async function send(ctx: ChatContext, input: ChatInput, signal?: AbortSignal): P
  * provider. The first event (`start`) comes once the agent, a model slot and the quota are
  * secured, so a caller that waits for it can still answer 404, 429 or 503 with a plain status.
  */
-export async function* streamMessage(
+export function streamMessage(
   ctx: ChatContext,
   input: ChatInput,
   signal?: AbortSignal,
 ): AsyncGenerator<ChatEvent, void, undefined> {
+  return askStreaming(ctx, askOf(input), signal);
+}
+
+/** `streamMessage` for any question: chat's path and the OpenAI-compatible one. */
+export async function* askStreaming(
+  ctx: ChatContext,
+  question: Ask,
+  signal?: AbortSignal,
+): AsyncGenerator<ChatEvent, void, undefined> {
   let outcome: { error?: unknown } | undefined;
   try {
-    yield* stream(ctx, input, signal);
+    yield* stream(ctx, question, signal);
     outcome = {};
   } catch (error) {
     outcome = { error };
     throw error;
   } finally {
     // Left without an outcome: the consumer stopped early (the client went away).
-    recordChat(input.aid, outcome ? outcome.error : clientGone());
+    recordChat(question.aid, outcome ? outcome.error : clientGone());
   }
 }
 
@@ -102,16 +146,16 @@ const clientGone = () =>
 
 async function* stream(
   ctx: ChatContext,
-  input: ChatInput,
+  question: Ask,
   signal?: AbortSignal,
 ): AsyncGenerator<ChatEvent, void, undefined> {
-  const exchange = await beginExchange(ctx, input, signal);
+  const exchange = await beginExchange(ctx, question, signal);
   let delivered = false;
   try {
     yield {
       type: "start",
-      aid: input.aid,
-      chat_id: input.chat_id,
+      aid: question.aid,
+      chat_id: question.chatId,
       rate_limit: presentRateLimit(exchange.opened.rateLimit),
     };
     const deltas = exchange.call.stream();
@@ -158,32 +202,37 @@ export async function checkChat(
   if (admission !== "admitted") throw refusal(input.aid, { outcome: admission });
 }
 
+/** The stored history of a thread is not read for a question that brings its own. */
+const NO_STORED_HISTORY = { historyMessages: 0, historyMaxChars: 0 };
+
 async function beginExchange(
   ctx: ChatContext,
-  input: ChatInput,
+  question: Ask,
   signal?: AbortSignal,
 ): Promise<Exchange> {
+  const { aid, chatId } = question;
   const askedAt = ctx.clock.now();
   // The slot first, so that a busy server refuses before it touches the rate window or quota.
   const releaseSlot = ctx.model.slots.tryAcquire();
   if (!releaseSlot) throw noModelSlot(ctx.model.slots);
   try {
-    const thread = { aid: input.aid, caller: callerId(ctx.caller), chatId: input.chat_id };
+    const thread = { aid, caller: callerId(ctx.caller), chatId };
     const opening = await openChat(
       ctx,
-      { aid: input.aid, caller: ctx.caller, chatId: input.chat_id },
-      ctx.model.chat,
+      { aid, caller: ctx.caller, chatId },
+      question.history ? NO_STORED_HISTORY : ctx.model.chat,
     );
-    if (opening.outcome !== "opened") throw refusal(input.aid, opening);
+    if (opening.outcome !== "opened") throw refusal(aid, opening);
     try {
       const call = startModelCall(ctx.model, {
         agent: opening.agent,
-        history: opening.history,
-        question: input.q,
+        history: question.history ?? opening.history,
+        question: question.question,
         releaseSlot,
         signal,
+        ...(question.settings ? { settings: question.settings } : {}),
       });
-      return { input, thread, askedAt, opened: opening, call };
+      return { ask: question, thread, askedAt, opened: opening, call };
     } catch (error) {
       await releaseMessage(ctx.db, opening.reservationId);
       throw error;
@@ -231,13 +280,13 @@ async function completeExchange(
   exchange: Exchange,
   reply: ModelReply,
 ): Promise<ChatReply> {
-  const { input, askedAt, thread, opened } = exchange;
+  const { ask, askedAt, thread, opened } = exchange;
   const answeredAt = ctx.clock.now();
   const { stored, cost } = await storeExchange(
     ctx.db,
     {
       ...thread,
-      question: input.q,
+      question: ask.question,
       reply: reply.text,
       model: reply.model,
       usage: reply.usage,
@@ -258,9 +307,10 @@ async function completeExchange(
     );
   const quota = presentQuota(opened.quotaRow, answeredAt);
   return {
-    aid: input.aid,
-    chat_id: input.chat_id,
+    aid: ask.aid,
+    chat_id: ask.chatId,
     reply: reply.text,
+    finish_reason: reply.finishReason,
     usage: { ...reply.usage, cost },
     quota,
     remaining: remainingMessages(quota),

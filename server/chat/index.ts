@@ -4,7 +4,7 @@
  * the folder's public surface: import the folder, not its files (docs/architecture.md).
  */
 
-export { checkChat, sendMessage, streamMessage } from "./chat";
+export { type Ask, ask, askStreaming, checkChat, sendMessage, streamMessage } from "./chat";
 export type { Opening } from "./opening";
 export { openChat } from "./opening";
 export { purgeOldChatWindows, rateLimitHeaders } from "./rate-limit";

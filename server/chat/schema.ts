@@ -59,6 +59,10 @@ export const chatReplySchema = z
     aid: z.string(),
     chat_id: z.string(),
     reply: z.string(),
+    finish_reason: z.enum(["stop", "length", "content_filter"]).meta({
+      description:
+        "Why the reply ended: `stop` (the model was done), `length` (cut at the token limit or at CHAT_MAX_REPLY_CHARS), `content_filter` (the provider withheld the rest).",
+    }),
     usage: usageSchema,
     quota: quotaSchema,
     remaining: remainingSchema,

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from "node:crypto";
  */
 export type PresentedKey = { id: string; secretHash: string };
 
-const KEY_PREFIX = "ak_";
+export const AGENT_KEY_PREFIX = "ak_";
 const KEY_PATTERN = /^ak_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 
 /** A well-formed agent key's id and the hash of its secret; undefined for any other token. */
@@ -31,7 +31,7 @@ const MALFORMED_KEY: PresentedKey = Object.freeze({ id: "", secretHash: "" });
  * sends a damaged key learns so, rather than chatting in an anonymous thread it did not mean.
  */
 export function presentedKey(token: string): PresentedKey | undefined {
-  if (!token.startsWith(KEY_PREFIX)) return undefined;
+  if (!token.startsWith(AGENT_KEY_PREFIX)) return undefined;
   return parseAgentKey(token) ?? MALFORMED_KEY;
 }
 

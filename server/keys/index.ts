@@ -5,6 +5,6 @@
  */
 
 export type { PresentedKey } from "./format";
-export { newAgentKey, parseAgentKey, presentedKey } from "./format";
+export { AGENT_KEY_PREFIX, newAgentKey, parseAgentKey, presentedKey } from "./format";
 export { createKey, listKeys, revokeKey } from "./keys";
 export * from "./schema";

@@ -5,6 +5,7 @@
  */
 export { noModelSlot } from "./failure";
 export { type ModelCall, type ModelReply, startModelCall } from "./model-call";
+export type { CallSettings } from "./request";
 export { createModelRuntime, type ModelRuntime } from "./runtime";
 export * from "./schema";
 export { ModelSlots } from "./slots";

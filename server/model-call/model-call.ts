@@ -1,20 +1,19 @@
 import type { AgentRow } from "@/db/schema";
 import { metrics } from "@/server/observability";
 import type { ChatTurn } from "@/server/providers";
-import type { ToolCall } from "@/server/tools";
 import { agentHasTools, openToolbox, type Toolbox } from "@/server/tools";
 import { startDeadline } from "./deadline";
 import { classifyFailure } from "./failure";
-import { modelRequest } from "./request";
+import { type CallSettings, modelRequest } from "./request";
 import type { ModelRuntime } from "./runtime";
-import type { Usage } from "./schema";
-import { runTurns, type ToolEvent } from "./turns";
+import { runTurns, type ToolEvent, type TurnsResult } from "./turns";
 
 /**
  * A finished reply: its text (capped at CHAT_MAX_REPLY_CHARS), its model (which prices it), the
- * tokens of all its model turns, and the tool calls made on the way (none without tools).
+ * tokens of all its model turns, the tool calls made on the way (none without tools), and why
+ * it ended.
  */
-export type ModelReply = { text: string; model: string; usage: Usage; toolCalls: ToolCall[] };
+export type ModelReply = TurnsResult & { model: string };
 
 /** One call of an agent's model, from a held model slot to `end()`. */
 export type ModelCall = {
@@ -46,6 +45,8 @@ export function startModelCall(
     question: string;
     releaseSlot: () => void;
     signal?: AbortSignal;
+    /** A caller's own settings for this call (the OpenAI-compatible path). */
+    settings?: CallSettings;
   },
 ): ModelCall {
   const { provider, llm, chat } = runtime;
@@ -59,6 +60,7 @@ export function startModelCall(
     options.question,
     llm,
     deadline.signal,
+    options.settings,
   );
   const turns = (toolbox: Toolbox | undefined, stream: boolean) =>
     runTurns({

@@ -1,6 +1,13 @@
 import type { AgentRow } from "@/db/schema";
 import type { LlmConfig } from "@/server/config";
-import type { ChatTurn, ModelRequest } from "@/server/providers";
+import type { ChatTurn, ModelRequest, Sampling } from "@/server/providers";
+
+/**
+ * What a caller may choose for one call (POST /v1/chat/completions): a temperature and a token
+ * limit instead of the agent's and the service's, and the rest of OpenAI's sampling settings.
+ * The agent's system prompt is never the caller's to change.
+ */
+export type CallSettings = Sampling & { temperature?: number; maxOutputTokens?: number };
 
 /** The system prompt names the agent, then gives its own prompt. */
 export function systemPrompt(agent: Pick<AgentRow, "name" | "prompt">): string {
@@ -14,8 +21,9 @@ export function modelRequest(
   question: string,
   llm: LlmConfig,
   signal: AbortSignal,
+  settings?: CallSettings,
 ): ModelRequest {
-  return {
+  const request: ModelRequest = {
     model: agent.model ?? llm.defaultModel,
     system: systemPrompt(agent),
     messages: [...history, { role: "user", content: question }],
@@ -23,4 +31,10 @@ export function modelRequest(
     maxOutputTokens: llm.maxOutputTokens,
     signal,
   };
+  if (!settings) return request;
+  const { temperature, maxOutputTokens, ...sampling } = settings;
+  if (temperature !== undefined) request.temperature = temperature;
+  if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
+  if (Object.values(sampling).some((value) => value !== undefined)) request.sampling = sampling;
+  return request;
 }

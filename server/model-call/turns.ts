@@ -1,6 +1,7 @@
 import { metrics } from "@/server/observability";
 import type {
   ChatTurn,
+  FinishReason,
   ModelProvider,
   ModelRequest,
   ProviderUsage,
@@ -26,7 +27,13 @@ export type ToolEvent =
   | ({ type: "tool_call" } & Pick<ToolCall, "id" | "step" | "server" | "name" | "arguments">)
   | ({ type: "tool_result" } & ToolCall);
 
-export type TurnsResult = { text: string; usage: Usage; toolCalls: ToolCall[] };
+export type TurnsResult = {
+  text: string;
+  usage: Usage;
+  toolCalls: ToolCall[];
+  /** `length` when the reply was cut, by the model's token limit or at the service's cap. */
+  finishReason: FinishReason;
+};
 
 /** Tool calls one turn may make; the model asking for more gets an error for the rest. */
 const MAX_CALLS_PER_TURN = 16;
@@ -46,6 +53,7 @@ export async function* runTurns(options: {
   let text = "";
   const usage: Usage = { input_tokens: 0, output_tokens: 0, estimated: false };
   const toolCalls: ToolCall[] = [];
+  let finishReason: FinishReason = "stop";
   for (let step = 1; ; step++) {
     const mayCall = toolbox !== undefined && step <= maxSteps;
     const request: ModelRequest = toolbox
@@ -61,12 +69,14 @@ export async function* runTurns(options: {
     let turnText = "";
     let asked: ToolCallRequest[] = [];
     let reported: ProviderUsage | undefined;
+    let finished: FinishReason | undefined;
     // A cut at the cap that would split a surrogate pair is made before it: the reply is then
     // a character short of the cap, and as full.
     let pairKeptOut = false;
     if (stream) {
       for await (const chunk of provider.stream(request)) {
         reported = chunk.usage ?? reported;
+        finished = chunk.finishReason ?? finished;
         if (chunk.toolCalls) asked = chunk.toolCalls;
         const room = Math.max(0, cap - text.length - separator.length - turnText.length);
         const piece = cutText(chunk.text, room);
@@ -82,6 +92,7 @@ export async function* runTurns(options: {
     } else {
       const answer = await provider.generate(request);
       reported = answer.usage;
+      finished = answer.finishReason;
       asked = answer.toolCalls ?? [];
       const room = Math.max(0, cap - text.length - separator.length);
       turnText = cutText(answer.text, room);
@@ -89,7 +100,12 @@ export async function* runTurns(options: {
     }
     addUsage(usage, turnUsage(request, turnText, reported, toolbox?.definitionChars ?? 0));
     if (turnText) text += separator + turnText;
-    if (asked.length === 0 || text.length >= cap || pairKeptOut) break;
+    finishReason = finished ?? "stop";
+    if (text.length >= cap || pairKeptOut) {
+      finishReason = "length";
+      break;
+    }
+    if (asked.length === 0) break;
 
     if (!mayCall) {
       // Asked for tools past max_tool_steps (the model ignored tool_choice "none"): not called.
@@ -154,7 +170,7 @@ export async function* runTurns(options: {
       ),
     ];
   }
-  return { text, usage, toolCalls };
+  return { text, usage, toolCalls, finishReason };
 }
 
 /** What the `tool_call` event says before the call is made: the tool as the model named it. */

@@ -20,7 +20,7 @@ export const echoProvider: ModelProvider = {
   name: "echo",
   async generate(request) {
     request.signal.throwIfAborted();
-    return { text: echoReply(request) };
+    return { text: echoReply(request), finishReason: "stop" };
   },
   async *stream(request) {
     // Word by word, so streaming clients see several chunks.

@@ -6,10 +6,12 @@
 export { MAX_REPORTED_TOKENS } from "./openai-compatible";
 export type {
   ChatTurn,
+  FinishReason,
   ModelProvider,
   ModelRequest,
   ModelTool,
   ProviderUsage,
+  Sampling,
   ToolCallRequest,
 } from "./provider";
 export { createProvider, providerName } from "./provider";

@@ -4,10 +4,12 @@ import { request as httpRequest } from "undici";
 import type { LlmConfig } from "@/server/config";
 import { isHighSurrogate, storableJsonText, storableText } from "@/server/text";
 import type {
+  FinishReason,
   ModelChunk,
   ModelProvider,
   ModelRequest,
   ProviderUsage,
+  Sampling,
   ToolCallRequest,
 } from "./provider";
 import { ProviderHttpError, ProviderReplyError, retryAfterMs, withRetries } from "./retry";
@@ -34,6 +36,7 @@ export function openAiCompatibleProvider(config: LlmConfig & { baseUrl: string }
       messages: [{ role: "system", content: request.system }, ...request.messages],
       temperature: request.temperature,
       max_tokens: request.maxOutputTokens,
+      ...(request.sampling ? samplingFields(request.sampling) : {}),
       ...(request.tools ? { tools: request.tools } : {}),
       ...(request.toolChoice ? { tool_choice: request.toolChoice } : {}),
       // Streams carry usage only when asked, in a last chunk with no choices.
@@ -72,10 +75,12 @@ export function openAiCompatibleProvider(config: LlmConfig & { baseUrl: string }
       const toolCalls = message?.tool_calls === undefined ? [] : readToolCalls(message.tool_calls);
       if (typeof content !== "string" && content !== null && toolCalls.length === 0)
         throw new ProviderReplyError("The model provider's answer has no message.");
+      const finishReason = readFinishReason(completion.choices?.[0]?.finish_reason);
       return {
         text: typeof content === "string" ? storableText(content) : "",
         usage: readUsage(completion.usage),
         ...(toolCalls.length > 0 ? { toolCalls } : {}),
+        ...(finishReason ? { finishReason } : {}),
       };
     },
     async *stream(request) {
@@ -85,10 +90,31 @@ export function openAiCompatibleProvider(config: LlmConfig & { baseUrl: string }
   };
 }
 
+/** A caller's sampling settings in OpenAI's names; undefined ones vanish in JSON.stringify. */
+function samplingFields(sampling: Sampling) {
+  return {
+    top_p: sampling.topP,
+    stop: sampling.stop,
+    seed: sampling.seed,
+    user: sampling.user,
+    frequency_penalty: sampling.frequencyPenalty,
+    presence_penalty: sampling.presencePenalty,
+    response_format: sampling.responseFormat,
+  };
+}
+
+/** The finish reasons a caller is told of; `tool_calls` is not one (tools run in the service). */
+function readFinishReason(reason: unknown): FinishReason | undefined {
+  return reason === "length" || reason === "content_filter" || reason === "stop"
+    ? reason
+    : undefined;
+}
+
 type Completion = {
   choices?: {
     message?: { content?: unknown; tool_calls?: unknown };
     delta?: { content?: unknown; tool_calls?: unknown };
+    finish_reason?: unknown;
   }[];
   usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null;
   error?: unknown;
@@ -103,6 +129,7 @@ type Completion = {
 async function* readStream(body: Readable): AsyncGenerator<ModelChunk> {
   let text = "";
   let usage: ProviderUsage | undefined;
+  let finishReason: FinishReason | undefined;
   let failure: Error | undefined;
   // Built from fragments: each names its call by `index`, the first brings its id and name.
   const toolCalls: ToolCallRequest[] = [];
@@ -120,7 +147,9 @@ async function* readStream(body: Readable): AsyncGenerator<ModelChunk> {
         failure = new ProviderReplyError("The model provider reported an error mid-stream.");
         return;
       }
-      const delta = chunk.choices?.[0]?.delta;
+      const choice = chunk.choices?.[0];
+      finishReason = readFinishReason(choice?.finish_reason) ?? finishReason;
+      const delta = choice?.delta;
       const content = delta?.content;
       if (typeof content === "string") text += content;
       if (delta?.tool_calls !== undefined) addToolCallFragments(toolCalls, delta.tool_calls);
@@ -143,8 +172,13 @@ async function* readStream(body: Readable): AsyncGenerator<ModelChunk> {
     }
     // A half kept for a next read that never came: alone, it is made U+FFFD.
     const rest = storableText(text);
-    if (rest || usage || toolCalls.length > 0)
-      yield { text: rest, usage, ...(toolCalls.length > 0 ? { toolCalls: named(toolCalls) } : {}) };
+    if (rest || usage || finishReason || toolCalls.length > 0)
+      yield {
+        text: rest,
+        usage,
+        ...(finishReason ? { finishReason } : {}),
+        ...(toolCalls.length > 0 ? { toolCalls: named(toolCalls) } : {}),
+      };
   } finally {
     // Reached early when the consumer stops (the client left, the reply hit its cap): close the
     // upstream request rather than read a reply nobody will see.

@@ -11,12 +11,31 @@ export type ToolCallRequest = { id: string; name: string; arguments: string };
  */
 export type ChatTurn =
   | { role: "user" | "assistant"; content: string }
+  /** A caller's own instructions (POST /v1/chat/completions), after the agent's system prompt. */
+  | { role: "system"; content: string }
   | {
       role: "assistant";
       content: string | null;
       tool_calls: { id: string; type: "function"; function: { name: string; arguments: string } }[];
     }
   | { role: "tool"; tool_call_id: string; content: string };
+
+/**
+ * Sampling settings a caller may choose for one call (POST /v1/chat/completions), sent to the
+ * provider as OpenAI's fields of the same names; absent ones are left to the provider.
+ */
+export type Sampling = {
+  topP?: number;
+  stop?: string[];
+  seed?: number;
+  user?: string;
+  frequencyPenalty?: number;
+  presencePenalty?: number;
+  responseFormat?: { type: "text" | "json_object" } | { type: "json_schema"; json_schema: unknown };
+};
+
+/** Why a model stopped writing, in OpenAI's words (tool calls are the service's own business). */
+export type FinishReason = "stop" | "length" | "content_filter";
 
 /** A tool offered to the model (OpenAI's function tool; `parameters` is a JSON Schema). */
 export type ModelTool = {
@@ -34,6 +53,8 @@ export type ModelRequest = {
   tools?: ModelTool[];
   /** `none`: tools are offered for the history's sake, but the model must answer in text. */
   toolChoice?: "none";
+  /** A caller's sampling settings, when it chose any. */
+  sampling?: Sampling;
   /** Aborted on timeout or when the client goes away; providers must stop promptly. */
   signal: AbortSignal;
 };
@@ -42,10 +63,15 @@ export type ModelRequest = {
 export type ProviderUsage = { inputTokens: number; outputTokens: number };
 
 /**
- * What the provider has for one network read: its text (maybe empty); usage, and the tool calls
- * the model asked for, in a last chunk.
+ * What the provider has for one network read: its text (maybe empty); usage, the tool calls
+ * the model asked for and why it stopped, in a last chunk.
  */
-export type ModelChunk = { text: string; usage?: ProviderUsage; toolCalls?: ToolCallRequest[] };
+export type ModelChunk = {
+  text: string;
+  usage?: ProviderUsage;
+  toolCalls?: ToolCallRequest[];
+  finishReason?: FinishReason;
+};
 
 /**
  * What a model call needs of a model: a whole reply, or the reply as it is produced.
@@ -54,9 +80,7 @@ export type ModelChunk = { text: string; usage?: ProviderUsage; toolCalls?: Tool
 export type ModelProvider = {
   /** Shown by /health and the dashboard. */
   name: "echo" | "openai-compatible";
-  generate(
-    request: ModelRequest,
-  ): Promise<{ text: string; usage?: ProviderUsage; toolCalls?: ToolCallRequest[] }>;
+  generate(request: ModelRequest): Promise<Omit<ModelChunk, "text"> & { text: string }>;
   /** One chunk per network read, so a relay can forward each read in one event. */
   stream(request: ModelRequest): AsyncIterable<ModelChunk>;
 };

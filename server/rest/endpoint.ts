@@ -45,8 +45,16 @@ export type Documentation = {
   answers: Record<number, Answer>;
   /** Every refusal it gives by status, as problems (documented.ts). */
   refusals: Record<number, ZodOpenApiResponseObject>;
-  /** The input comes in a JSON body (the path's parameters are added to it). */
-  body?: { required: boolean; examples?: ZodOpenApiExamplesObject };
+  /**
+   * The input comes in a JSON body (the path's parameters are added to it), of at most
+   * `maxBytes` (default MAX_BODY_BYTES).
+   */
+  body?: { required: boolean; maxBytes?: number; examples?: ZodOpenApiExamplesObject };
+  /**
+   * How refusals are written: RFC 9457 problems (the default), or OpenAI's error object on the
+   * OpenAI-compatible paths (openai.ts), so that OpenAI's clients raise their own errors.
+   */
+  errors?: "openai";
 };
 
 /** What a handler is given: the request, the procedures, the procedure's input as collected. */
@@ -143,7 +151,10 @@ export async function collectInput(
   params: Record<string, string>,
 ): Promise<Record<string, unknown>> {
   if (endpoint.body) {
-    const body = await readJsonBody(request, { optional: !endpoint.body.required });
+    const body = await readJsonBody(request, {
+      optional: !endpoint.body.required,
+      ...(endpoint.body.maxBytes ? { maxBytes: endpoint.body.maxBytes } : {}),
+    });
     // The procedure validates the body. The path's parameters win over the same names in it,
     // so a body cannot name another agent (or model) than the URL.
     if (endpoint.pathParams.length === 0) return body as Record<string, unknown>;

@@ -21,16 +21,17 @@ export function queryParams(request: Request, names: readonly string[]): Record<
 }
 
 /**
- * Reads a JSON body of at most MAX_BODY_BYTES. The size is enforced while reading, so a client
- * that lies in Content-Length (or sends none) cannot make the server buffer more.
+ * Reads a JSON body of at most `maxBytes` (MAX_BODY_BYTES unless the operation says otherwise).
+ * The size is enforced while reading, so a client that lies in Content-Length (or sends none)
+ * cannot make the server buffer more.
  */
 export async function readJsonBody(
   request: Request,
-  { optional = false }: { optional?: boolean } = {},
+  { optional = false, maxBytes = MAX_BODY_BYTES }: { optional?: boolean; maxBytes?: number } = {},
 ): Promise<unknown> {
   const declared = Number(request.headers.get("content-length"));
-  if (declared > MAX_BODY_BYTES) throw bodyTooLarge();
-  const text = await readLimitedText(request);
+  if (declared > maxBytes) throw bodyTooLarge(maxBytes);
+  const text = await readLimitedText(request, maxBytes);
   // A body that may be left out: none at all is `undefined`, whatever the headers say.
   if (optional && text === "") return undefined;
   const type = request.headers.get("content-type");
@@ -56,15 +57,18 @@ export async function readJsonBody(
   }
 }
 
-function bodyTooLarge(): AppError {
+function bodyTooLarge(maxBytes: number): AppError {
   return new AppError(
     "payload_too_large",
-    `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`,
+    `The request body is larger than ${maxBytes / 1024} KiB.`,
   );
 }
 
-/** The body as text, refused with 413 past MAX_BODY_BYTES (counted as it arrives). */
-export async function readLimitedText(request: Request): Promise<string> {
+/** The body as text, refused with 413 past `maxBytes` (counted as it arrives). */
+export async function readLimitedText(
+  request: Request,
+  maxBytes = MAX_BODY_BYTES,
+): Promise<string> {
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -73,9 +77,9 @@ export async function readLimitedText(request: Request): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size > maxBytes) {
       await reader.cancel();
-      throw bodyTooLarge();
+      throw bodyTooLarge(maxBytes);
     }
     chunks.push(value);
   }

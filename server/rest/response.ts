@@ -16,27 +16,41 @@ export function empty(status = 204): Response {
 }
 
 export function problemResponse(p: Problem, headers: Record<string, string> = {}): Response {
-  const extra: Record<string, string> = { ...headers };
-  if (p.retry_after_s !== undefined) extra["retry-after"] = String(p.retry_after_s);
-  // Bearer is the scheme of the admin key and of agent keys; signature and token failures are
-  // not about it.
-  if (p.code === "unauthorized" || p.code === "key_required" || p.code === "invalid_key")
-    extra["www-authenticate"] = 'Bearer realm="agent-service"';
-  Object.assign(extra, rateLimitHeaders(p.rate_limit as Parameters<typeof rateLimitHeaders>[0]));
-  // The rest of an oversized body is never read: tell the client not to reuse this connection.
-  if (p.status === 413) extra.connection = "close";
+  const extra: Record<string, string> = {
+    ...refusalHeaders(p),
+    ...rateLimitHeaders(p.rate_limit as Parameters<typeof rateLimitHeaders>[0]),
+    ...headers,
+  };
   return new Response(JSON.stringify(p), {
     status: p.status,
     headers: { "content-type": "application/problem+json", ...NO_STORE, ...extra },
   });
 }
 
+/** The headers of a refusal, whatever the form of its body (a problem, or OpenAI's error). */
+export function refusalHeaders(p: Problem): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (p.retry_after_s !== undefined) headers["retry-after"] = String(p.retry_after_s);
+  // Bearer is the scheme of the admin key and of agent keys; signature and token failures are
+  // not about it.
+  if (p.code === "unauthorized" || p.code === "key_required" || p.code === "invalid_key")
+    headers["www-authenticate"] = 'Bearer realm="agent-service"';
+  // The rest of an oversized body is never read: tell the client not to reuse this connection.
+  if (p.status === 413) headers.connection = "close";
+  return headers;
+}
+
 /** Renders any error as a problem response, logging the ones that are our fault. */
 export function errorResponse(error: unknown, requestId?: string): Response {
+  return problemResponse(failureProblem(error, requestId));
+}
+
+/** Any error as the problem it is for the client, logged when it is our fault. */
+export function failureProblem(error: unknown, requestId?: string): Problem {
   const p = problemFromError(error);
   if (p.status >= 500 && p.code === "internal_error")
     log.error({ err: error, request_id: requestId }, "unexpected error");
-  return problemResponse(requestId === undefined ? p : { ...p, request_id: requestId });
+  return requestId === undefined ? p : { ...p, request_id: requestId };
 }
 
 export type RouteParams = Record<string, string | string[] | undefined>;

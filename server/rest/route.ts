@@ -5,6 +5,7 @@ import { requestIdOf } from "@/server/observability";
 import { createProcedureCaller } from "@/server/routers";
 import { collectInput, type Endpoint, type Method } from "./endpoint";
 import { ENDPOINTS } from "./endpoints";
+import { openAiErrorAnswer, openAiErrorResponse } from "./openai";
 import { errorResponse, finish, problemResponse, type RouteParams } from "./response";
 
 /**
@@ -31,11 +32,13 @@ export function routeFor(path: string): Partial<Record<Method, RouteHandler>> {
   const declared = ENDPOINTS.filter((endpoint) => endpoint.path === path);
   if (declared.length === 0) throw new Error(`No REST operation is declared for ${path}.`);
   const allowed = declared.map((endpoint) => endpoint.method);
+  const openAi = declared.some((endpoint) => endpoint.errors === "openai");
   const handlers: Partial<Record<Method, RouteHandler>> = {};
   for (const method of METHODS) {
     const endpoint = declared.find((candidate) => candidate.method === method);
     if (endpoint) handlers[method] = servedDirectly(handlerOf(endpoint));
-    else if (method !== "HEAD") handlers[method] = servedDirectly(methodNotAllowed(allowed));
+    else if (method !== "HEAD")
+      handlers[method] = servedDirectly(methodNotAllowed(allowed, openAi ? "openai" : undefined));
   }
   return handlers;
 }
@@ -57,6 +60,7 @@ function handlerOf(endpoint: Endpoint): RouteHandler {
       return finish(request, response, { requestId, started, params: {} });
     };
   }
+  const refuse = endpoint.errors === "openai" ? openAiErrorResponse : errorResponse;
   return async (request, route) => {
     const started = performance.now();
     const requestId = requestIdOf(request.headers);
@@ -75,7 +79,7 @@ function handlerOf(endpoint: Endpoint): RouteHandler {
       const input = await collectInput(endpoint, request, params);
       response = await endpoint.handle({ request, procedures, input, params });
     } catch (error) {
-      response = errorResponse(error, requestId);
+      response = refuse(error, requestId);
     }
     return finish(request, response, { requestId, started, params, caller: callerKind });
   };
@@ -106,12 +110,13 @@ export function notFoundRoute(): Record<Method, (request: Request) => Promise<Re
   };
 }
 
-/** A 405 handler for the methods a path does not serve. */
-export function methodNotAllowed(allowed: readonly string[]) {
+/** A 405 handler for the methods a path does not serve (in OpenAI's form on its paths). */
+export function methodNotAllowed(allowed: readonly string[], errors?: Endpoint["errors"]) {
+  const answer = errors === "openai" ? openAiErrorAnswer : problemResponse;
   return async (request: Request): Promise<Response> => {
     const started = performance.now();
     const requestId = requestIdOf(request.headers);
-    const response = problemResponse(
+    const response = answer(
       problem(
         405,
         "method_not_allowed",

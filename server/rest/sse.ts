@@ -1,9 +1,25 @@
-import { problemFromError } from "@/server/errors";
+import { type Problem, problemFromError } from "@/server/errors";
 import { log } from "@/server/observability";
 
+/** How events become the stream's text: chat's named events, or OpenAI's bare `data:` lines. */
+export type EventFormat<E> = {
+  /** An event's frame; undefined for one that only the response's headers use. */
+  frame(event: E): string | undefined;
+  /** The frame of a failure after the response has started. */
+  failure(problem: Problem): string;
+  /** A last frame after the last event (OpenAI's `data: [DONE]`). */
+  end?: string;
+};
+
+/** Chat's events: `event: <type>` with the rest of the event as JSON `data`. */
+export const namedEvents: EventFormat<{ type: string }> = {
+  frame: ({ type, ...data }) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`,
+  failure: (problem) => `event: error\ndata: ${JSON.stringify(problem)}\n\n`,
+};
+
 /**
- * Server-sent events from an async iterable of `{ type, ...data }` events: each becomes
- * `event: <type>` with the rest as JSON `data`. The first event is awaited before the response
+ * Server-sent events from an async iterable of events, framed by `format` (chat's named events
+ * unless said otherwise). The first event is awaited before the response
  * starts, so failures that come before it (not found, quota, overload) keep their own HTTP
  * status. A failure later in the stream is sent as an `error` event with problem details.
  *
@@ -18,6 +34,7 @@ export async function sseResponse<E extends { type: string }>(
   signal?: AbortSignal,
   /** Further response headers, from the first event (a chat's rate-limit standing). */
   headersOf: (first: E | undefined) => Record<string, string> = () => ({}),
+  format: EventFormat<E> = namedEvents as EventFormat<E>,
 ): Promise<Response> {
   const iterator = events[Symbol.asyncIterator]();
   const first = await iterator.next();
@@ -36,28 +53,35 @@ export async function sseResponse<E extends { type: string }>(
   else if (!finished) signal?.addEventListener("abort", stop, { once: true });
 
   const encoder = new TextEncoder();
-  const frame = (event: string, data: unknown) =>
-    encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  const eventFrame = ({ type, ...data }: E) => frame(type, data);
+  const end = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    if (format.end) controller.enqueue(encoder.encode(format.end));
+    controller.close();
+  };
 
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      if (first.done) controller.close();
-      else controller.enqueue(eventFrame(first.value));
+      if (first.done) return end(controller);
+      const framed = format.frame(first.value);
+      if (framed !== undefined) controller.enqueue(encoder.encode(framed));
     },
     async pull(controller) {
       try {
-        const next = await iterator.next();
-        if (next.done) {
-          settle();
-          controller.close();
-        } else controller.enqueue(eventFrame(next.value));
+        // Until an event with a frame, or the end.
+        for (;;) {
+          const next = await iterator.next();
+          if (next.done) {
+            settle();
+            return end(controller);
+          }
+          const framed = format.frame(next.value);
+          if (framed !== undefined) return controller.enqueue(encoder.encode(framed));
+        }
       } catch (error) {
         settle();
         const problem = problemFromError(error);
         if (problem.code === "internal_error")
           log.error({ err: error }, "unexpected error in a stream");
-        controller.enqueue(frame("error", problem));
+        controller.enqueue(encoder.encode(format.failure(problem)));
         controller.close();
       }
     },

@@ -2,10 +2,12 @@ import { createCallerFactory, router } from "@/server/trpc";
 import { agentsRouter } from "./agents";
 import { authRouter } from "./auth";
 import { chatRouter } from "./chat";
+import { completionsRouter } from "./completions";
 import { dashboardRouter } from "./dashboard";
 import { deploymentsRouter } from "./deployments";
 import { healthRouter } from "./health";
 import { keysRouter } from "./keys";
+import { modelsRouter } from "./models";
 import { noncesRouter } from "./nonces";
 import { pricesRouter } from "./prices";
 import { runsRouter } from "./runs";
@@ -19,6 +21,8 @@ export const appRouter = router({
   nonces: noncesRouter,
   agents: agentsRouter,
   chat: chatRouter,
+  completions: completionsRouter,
+  models: modelsRouter,
   threads: threadsRouter,
   keys: keysRouter,
   prices: pricesRouter,

@@ -47,6 +47,8 @@ export type Behaviour =
       delayMs?: number;
       /** The usage reported; null sends none (default: 10 in, 5 out). */
       usage?: FakeUsage | null;
+      /** Why the model stopped (default `stop`). */
+      finishReason?: string;
     }
   /**
    * A model of realistic shape: `tokens` tokens ("tok0 tok1 …", one SSE event each when
@@ -200,8 +202,9 @@ async function answer(behaviour: Behaviour, request: ChatCompletionRequest, res:
     case "reply": {
       const usage = behaviour.usage === undefined ? DEFAULT_USAGE : behaviour.usage;
       if (behaviour.delayMs) await new Promise((r) => setTimeout(r, behaviour.delayMs));
+      const finish = behaviour.finishReason ?? "stop";
       if (!request.stream) {
-        sendCompletion(res, request, behaviour.text, usage);
+        sendCompletion(res, request, behaviour.text, usage, finish);
         return;
       }
       startStream(res);
@@ -209,7 +212,7 @@ async function answer(behaviour: Behaviour, request: ChatCompletionRequest, res:
         sendChunk(res, request.model, { content: piece });
         if (behaviour.chunkDelayMs) await new Promise((r) => setTimeout(r, behaviour.chunkDelayMs));
       }
-      sendChunk(res, request.model, {}, "stop");
+      sendChunk(res, request.model, {}, finish);
       endStream(res, request, usage);
       return;
     }
@@ -319,6 +322,7 @@ function sendCompletion(
   request: ChatCompletionRequest,
   text: string,
   usage: FakeUsage | null,
+  finishReason = "stop",
 ) {
   res.writeHead(200, { "content-type": "application/json" }).end(
     JSON.stringify({
@@ -326,7 +330,9 @@ function sendCompletion(
       object: "chat.completion",
       created: created(),
       model: request.model,
-      choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
+      choices: [
+        { index: 0, message: { role: "assistant", content: text }, finish_reason: finishReason },
+      ],
       ...usageField(usage),
     }),
   );

@@ -53,11 +53,12 @@ function normalise(value: unknown, key = ""): unknown {
     if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value))
       return "<uuid>";
     if (/^ak_/.test(value)) return "<key>";
+    if (/^chatcmpl-/.test(value)) return "<completion>";
     if (/^[0-9a-f]{12,}$/.test(value) && (key === "id" || key === "nonce")) return "<random>";
     // Each server's own port (the document's servers).
     return value.replace(/^http:\/\/localhost:\d+$/, "http://localhost:<port>");
   }
-  if (typeof value === "number" && /(_ms|_s|seconds|uptime)$/.test(key)) return "<n>";
+  if (typeof value === "number" && /(_ms|_s|seconds|uptime|^created)$/.test(key)) return "<n>";
   return value;
 }
 
@@ -74,8 +75,10 @@ function bodyOf(contentType: string, text: string): unknown {
       .trim()
       .split("\n\n")
       .map((event) => {
-        const [name, data] = event.split("\n");
-        return { name, data: normalise(JSON.parse(data?.replace(/^data: /, "") ?? "null")) };
+        // OpenAI's stream has no event names: `data:` lines alone, the last `data: [DONE]`.
+        const [name, data] = event.startsWith("data: ") ? ["data", event] : event.split("\n");
+        const payload = data?.replace(/^data: /, "") ?? "null";
+        return { name, data: payload === "[DONE]" ? payload : normalise(JSON.parse(payload)) };
       });
   if (contentType.startsWith("text/csv"))
     return text.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>");

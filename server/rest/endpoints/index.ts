@@ -1,8 +1,10 @@
 import type { Endpoint } from "../endpoint";
 import { agentEndpoints } from "./agents";
 import { chatEndpoints } from "./chat";
+import { completionEndpoints } from "./completions";
 import { deploymentEndpoints } from "./deployments";
 import { keyEndpoints } from "./keys";
+import { modelEndpoints } from "./models";
 import { nonceEndpoints } from "./nonces";
 import { operationEndpoints } from "./operations";
 import { priceEndpoints } from "./prices";
@@ -18,6 +20,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...agentEndpoints,
   ...runEndpoints,
   ...chatEndpoints,
+  ...completionEndpoints,
+  ...modelEndpoints,
   ...threadEndpoints,
   ...keyEndpoints,
   ...usageEndpoints,

@@ -1,0 +1,196 @@
+import { randomBytes } from "node:crypto";
+import type { z } from "zod";
+import { AID_MAX_LENGTH, AID_PATTERN } from "@/server/agent-id";
+import { type Ask, ask, askStreaming, type ChatReply, type rateLimitSchema } from "@/server/chat";
+import type { Context } from "@/server/context";
+import { AppError } from "@/server/errors";
+import { modelNotFound } from "@/server/models";
+import type { ChatTurn } from "@/server/providers";
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  CompletionMessage,
+  CompletionRequest,
+} from "./schema";
+
+/**
+ * POST /v1/chat/completions: an agent asked as OpenAI's chat completions ask a model. The
+ * request's messages are the conversation (stateless, as OpenAI's is); the question is its last
+ * message. Everything else is the chat's own (server/chat `ask`): access, caller, rate limit,
+ * quota and token budgets, the model call with the agent's prompt first and its MCP tools, the
+ * exchange stored in the caller's thread `openai` (for the dashboard and the usage figures; it
+ * is never read back as history), metrics. One completion is one message.
+ */
+
+/** The caller's thread completions are stored in. */
+export const COMPLETIONS_THREAD = "openai";
+
+type CompletionContext = Pick<Context, "db" | "clock" | "model" | "caller">;
+type RateLimitView = z.infer<typeof rateLimitSchema>;
+
+export type CompletionResult = { completion: ChatCompletion; rate_limit: RateLimitView };
+
+/** A streamed completion: its rate-limit standing first (for headers), then OpenAI's chunks. */
+export type CompletionEvent =
+  | { type: "start"; rate_limit: RateLimitView }
+  | { type: "chunk"; chunk: ChatCompletionChunk };
+
+export async function createCompletion(
+  ctx: CompletionContext,
+  request: CompletionRequest,
+  signal?: AbortSignal,
+): Promise<CompletionResult> {
+  const question = askOf(ctx, request);
+  const created = unixSeconds(ctx.clock.now());
+  let reply: ChatReply;
+  try {
+    reply = await ask(ctx, question, signal);
+  } catch (error) {
+    throw inModelTerms(error, request.model);
+  }
+  return {
+    completion: {
+      id: completionId(),
+      object: "chat.completion",
+      created,
+      model: request.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: reply.reply, refusal: null },
+          finish_reason: reply.finish_reason,
+          logprobs: null,
+        },
+      ],
+      usage: usageOf(reply),
+    },
+    rate_limit: reply.rate_limit,
+  };
+}
+
+export async function* streamCompletion(
+  ctx: CompletionContext,
+  request: CompletionRequest,
+  signal?: AbortSignal,
+): AsyncGenerator<CompletionEvent, void, undefined> {
+  const question = askOf(ctx, request);
+  const id = completionId();
+  const created = unixSeconds(ctx.clock.now());
+  const model = request.model;
+  // With usage asked for, every chunk says `usage: null` but the last, as OpenAI's do.
+  const withUsage = request.stream_options?.include_usage === true;
+  const chunk = (
+    delta: ChatCompletionChunk["choices"][number]["delta"],
+    finish: ChatCompletionChunk["choices"][number]["finish_reason"],
+  ): CompletionEvent => ({
+    type: "chunk",
+    chunk: {
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model,
+      choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+      ...(withUsage ? { usage: null } : {}),
+    },
+  });
+  try {
+    for await (const event of askStreaming(ctx, question, signal)) {
+      if (event.type === "delta") yield chunk({ content: event.text }, null);
+      else if (event.type === "start") {
+        yield { type: "start", rate_limit: event.rate_limit };
+        yield chunk({ role: "assistant", content: "" }, null);
+      } else if (event.type === "done") {
+        yield chunk({}, event.finish_reason);
+        if (withUsage)
+          yield {
+            type: "chunk",
+            chunk: {
+              id,
+              object: "chat.completion.chunk",
+              created,
+              model,
+              choices: [],
+              usage: usageOf(event),
+            },
+          };
+      }
+      // Tool calls and results are the agent's own, made inside the service: not the client's.
+    }
+  } catch (error) {
+    throw inModelTerms(error, model);
+  }
+}
+
+/** The chat question a request asks: its last message, after the conversation before it. */
+function askOf(ctx: CompletionContext, request: CompletionRequest): Ask {
+  const { model } = request;
+  // Not an aid at all ("gpt-4o" is one; "GPT-4" is not): no agent has it.
+  if (model.length > AID_MAX_LENGTH || !AID_PATTERN.test(model)) throw modelNotFound(model);
+  const limit = ctx.model.llm.maxOutputTokens;
+  const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? undefined;
+  if (maxTokens !== undefined && maxTokens > limit) {
+    const field = request.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens";
+    throw new AppError(
+      "validation_failed",
+      `${field} is ${maxTokens.toLocaleString("en")}, more than the ${limit.toLocaleString("en")} tokens a reply of this service may have.`,
+      { errors: [{ field, detail: `must be at most ${limit}` }] },
+    );
+  }
+  const { messages } = request;
+  const last = messages[messages.length - 1] as CompletionMessage;
+  const stop = request.stop ?? undefined;
+  return {
+    aid: model,
+    chatId: COMPLETIONS_THREAD,
+    question: textOf(last),
+    history: messages.slice(0, -1).map(turnOf),
+    settings: {
+      temperature: request.temperature ?? undefined,
+      maxOutputTokens: maxTokens,
+      topP: request.top_p ?? undefined,
+      stop: stop === undefined ? undefined : typeof stop === "string" ? [stop] : stop,
+      seed: request.seed ?? undefined,
+      user: request.user ?? undefined,
+      frequencyPenalty: request.frequency_penalty ?? undefined,
+      presencePenalty: request.presence_penalty ?? undefined,
+      responseFormat: request.response_format ?? undefined,
+    },
+  };
+}
+
+/** A message as the model is given it: developer is OpenAI's newer name for system. */
+function turnOf(message: CompletionMessage): ChatTurn {
+  const content = textOf(message);
+  return message.role === "system" || message.role === "developer"
+    ? { role: "system", content }
+    : { role: message.role, content };
+}
+
+function textOf(message: CompletionMessage): string {
+  return typeof message.content === "string"
+    ? message.content
+    : message.content.map((part) => part.text).join("\n");
+}
+
+/** An agent that is not there is, in OpenAI's terms, a model that is not there. */
+function inModelTerms(error: unknown, model: string): unknown {
+  return error instanceof AppError && error.code === "agent_not_found"
+    ? modelNotFound(model)
+    : error;
+}
+
+function usageOf(reply: Pick<ChatReply, "usage">): ChatCompletion["usage"] {
+  const { input_tokens, output_tokens } = reply.usage;
+  return {
+    prompt_tokens: input_tokens,
+    completion_tokens: output_tokens,
+    total_tokens: input_tokens + output_tokens,
+  };
+}
+
+/** OpenAI's form of an id (`chatcmpl-` and 24 random characters); not stored. */
+function completionId(): string {
+  return `chatcmpl-${randomBytes(18).toString("base64url")}`;
+}
+
+const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);

@@ -1,0 +1,99 @@
+import { and, asc, eq, gt, isNull, type SQL } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { agentKeys, agents } from "@/db/schema";
+import type { Caller } from "@/server/callers";
+import { AppError } from "@/server/errors";
+import type { Model, ModelList } from "./schema";
+
+/**
+ * The agents a caller may chat with, as OpenAI's models: every agent for the admin, its own
+ * agent for an agent key, and the agents open to anyone (`chat_access` public) for anyone else.
+ * The rule is chat's (server/chat/opening.ts, `admitted`): a caller never sees an agent it could
+ * not chat with, and sees every one it could.
+ */
+
+type ModelsContext = { db: Db; caller: Caller };
+
+/** A page of the caller's models in aid order, keyset-paged by `after`. */
+export async function listModels(
+  ctx: ModelsContext,
+  { limit, after }: { limit: number; after?: string },
+): Promise<ModelList> {
+  const visible = await visibleTo(ctx);
+  const rows = await ctx.db
+    .select({ aid: agents.aid, createdAt: agents.createdAt })
+    .from(agents)
+    .where(and(visible, after === undefined ? undefined : gt(agents.aid, after)))
+    .orderBy(asc(agents.aid))
+    .limit(limit + 1);
+  const data = rows.slice(0, limit).map(modelOf);
+  return {
+    object: "list",
+    data,
+    has_more: rows.length > limit,
+    first_id: data[0]?.id ?? null,
+    last_id: data.at(-1)?.id ?? null,
+  };
+}
+
+/** One model, if the caller may chat with it; 404 model_not_found otherwise. */
+export async function getModel(ctx: ModelsContext, model: string): Promise<Model> {
+  const visible = await visibleTo(ctx);
+  const [row] = await ctx.db
+    .select({ aid: agents.aid, createdAt: agents.createdAt })
+    .from(agents)
+    .where(and(eq(agents.aid, model), visible));
+  if (!row) throw modelNotFound(model);
+  return modelOf(row);
+}
+
+/**
+ * The 404 of a model the caller cannot use: unknown, or not open to it (the two are not told
+ * apart, as OpenAI does not).
+ */
+export function modelNotFound(model: string): AppError {
+  return new AppError(
+    "model_not_found",
+    `The model '${model.slice(0, 100)}' does not exist or you do not have access to it; GET /v1/models lists the agents you may chat with.`,
+  );
+}
+
+function modelOf(row: { aid: string; createdAt: Date }): Model {
+  return {
+    id: row.aid,
+    object: "model",
+    created: Math.floor(row.createdAt.getTime() / 1000),
+    owned_by: "agent-service",
+  };
+}
+
+/**
+ * The agents the caller may chat with, as a condition on `agents`. A key that is not one of any
+ * agent's (wrong, malformed, revoked) is refused as chat refuses it, with 401.
+ */
+async function visibleTo({ db, caller }: ModelsContext): Promise<SQL | undefined> {
+  switch (caller.kind) {
+    case "admin":
+      return undefined;
+    case "key": {
+      const [key] = await db
+        .select({ aid: agentKeys.aid })
+        .from(agentKeys)
+        .where(
+          and(
+            eq(agentKeys.id, caller.key.id),
+            eq(agentKeys.secretHash, caller.key.secretHash),
+            isNull(agentKeys.revokedAt),
+          ),
+        );
+      if (!key)
+        throw new AppError(
+          "invalid_key",
+          "The key is not an agent key of this service: it is wrong or malformed, or it was revoked.",
+        );
+      return eq(agents.aid, key.aid);
+    }
+    default:
+      return eq(agents.chatAccess, "public");
+  }
+}

@@ -1,0 +1,20 @@
+import {
+  completionRequestSchema,
+  completionResultSchema,
+  createCompletion,
+  streamCompletion,
+} from "@/server/completions";
+import { mappedStream, publicProcedure, router } from "@/server/trpc";
+
+export const completionsRouter = router({
+  /** Public, like GET /{aid}/chat: the agent's access rule and quota are what bound it. */
+  create: publicProcedure
+    .input(completionRequestSchema)
+    .output(completionResultSchema)
+    .mutation(({ ctx, input, signal }) => createCompletion(ctx, input, signal)),
+
+  /** The completion as it is produced; no `.output()`, as for chat.stream. */
+  stream: publicProcedure
+    .input(completionRequestSchema)
+    .mutation(({ ctx, input, signal }) => mappedStream(streamCompletion(ctx, input, signal))),
+});
