@@ -10,7 +10,8 @@
  * (utime + stime, all threads) around a fixed number of requests at 16 connections:
  *
  * - chat, JSON and SSE, with a 250 ms model streaming 200 tokens in 20 writes (`CPU_MODEL`), a
- *   fresh thread per chat, through the service and through the baseline;
+ *   fresh thread per chat, through the service and through the baseline; the same chat asked as
+ *   an OpenAI chat completion (POST /v1/chat/completions, streamed and not);
  * - the floor: Next.js's own 404 (no route of the service runs) and `GET /health/live` (a route
  *   handler that answers from memory, with the service's request log line and request id).
  *
@@ -36,7 +37,15 @@ const CHATS = 300;
 const FLOOR_REQUESTS = 3000;
 const CONNECTIONS = 16;
 
-type Row = { name: string; url: string; pid: number; accept?: string; requests: number };
+type Row = {
+  name: string;
+  url: string;
+  pid: number;
+  accept?: string;
+  requests: number;
+  /** A POST with this JSON body (the OpenAI-compatible rows). */
+  body?: string;
+};
 
 const database = await createThrowawayDatabase(serverUrl, "cpu");
 const migrated = createDatabase({ kind: "postgres", url: database.url });
@@ -63,11 +72,22 @@ try {
     accept,
     requests: CHATS,
   });
+  // The same chat asked as an OpenAI chat completion (issue 26: it may cost no more CPU than
+  // GET /{aid}/chat). Its exchanges are kept in the caller's one `openai` thread.
+  const completion = (name: string, stream: boolean): Row => ({
+    name,
+    url: `${service.url}/v1/chat/completions`,
+    pid: service.pid,
+    requests: CHATS,
+    body: JSON.stringify({ model: "cpu", messages: [{ role: "user", content: "hello" }], stream }),
+  });
   const rows: Row[] = [
     chat("chat JSON, service", service.url, service.pid, "application/json"),
+    completion("completion JSON", false),
     chat("chat JSON, via Next.js", viaNext.url, viaNext.pid, "application/json"),
     chat("chat JSON, baseline", baseline.url, baseline.pid, "application/json"),
     chat("chat SSE, service", service.url, service.pid, "text/event-stream"),
+    completion("completion SSE", true),
     chat("chat SSE, via Next.js", viaNext.url, viaNext.pid, "text/event-stream"),
     chat("chat SSE, baseline", baseline.url, baseline.pid, "text/event-stream"),
     {
@@ -95,7 +115,11 @@ try {
     const result = await autocannon({
       url: row.url,
       idReplacement: true,
-      headers: row.accept ? { accept: row.accept } : {},
+      ...(row.body ? { method: "POST" as const, body: row.body } : {}),
+      headers: {
+        ...(row.accept ? { accept: row.accept } : {}),
+        ...(row.body ? { "content-type": "application/json" } : {}),
+      },
       connections: CONNECTIONS,
       amount: requests,
     });

@@ -7,6 +7,7 @@ import { lastActivity } from "@/server/quota/view";
 import { AgentForm } from "./agent-form";
 import { ChatPanel } from "./chat-panel";
 import { KeysPanel } from "./keys-panel";
+import { OpenAiPanel } from "./openai-panel";
 import { QuotaBars } from "./quota-bars";
 import { RunsPanel } from "./runs-panel";
 import { ThreadsPanel } from "./threads-panel";
@@ -22,7 +23,16 @@ import { QueryState } from "./ui/query-state";
 import { MaybeTime, RelativeTime } from "./ui/relative-time";
 import { AgentUsage } from "./usage/usage-sections";
 
-export function AgentPage({ aid, created }: { aid: string; created: boolean }) {
+export function AgentPage({
+  aid,
+  created,
+  publicUrl,
+}: {
+  aid: string;
+  created: boolean;
+  /** The service's PUBLIC_URL, for the OpenAI-compatible base URL. */
+  publicUrl: string;
+}) {
   const router = useRouter();
   const utils = trpc.useUtils();
   const agent = trpc.agents.get.useQuery({ aid });
@@ -89,6 +99,7 @@ export function AgentPage({ aid, created }: { aid: string; created: boolean }) {
           </Panel>
           <AgentUsage aid={aid} />
           <ChatPanel aid={aid} />
+          <OpenAiPanel aid={aid} publicUrl={publicUrl} keyOnly={data.chat_access === "key"} />
           <ToolsPanel aid={aid} servers={data.mcp_servers.length} maxSteps={data.max_tool_steps} />
           <ThreadsPanel aid={aid} />
           <KeysPanel aid={aid} />

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { AgentPage } from "@/components/agent-page";
+import { getConfig } from "@/server/services";
 
 type Props = {
   params: Promise<{ aid: string }>;
@@ -13,5 +14,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function AgentDetailPage({ params, searchParams }: Props) {
   const { aid } = await params;
   const created = (await searchParams).created === "1";
-  return <AgentPage aid={decodeURIComponent(aid)} created={created} />;
+  return (
+    <AgentPage aid={decodeURIComponent(aid)} created={created} publicUrl={getConfig().publicUrl} />
+  );
 }

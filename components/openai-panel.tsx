@@ -1,0 +1,45 @@
+"use client";
+
+import styles from "./openai-panel.module.css";
+import { Copyable, CopyButton } from "./ui/copy-button";
+import { Panel } from "./ui/panel";
+
+/**
+ * How to call the agent as an OpenAI-compatible model (POST /v1/chat/completions): the base
+ * URL and a snippet for the official SDK, both ready to copy.
+ */
+export function OpenAiPanel({
+  aid,
+  publicUrl,
+  keyOnly,
+}: {
+  aid: string;
+  publicUrl: string;
+  keyOnly: boolean;
+}) {
+  const baseUrl = `${publicUrl}/v1`;
+  const snippet = `import OpenAI from "openai";
+
+const client = new OpenAI({
+  baseURL: ${JSON.stringify(baseUrl)},
+  // ${keyOnly ? "A key of this agent (Keys, below)." : 'A key of this agent, or a placeholder such as "anonymous": it is public.'}
+  apiKey: process.env.AGENT_KEY,
+});
+const completion = await client.chat.completions.create({
+  model: ${JSON.stringify(aid)},
+  messages: [{ role: "user", content: "Hello" }],
+});
+console.log(completion.choices[0].message.content);`;
+  return (
+    <Panel title="OpenAI-compatible API" actions={<CopyButton value={snippet} what="snippet" />}>
+      <p>
+        Any OpenAI client can ask this agent: its model id is <code>{aid}</code>, the base URL{" "}
+        <Copyable value={baseUrl} what="base URL" />. The same quota, keys and limits apply as for
+        its chat; one completion is one message.
+      </p>
+      <pre className={styles.snippet} data-testid="openai-snippet">
+        <code>{snippet}</code>
+      </pre>
+    </Panel>
+  );
+}
