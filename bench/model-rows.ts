@@ -11,6 +11,8 @@
  *   the CPU went (service, PostgreSQL, the load generator, the fake model);
  * - CPU per streamed token: process CPU time per chat with 20 and with 200 tokens a chat (both
  *   in 20 network writes), and the slope between them.
+ * - Chat against OpenAI chat completion: the service's CPU time per chat, the same question to
+ *   the same agent through GET /{aid}/chat and POST /v1/chat/completions, JSON and SSE.
  *
  * The service runs with LLM_BASE_URL, LLM_API_KEY and SCHEDULER=off and otherwise its
  * defaults (LLM_MAX_CONCURRENCY included). Every chat asks on a thread of its own (autocannon
@@ -511,7 +513,58 @@ async function measureModelRows({
     `${`model SSE CPU per token, ${cpuAgents.map((agent) => agent.name).join(" vs ")}`.padEnd(50)} c=${String(settings.cpu_connections).padStart(3)}  service ${cpuLine(cpuService)} | baseline ${cpuLine(cpuBaseline)} (${fmt(settings.cpu_chats)} chats each)`,
   );
 
-  return { settings, overhead, saturation, cpu };
+  // 4. The same chat asked as an OpenAI chat completion (issue 26: no more CPU per chat than
+  // GET /{aid}/chat): a fixed number of each, JSON and SSE, in the order chat, completion,
+  // completion, chat, so that drift falls on both alike.
+  const completionThrough = (base: string, aid: string, format: Format) => ({
+    url: `${base}/v1/chat/completions`,
+    method: "POST" as const,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      model: aid,
+      messages: [{ role: "user", content: question }],
+      stream: format === "sse",
+    }),
+    complete: (body: string) =>
+      format === "sse"
+        ? body.endsWith("data: [DONE]\n\n")
+        : body.includes('"object":"chat.completion"'),
+  });
+  const manyAgent = cpuAgents[1] as { aid: string; name: string };
+  const cpuOfTarget = async (target: Omit<Drive, "connections">) => {
+    const before = await cpuMs(service.pid);
+    const result = await drive({
+      ...target,
+      connections: settings.cpu_connections,
+      amount: Math.ceil(settings.cpu_chats / 2),
+    });
+    const cpuSpentMs = (await cpuMs(service.pid)) - before;
+    await drained();
+    return { chats: result.chats, cpu_ms: cpuSpentMs, failures: failureCount(result) };
+  };
+  const openAi = [];
+  for (const format of ["json", "sse"] as const) {
+    const chat1 = await cpuOfTarget(chatThrough(service.url, manyAgent.aid, format));
+    const completion1 = await cpuOfTarget(completionThrough(service.url, manyAgent.aid, format));
+    const completion2 = await cpuOfTarget(completionThrough(service.url, manyAgent.aid, format));
+    const chat2 = await cpuOfTarget(chatThrough(service.url, manyAgent.aid, format));
+    const perChat = (a: typeof chat1, b: typeof chat1) =>
+      (a.cpu_ms + b.cpu_ms) / (a.chats + b.chats);
+    const row = {
+      format,
+      model: manyAgent.name,
+      connections: settings.cpu_connections,
+      chat_cpu_ms_per_chat: perChat(chat1, chat2),
+      completion_cpu_ms_per_chat: perChat(completion1, completion2),
+      failures: [chat1, chat2, completion1, completion2].reduce((n, m) => n + m.failures, 0),
+    };
+    openAi.push(row);
+    console.info(
+      `${`model ${format === "json" ? "JSON" : "SSE"} CPU, chat vs completion, ${manyAgent.name}`.padEnd(50)} c=${String(settings.cpu_connections).padStart(3)}  GET /{aid}/chat ${fmt(row.chat_cpu_ms_per_chat, 2)} ms/chat | POST /v1/chat/completions ${fmt(row.completion_cpu_ms_per_chat, 2)} ms/chat (${fmt(row.completion_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)${row.failures > 0 ? ` [failed ${row.failures}]` : ""}`,
+    );
+  }
+
+  return { settings, overhead, saturation, cpu, openai: openAi };
 }
 
 const failureCount = (m: ModelMeasure) =>
