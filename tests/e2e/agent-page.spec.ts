@@ -152,3 +152,30 @@ test("ids and keys copy to the clipboard", async ({ page, context }) => {
   await expect(page.getByRole("button", { name: "Copy agent ID" })).toHaveText("Copied");
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("zcopy");
 });
+
+test("the OpenAI panel gives the base URL and an SDK snippet for this agent, to copy", async ({
+  page,
+  context,
+  baseURL,
+}) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await createAgents([{ aid: "zopenai", chat_access: "key" }]);
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/zopenai");
+  const panel = page.getByRole("region", { name: "OpenAI-compatible API" });
+  const snippet = panel.getByTestId("openai-snippet");
+  await expect(snippet).toContainText('model: "zopenai"');
+  await expect(snippet).toContainText("A key of this agent (Keys, below).");
+  await panel.getByRole("button", { name: "Copy base URL" }).click();
+  const base = await page.evaluate(() => navigator.clipboard.readText());
+  expect(base).toMatch(/\/v1$/);
+  await panel.getByRole("button", { name: "Copy snippet" }).click();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(
+    `baseURL: ${JSON.stringify(base)}`,
+  );
+  // The base URL it gives answers as OpenAI's API does.
+  const models = await fetch(`${baseURL}/v1/models`, {
+    headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
+  });
+  expect((await models.json()).data.map((m: { id: string }) => m.id)).toContain("zopenai");
+});
