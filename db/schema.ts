@@ -57,6 +57,13 @@ export const agents = pgTable(
     autonomousEnabled: boolean().notNull().default(false),
     autonomousMinutes: integer().notNull().default(60),
     autonomousPrompt: text(),
+    /**
+     * A five-field cron expression that decides the runs instead of `autonomous_minutes` (kept,
+     * not used); null = every `autonomous_minutes`. Read in `autonomous_timezone`.
+     */
+    autonomousCron: text(),
+    /** The IANA time zone the cron expression is read in (its canonical name). */
+    autonomousTimezone: text().notNull().default("UTC"),
     /** Who may chat: anyone (`public`), or only callers with one of the agent's keys (`key`). */
     chatAccess: text({ enum: CHAT_ACCESS }).notNull().default("public"),
     /** Chats a minute per caller (key or client address); null = no limit. */

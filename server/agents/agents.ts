@@ -22,6 +22,8 @@ const DEFAULTS = {
   autonomousEnabled: false,
   autonomousMinutes: 60,
   autonomousPrompt: null,
+  autonomousCron: null,
+  autonomousTimezone: "UTC",
   mcpServers: [],
   maxToolSteps: DEFAULT_MAX_TOOL_STEPS,
 } as const;
@@ -68,6 +70,8 @@ function mergeConfig(current: AgentConfig, input: AgentInput, servers: StoreServ
     autonomousEnabled: pick(input.autonomous_enabled, current.autonomousEnabled),
     autonomousMinutes: pick(input.autonomous_minutes, current.autonomousMinutes),
     autonomousPrompt: pick(input.autonomous_prompt, current.autonomousPrompt),
+    autonomousCron: pick(input.autonomous_cron, current.autonomousCron),
+    autonomousTimezone: pick(input.autonomous_timezone, current.autonomousTimezone),
     chatAccess: pick(input.chat_access, current.chatAccess),
     rateLimitRpm: pick(input.rate_limit_rpm, current.rateLimitRpm),
     mcpServers:
@@ -218,6 +222,8 @@ export function presentAgent(agent: AgentRow, quota: AgentQuotaRow, now: Date): 
     autonomous_enabled: agent.autonomousEnabled,
     autonomous_minutes: agent.autonomousMinutes,
     autonomous_prompt: agent.autonomousPrompt,
+    autonomous_cron: agent.autonomousCron,
+    autonomous_timezone: agent.autonomousTimezone,
     chat_access: agent.chatAccess,
     rate_limit_rpm: agent.rateLimitRpm,
     mcp_servers: presentServers(agent.mcpServers),

@@ -4,6 +4,7 @@ import { AID_RULE, aidSchema, lookupAidSchema } from "@/server/agent-id";
 import { isoDateTime } from "@/server/iso-date-time";
 import { includeTotalParam, pageOutputFields, pageParams } from "@/server/pagination/schema";
 import { QUOTA_COUNTERS, quotaLimitsInputSchema, quotaSchema } from "@/server/quota/schema";
+import { autonomousCronSchema, autonomousTimezoneSchema } from "@/server/schedules/schema";
 import { NUL_RULE, withoutNul } from "@/server/text";
 import { maxToolStepsSchema, mcpServerSchema, mcpServersInputSchema } from "@/server/tools/schema";
 import { AGENT_SORTS } from "./view";
@@ -51,6 +52,8 @@ const agentFields = {
       `must be a whole number of minutes from 1 to ${AUTONOMOUS_MINUTES_MAX}`,
     ),
   autonomous_prompt: nullableText(20_000, "the instruction for autonomous runs"),
+  autonomous_cron: autonomousCronSchema,
+  autonomous_timezone: autonomousTimezoneSchema,
   chat_access: z
     .enum(CHAT_ACCESS, { error: "must be `public` (anyone) or `key` (callers with a key)" })
     .meta({
@@ -88,6 +91,8 @@ export const agentInputSchema = z
     autonomous_enabled: agentFields.autonomous_enabled.optional(),
     autonomous_minutes: agentFields.autonomous_minutes.optional(),
     autonomous_prompt: agentFields.autonomous_prompt.optional(),
+    autonomous_cron: agentFields.autonomous_cron.optional(),
+    autonomous_timezone: agentFields.autonomous_timezone.optional(),
     chat_access: agentFields.chat_access.optional(),
     rate_limit_rpm: agentFields.rate_limit_rpm.optional(),
     mcp_servers: agentFields.mcp_servers.optional(),
@@ -136,6 +141,11 @@ export const agentSchema = z
     autonomous_enabled: z.boolean(),
     autonomous_minutes: z.int(),
     autonomous_prompt: z.string().nullable(),
+    autonomous_cron: z.string().nullable().meta({
+      description:
+        "The cron expression that decides the runs (in autonomous_timezone); null = every autonomous_minutes.",
+    }),
+    autonomous_timezone: z.string(),
     chat_access: z.enum(CHAT_ACCESS),
     rate_limit_rpm: z.int().nullable(),
     mcp_servers: z.array(mcpServerSchema).meta({
@@ -144,7 +154,8 @@ export const agentSchema = z
     }),
     max_tool_steps: z.int(),
     autonomous_next_run_at: isoDateTime.nullable().meta({
-      description: "When the next autonomous run is due; null while autonomous mode is off.",
+      description:
+        "When the next autonomous run is due (the next occurrence of autonomous_cron, or the next slot every autonomous_minutes); null while autonomous mode is off.",
     }),
     created_at: isoDateTime,
     updated_at: isoDateTime,

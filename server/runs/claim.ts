@@ -1,9 +1,9 @@
-import { and, asc, eq, lte, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { type AgentRow, type AutonomousRunRow, agents, autonomousRuns } from "@/db/schema";
 import type { Clock } from "@/server/clock";
 import { reserveRuns } from "@/server/quota";
-import { nextSlotAfter } from "@/server/schedules";
+import { nextSlot } from "@/server/schedules";
 
 /**
  * Claiming autonomous runs: due slots taken, their quota reserved, the runs recorded.
@@ -37,10 +37,18 @@ export async function claimDueRuns(
     if (due.length === 0) return { runs: [], skipped: 0 };
 
     await moveToNextSlots(tx, due, now);
+    const busy = await runsGoing(
+      tx,
+      due.filter((agent) => agent.autonomousCron !== null).map((agent) => agent.aid),
+    );
     const started = await startRuns(
       tx,
       clock,
-      due.map((agent) => ({ agent, dueAt: agent.autonomousNextRunAt as Date })),
+      due.map((agent) => ({
+        agent,
+        dueAt: agent.autonomousNextRunAt as Date,
+        busyWith: busy.get(agent.aid),
+      })),
       "schedule",
     );
     const runs = started.flatMap(({ claimed }) => (claimed ? [claimed] : []));
@@ -48,11 +56,25 @@ export async function claimDueRuns(
   });
 }
 
+/**
+ * The run still going of each of these agents (a cron schedule's occurrence that comes while
+ * the run before it has not finished is skipped, and says so). Read in the claim's transaction:
+ * the agents are locked, so no other claim starts one of theirs meanwhile.
+ */
+async function runsGoing(db: Db, aids: string[]): Promise<Map<string, number>> {
+  if (aids.length === 0) return new Map();
+  const rows = await db
+    .select({ aid: autonomousRuns.aid, id: autonomousRuns.id })
+    .from(autonomousRuns)
+    .where(and(inArray(autonomousRuns.aid, aids), eq(autonomousRuns.outcome, "running")));
+  return new Map(rows.map((row) => [row.aid, row.id]));
+}
+
 /** Moves each claimed agent's schedule to its next slot after now, in one statement. */
 async function moveToNextSlots(db: Db, due: AgentRow[], now: Date): Promise<void> {
   const slots = due.map((agent) => {
-    const next = nextSlotAfter(agent.autonomousNextRunAt as Date, agent.autonomousMinutes, now);
-    return sql`(${agent.aid}, ${next.toISOString()}::timestamptz)`;
+    const next = nextSlot(agent, agent.autonomousNextRunAt as Date, now);
+    return sql`(${agent.aid}, ${next?.toISOString() ?? null}::timestamptz)`;
   });
   await db.execute(sql`
     UPDATE agents SET autonomous_next_run_at = slot.next_run_at
@@ -69,20 +91,28 @@ async function moveToNextSlots(db: Db, due: AgentRow[], now: Date): Promise<void
 export async function startRuns(
   db: Db,
   clock: Clock,
-  slots: { agent: AgentRow; dueAt: Date }[],
+  /** `busyWith`: the run of the agent still going, which makes this one skipped. */
+  slots: { agent: AgentRow; dueAt: Date; busyWith?: number | undefined }[],
   trigger: AutonomousRunRow["trigger"],
 ): Promise<{ runId: number; claimed: ClaimedRun | undefined }[]> {
   const now = clock.now();
+  const busy = new Map(
+    slots.flatMap(({ agent, busyWith }) => (busyWith ? [[agent.aid, busyWith]] : [])),
+  );
   const reserves = await reserveRuns(
     { db, clock },
-    slots.map(({ agent }) => agent.aid),
+    slots.filter(({ agent }) => !busy.has(agent.aid)).map(({ agent }) => agent.aid),
   );
   const reservationOf = (aid: string) => {
     const reserve = reserves.get(aid);
     return reserve?.refused === undefined ? reserve : undefined;
   };
-  const skippedBecause = (aid: string) =>
-    reserves.get(aid)?.refused ?? `Agent '${aid}' has no quota record.`;
+  const skippedBecause = (aid: string) => {
+    const going = busy.get(aid);
+    if (going !== undefined)
+      return `The run before it (run ${going}) was still going when this occurrence came.`;
+    return reserves.get(aid)?.refused ?? `Agent '${aid}' has no quota record.`;
+  };
   const recorded = await db
     .insert(autonomousRuns)
     .values(

@@ -74,6 +74,8 @@ export async function summarizeRuns(
     aid,
     autonomous_enabled: agent.autonomousEnabled,
     autonomous_minutes: agent.autonomousMinutes,
+    autonomous_cron: agent.autonomousCron,
+    autonomous_timezone: agent.autonomousTimezone,
     next_run_at: agent.autonomousNextRunAt?.toISOString() ?? null,
     last_run: last ? presentRun(last) : null,
     counts,

@@ -43,6 +43,8 @@ export const runSummarySchema = z.object({
   aid: z.string(),
   autonomous_enabled: z.boolean(),
   autonomous_minutes: z.int(),
+  autonomous_cron: z.string().nullable(),
+  autonomous_timezone: z.string(),
   next_run_at: isoDateTime.nullable(),
   last_run: runSchema.nullable(),
   counts: z.object({ running: z.int(), succeeded: z.int(), failed: z.int(), skipped: z.int() }),

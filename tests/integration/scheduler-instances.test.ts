@@ -12,6 +12,8 @@ const START = "2026-11-21T10:00:00Z";
 const MINUTE = 60_000;
 const SIMULATED_MINUTES = 60;
 const AGENTS = 40;
+/** Agents on a cron schedule besides: every 2 or 3 minutes, in two time zones. */
+const CRON_AGENTS = 10;
 
 /** Two schedulers, each with its own connection pool, racing over one PostgreSQL. */
 describe.skipIf(!TEST_DATABASE_URL)("two scheduler instances on one PostgreSQL", () => {
@@ -31,7 +33,7 @@ describe.skipIf(!TEST_DATABASE_URL)("two scheduler instances on one PostgreSQL",
     await throwaway?.drop();
   });
 
-  it("runs every slot of every agent exactly once, none twice", async () => {
+  it("runs every slot of every agent exactly once, none twice, on an interval or a cron schedule", async () => {
     const [first, second] = instances as [Database, Database];
     const admin = callerFor(first.db, { clock });
     const intervals = Array.from({ length: AGENTS }, (_, i) => (i % 5) + 1); // every 1 to 5 minutes
@@ -40,6 +42,18 @@ describe.skipIf(!TEST_DATABASE_URL)("two scheduler instances on one PostgreSQL",
         aid: `agent-${i}`,
         autonomous_enabled: true,
         autonomous_minutes: minutes,
+        autonomous_prompt: "Tick.",
+        quota: { autonomous_limit_monthly: null },
+      });
+    }
+
+    const steps = Array.from({ length: CRON_AGENTS }, (_, i) => (i % 2) + 2);
+    for (const [i, step] of steps.entries()) {
+      await admin.agents.upsert({
+        aid: `cron-${i}`,
+        autonomous_enabled: true,
+        autonomous_cron: `*/${step} * * * *`,
+        autonomous_timezone: i % 4 < 2 ? "UTC" : "Asia/Kolkata",
         autonomous_prompt: "Tick.",
         quota: { autonomous_limit_monthly: null },
       });
@@ -74,7 +88,22 @@ describe.skipIf(!TEST_DATABASE_URL)("two scheduler instances on one PostgreSQL",
       expect(runs.map((r) => r.dueAt.toISOString()).sort(), `agent-${i}`).toEqual(expected);
       expect(runs.every((r) => r.outcome === "succeeded")).toBe(true);
     }
-    const total = intervals.reduce((sum, minutes) => sum + SIMULATED_MINUTES / minutes, 0);
+    // A cron schedule's first occurrence is the first after it was set (10:00): 10:0k, not 10:00.
+    let cronRuns = 0;
+    for (const [i, step] of steps.entries()) {
+      const runs = await first.db
+        .select({ dueAt: autonomousRuns.dueAt, outcome: autonomousRuns.outcome })
+        .from(autonomousRuns)
+        .where(eq(autonomousRuns.aid, `cron-${i}`));
+      const expected: string[] = [];
+      for (let minute = step; minute < SIMULATED_MINUTES; minute += step)
+        expected.push(new Date(Date.parse(START) + minute * MINUTE).toISOString());
+      expect(runs.map((r) => r.dueAt.toISOString()).sort(), `cron-${i}`).toEqual(expected);
+      expect(runs.every((r) => r.outcome === "succeeded")).toBe(true);
+      cronRuns += expected.length;
+    }
+    const total =
+      intervals.reduce((sum, minutes) => sum + SIMULATED_MINUTES / minutes, 0) + cronRuns;
     const [stored] = await first.db.select({ n: count() }).from(autonomousRuns);
     expect(stored?.n).toBe(total);
     expect((started[0] ?? 0) + (started[1] ?? 0)).toBe(total);

@@ -218,4 +218,78 @@ describe.each(DATABASE_KINDS)("autonomous runs on %s", (kind) => {
     const listed = (await admin().agents.list({ q: "listed" })).agents[0];
     expect(listed?.autonomous_next_run_at).toBe("2026-11-21T10:05:00.000Z");
   });
+
+  it("runs at each occurrence of its cron expression in its zone, and once after downtime", async () => {
+    const scheduler = schedulerWith();
+    const { agent } = await autonomousAgent("on-the-quarter", {
+      autonomous_cron: "*/15 * * * *",
+      autonomous_timezone: "europe/berlin",
+    });
+    expect(agent).toMatchObject({
+      autonomous_cron: "*/15 * * * *",
+      autonomous_timezone: "Europe/Berlin",
+      // Not at once, as an interval would: at the next occurrence.
+      autonomous_next_run_at: "2026-11-21T10:15:00.000Z",
+    });
+    await simulate(scheduler, 61); // 10:00 to 11:00 inclusive
+    expect((await runsOf("on-the-quarter")).map((r) => r.due_at.slice(11, 16))).toEqual([
+      "10:15",
+      "10:30",
+      "10:45",
+      "11:00",
+    ]);
+    // Two hours with no scheduler: the eight occurrences missed give one catch-up run.
+    clock.advance(2 * 60 * MINUTE);
+    await simulate(scheduler, 1);
+    const runs = await runsOf("on-the-quarter");
+    expect(runs.map((r) => r.due_at.slice(11, 16))).toEqual([
+      "10:15",
+      "10:30",
+      "10:45",
+      "11:00",
+      "11:15",
+    ]);
+    expect(runs.every((r) => r.outcome === "succeeded")).toBe(true);
+    const { agent: after } = await admin().agents.upsert({ aid: "on-the-quarter" });
+    expect(after.autonomous_next_run_at).toBe("2026-11-21T13:15:00.000Z");
+  });
+
+  it("skips an occurrence that comes while the run before it is still going, saying why", async () => {
+    await autonomousAgent("slowpoke", { autonomous_cron: "* * * * *" });
+    clock.advance(MINUTE); // 10:01, the first occurrence
+    const first = await claimDueRuns({ db: testDatabase().db, clock }, 10);
+    expect(first.runs).toHaveLength(1);
+    clock.advance(MINUTE); // 10:02: the first run has not finished
+    const second = await claimDueRuns({ db: testDatabase().db, clock }, 10);
+    expect(second).toMatchObject({ runs: [], skipped: 1 });
+    const runs = await runsOf("slowpoke");
+    expect(runs.map((r) => r.outcome)).toEqual(["running", "skipped"]);
+    expect(runs[1]?.error).toBe(
+      `The run before it (run ${first.runs[0]?.runId}) was still going when this occurrence came.`,
+    );
+    // Skipped for that reason, it used no quota; the run going holds one.
+    expect((await admin().agents.get({ aid: "slowpoke" })).quota.autonomous_count_total).toBe(1);
+    // Once the run has finished, the next occurrence runs.
+    await executeRun({ db: testDatabase().db, clock, model: echo() }, first.runs[0] as never);
+    clock.advance(MINUTE);
+    expect((await claimDueRuns({ db: testDatabase().db, clock }, 10)).runs).toHaveLength(1);
+  });
+
+  it("refuses a bad cron expression or zone with 400 naming the field", async () => {
+    const refused = (fields: Record<string, unknown>) =>
+      problemOf(admin().agents.upsert({ aid: "bad-cron", ...fields } as { aid: string }));
+    expect(await refused({ autonomous_cron: "every day at nine" })).toMatchObject({
+      status: 400,
+      errors: [
+        {
+          field: "autonomous_cron",
+          detail: expect.stringMatching(/^is not a five-field cron expression/),
+        },
+      ],
+    });
+    expect(await refused({ autonomous_timezone: "Berlin" })).toMatchObject({
+      status: 400,
+      errors: [{ field: "autonomous_timezone", detail: expect.stringMatching(/IANA/) }],
+    });
+  });
 });
