@@ -32,6 +32,8 @@ export function readAgentForm(data: FormData, agent: Agent | undefined): Record<
     autonomous_enabled: data.get("autonomous_enabled") === "on",
     autonomous_minutes: number("autonomous_minutes") ?? 60,
     autonomous_prompt: text("autonomous_prompt"),
+    autonomous_cron: text("autonomous_cron"),
+    autonomous_timezone: text("autonomous_timezone") ?? "UTC",
     chat_access: text("chat_access") ?? "public",
     max_tool_steps: number("max_tool_steps") ?? 5,
     ...(rateLimit !== null || agent ? { rate_limit_rpm: rateLimit } : {}),

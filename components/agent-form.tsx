@@ -5,6 +5,8 @@ import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { type Agent, agentInputSchema, autonomousPromptProblem } from "@/server/agents/schema";
 import { QUOTA_LIMIT_FIELDS, type QuotaLimitField } from "@/server/quota/schema";
+import { cronProblem } from "@/server/schedules/schema";
+import { describeCron } from "@/server/schedules/view";
 import { readAgentForm } from "./agent-form-data";
 import { trpc } from "./trpc";
 import { Button } from "./ui/button";
@@ -58,6 +60,8 @@ export function AgentForm({
   const update = trpc.agents.upsert.useMutation();
   const [errors, setErrors] = useState<Errors>({});
   const [ownOutcome, setOwnOutcome] = useState<Outcome>();
+  const [cron, setCron] = useState(agent?.autonomous_cron ?? "");
+  const [zone, setZone] = useState(agent?.autonomous_timezone ?? "UTC");
   const shown = onOutcome ? outcome : ownOutcome;
   const report = onOutcome ?? setOwnOutcome;
   const pending = create.isPending || update.isPending;
@@ -155,7 +159,45 @@ export function AgentForm({
           label="Run on a schedule"
           defaultChecked={agent?.autonomous_enabled}
         />
-        <Field name="autonomous_minutes" label="Every (minutes)" error={errors.autonomous_minutes}>
+        <div className="form-grid">
+          <Field
+            name="autonomous_cron"
+            label="Cron schedule"
+            hint={cronHint(cron, zone)}
+            error={errors.autonomous_cron}
+          >
+            {(control) => (
+              <Input
+                {...control}
+                spellCheck={false}
+                autoComplete="off"
+                defaultValue={agent?.autonomous_cron ?? ""}
+                onChange={(event) => setCron(event.currentTarget.value)}
+              />
+            )}
+          </Field>
+          <Field
+            name="autonomous_timezone"
+            label="Time zone"
+            hint="Its IANA name: UTC, Europe/Berlin, America/New_York…"
+            error={errors.autonomous_timezone}
+          >
+            {(control) => (
+              <Input
+                {...control}
+                autoComplete="off"
+                defaultValue={agent?.autonomous_timezone ?? "UTC"}
+                onChange={(event) => setZone(event.currentTarget.value)}
+              />
+            )}
+          </Field>
+        </div>
+        <Field
+          name="autonomous_minutes"
+          label="Every (minutes)"
+          hint="Used when there is no cron schedule."
+          error={errors.autonomous_minutes}
+        >
           {(control) => (
             <Input
               {...control}
@@ -241,4 +283,14 @@ export function AgentForm({
       </div>
     </Panel>
   );
+}
+
+/** What the cron field says as it is typed: the schedule in words, or what it takes. */
+function cronHint(cron: string, zone: string): string {
+  const expression = cron.trim();
+  if (expression === "")
+    return "Empty = every so many minutes (below). Five fields: minute hour day month weekday, e.g. 0 9 * * 1-5.";
+  if (cronProblem(expression))
+    return "Five fields: minute hour day month weekday, e.g. 0 9 * * 1-5.";
+  return describeCron(expression, zone.trim() || "UTC");
 }

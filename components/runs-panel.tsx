@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { describeCron } from "@/server/schedules/view";
 import styles from "./runs-panel.module.css";
 import { ToolCalls } from "./tool-calls";
 import { refreshEvery, trpc } from "./trpc";
@@ -53,8 +54,15 @@ export function RunsPanel({ aid, canRun }: { aid: string; canRun: boolean }) {
         <p className="muted" data-testid="runs-summary">
           {summary.data.autonomous_enabled ? (
             <>
-              Every {summary.data.autonomous_minutes} min; next run{" "}
-              <MaybeTime value={summary.data.next_run_at} none="not scheduled" />.
+              {summary.data.autonomous_cron ? (
+                <>
+                  {describeCron(summary.data.autonomous_cron, summary.data.autonomous_timezone)} (
+                  <code>{summary.data.autonomous_cron}</code>)
+                </>
+              ) : (
+                <>Every {summary.data.autonomous_minutes} min</>
+              )}
+              ; next run <MaybeTime value={summary.data.next_run_at} none="not scheduled" />.
             </>
           ) : (
             "Autonomous mode is off."

@@ -179,3 +179,38 @@ test("the OpenAI panel gives the base URL and an SDK snippet for this agent, to 
   });
   expect((await models.json()).data.map((m: { id: string }) => m.id)).toContain("zopenai");
 });
+
+test("a cron schedule is said in words as it is typed, refused beside its field when wrong, and shown with the next run", async ({
+  page,
+}) => {
+  await createAgents([{ aid: "zcron", autonomous_prompt: "Report." }]);
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/zcron");
+  const cron = page.getByLabel("Cron schedule");
+  await cron.fill("0 9 * * 1-5");
+  await page.getByLabel("Time zone").fill("Europe/Berlin");
+  await expect(page.locator("#autonomous_cron-hint")).toHaveText(
+    "At 09:00, Monday through Friday, Europe/Berlin",
+  );
+  await page.getByLabel("Time zone").fill("Mars/Olympus");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.locator("#autonomous_timezone-error")).toContainText(
+    "is not an IANA time zone name",
+  );
+  await page.getByLabel("Time zone").fill("Europe/Berlin");
+  await page.getByLabel("Run on a schedule").check();
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
+  const agent = await (await api("/agents/zcron")).json();
+  expect(agent).toMatchObject({
+    autonomous_cron: "0 9 * * 1-5",
+    autonomous_timezone: "Europe/Berlin",
+  });
+  // 09:00 Berlin is 07:00 or 08:00 UTC, on a weekday.
+  const next = new Date(agent.autonomous_next_run_at);
+  expect([7, 8]).toContain(next.getUTCHours());
+  expect([1, 2, 3, 4, 5]).toContain(next.getUTCDay());
+  await expect(page.getByTestId("runs-summary")).toContainText(
+    "At 09:00, Monday through Friday, Europe/Berlin (0 9 * * 1-5); next run",
+  );
+});
