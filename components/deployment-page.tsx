@@ -3,6 +3,8 @@
 import Link from "next/link";
 import type { z } from "zod";
 import type { deploymentWithHistorySchema } from "@/server/deployments/schema";
+import { ADMIN_SIGNER } from "@/server/deployments/view";
+import { AdminChangeStatus } from "./admin-change-status";
 import { ChangeStatus } from "./change-status";
 import styles from "./deployment-page.module.css";
 import { refreshEvery, trpc } from "./trpc";
@@ -20,7 +22,16 @@ type Deployment = z.output<typeof deploymentWithHistorySchema>;
 /** How often the page asks for changes a worker may have signed meanwhile. */
 const REFRESH_MS = 5_000;
 
-export function DeploymentPage({ id, chainIds }: { id: number; chainIds: number[] }) {
+export function DeploymentPage({
+  id,
+  chainIds,
+  admin,
+}: {
+  id: number;
+  chainIds: number[];
+  /** An admin changes statuses as the admin; a wallet signs its change as a worker does. */
+  admin: boolean;
+}) {
   const deployment = trpc.deployments.get.useQuery(
     { id },
     { refetchInterval: refreshEvery(REFRESH_MS) },
@@ -51,9 +62,13 @@ export function DeploymentPage({ id, chainIds }: { id: number; chainIds: number[
               </pre>
             </Panel>
           </div>
-          <WalletProvider>
-            <ChangeStatus deployment={d} chainIds={chainIds} />
-          </WalletProvider>
+          {admin ? (
+            <AdminChangeStatus deployment={d} />
+          ) : (
+            <WalletProvider>
+              <ChangeStatus deployment={d} chainIds={chainIds} />
+            </WalletProvider>
+          )}
           <History d={d} />
         </>
       )}
@@ -121,7 +136,18 @@ function History({ d }: { d: Deployment }) {
               </strong>{" "}
               <RelativeTime value={h.created_at} />
               <div className="muted">
-                signed by <code title={h.signer_address}>{shortAddress(h.signer_address)}</code>
+                {h.signer_address === ADMIN_SIGNER ? (
+                  "changed by the admin"
+                ) : h.nonce === "" ? (
+                  <>
+                    changed by the admin{" "}
+                    <code title={h.signer_address}>{shortAddress(h.signer_address)}</code>
+                  </>
+                ) : (
+                  <>
+                    signed by <code title={h.signer_address}>{shortAddress(h.signer_address)}</code>
+                  </>
+                )}
                 {h.deployment_details ? ` · ${JSON.stringify(h.deployment_details)}` : ""}
               </div>
             </li>

@@ -4,6 +4,7 @@
  * (docs/architecture.md).
  */
 
+export { changeStatusAsAdmin } from "./admin-change";
 export { changeOptions } from "./change-options";
 export { createDeployment, getDeployment, listDeployments } from "./deployments";
 export * from "./schema";

@@ -158,3 +158,17 @@ export const changeOptionsSchema = z.object({
   reason: z.string().nullable().meta({ description: "Why there is no change to offer." }),
   privy_token: z.enum(["ignored", "optional", "required"]),
 });
+
+/**
+ * An admin's change of a deployment's status (POST /v1/deployments/{id}/status): by the same
+ * status machine as a worker's signed change, with no signature (the admin's credentials are
+ * the authority), recorded in the history as the admin's.
+ */
+export const adminStatusChangeInputSchema = deploymentIdInputSchema
+  .extend({
+    status: statusSchema,
+    deployment_details: detailsSchema.optional().meta({
+      description: "Merged into the deployment's details, as a worker's change does.",
+    }),
+  })
+  .meta({ id: "AdminStatusChange" });

@@ -32,3 +32,6 @@ export function canTransition(from: DeploymentStatus, to: DeploymentStatus): boo
 export function allowedNext(from: DeploymentStatus): readonly DeploymentStatus[] {
   return NEXT[from];
 }
+
+/** Who changed a status, in the history, when it was the admin key rather than a wallet. */
+export const ADMIN_SIGNER = "admin";

@@ -1,8 +1,10 @@
 import type { Session } from "@/server/auth";
 import {
+  adminStatusChangeInputSchema,
   changeOptions,
   changeOptionsInputSchema,
   changeOptionsSchema,
+  changeStatusAsAdmin,
   createDeployment,
   createDeploymentInputSchema,
   deploymentIdInputSchema,
@@ -44,6 +46,12 @@ export const deploymentsRouter = router({
     .input(changeOptionsInputSchema)
     .output(changeOptionsSchema)
     .query(({ ctx, input }) => changeOptions(ctx, input, ctx.session)),
+
+  /** An admin's change (cancel, fail, move on), recorded in the history as the admin's. */
+  changeStatus: adminProcedure
+    .input(adminStatusChangeInputSchema)
+    .output(deploymentSchema)
+    .mutation(({ ctx, input }) => changeStatusAsAdmin(ctx, input, ctx.session)),
 
   /** Public: the signed message is the credential. */
   updateStatus: publicProcedure

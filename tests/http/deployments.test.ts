@@ -549,6 +549,51 @@ describe.each(DATABASE_KINDS)("worker deployments over HTTP on %s", (kind) => {
       });
       expect(await response.json()).toMatchObject({ Status: "cancelled", worker_address: null });
     });
+
+    it("lets the admin key change a status with no signature, recorded as the admin's", async () => {
+      const deployment = await createDeployment();
+      const change = (id: number | string, body: unknown, headers = adminHeaders) =>
+        fetch(`${server.url}/v1/deployments/${id}/status`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify(body),
+        });
+      const moved = await change(deployment.id, {
+        status: "pick_up",
+        deployment_details: { note: "by hand" },
+      });
+      expect(moved.status).toBe(200);
+      expect(await moved.json()).toMatchObject({
+        Status: "pick_up",
+        worker_address: null,
+        deployment_details: { note: "by hand" },
+      });
+      const cancelled = await change(deployment.id, { status: "cancelled" });
+      expect(await cancelled.json()).toMatchObject({ Status: "cancelled" });
+      const record = await (
+        await fetch(`${server.url}/v1/deployments/${deployment.id}`, { headers: adminHeaders })
+      ).json();
+      expect(
+        record.history.map((h: Record<string, unknown>) => [
+          h.to_status,
+          h.signer_address,
+          h.nonce,
+        ]),
+      ).toEqual([
+        ["pick_up", "admin", ""],
+        ["cancelled", "admin", ""],
+      ]);
+      // Cancelled is final, for the admin too; unknown ids, bad statuses and no key are refused.
+      const final = await change(deployment.id, { status: "deploying" });
+      expect(final.status).toBe(409);
+      expect(await final.json()).toMatchObject({ code: "transition_not_allowed" });
+      expect((await change(999_999, { status: "cancelled" })).status).toBe(404);
+      expect((await change(deployment.id, { status: "done" })).status).toBe(400);
+      const anonymous = await change(deployment.id, { status: "failed" }, {
+        "content-type": "application/json",
+      } as typeof adminHeaders);
+      expect(anonymous.status).toBe(401);
+    });
   });
 
   describe("GET /v1/deployments (admin)", () => {

@@ -58,6 +58,25 @@ export const deploymentEndpoints = [
   }),
   endpoint({
     method: "POST",
+    path: "/v1/deployments/{id}/status",
+    procedure: (p) => p.deployments.changeStatus,
+    operationId: "changeDeploymentStatus",
+    summary: "The admin changes a deployment's status (cancel it, fail it, move it on).",
+    description:
+      "By the same status machine as a worker's signed change (init → pick_up → deploying → deployed → generated_proof; any non-final → failed; init/pick_up → cancelled; deployed/generated_proof → pick_up; the same status again updates the details). No signature: the admin key is the authority. Recorded in the history with signer_address `admin` and an empty nonce; no worker is assigned by it.",
+    security: ADMIN,
+    body: { required: true },
+    answers: { 200: { description: "The deployment record." } },
+    refusals: {
+      400: problem("Invalid status or details, malformed JSON, or a bad id."),
+      ...adminErrors,
+      404: problem("No such deployment."),
+      409: problem("The transition is not allowed from the deployment's status."),
+      ...jsonBodyErrors,
+    },
+  }),
+  endpoint({
+    method: "POST",
     path: "/v1/deployments/worker/status",
     procedure: (p) => p.deployments.updateStatus,
     operationId: "updateDeploymentStatus",

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { requestSession } from "@/app/dashboard/request-session";
 import { DeploymentPage } from "@/components/deployment-page";
 import { getConfig } from "@/server/services";
 
@@ -12,5 +13,6 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function DeploymentDetailPage({ params }: Props) {
   const id = Number((await params).id);
   if (!Number.isInteger(id) || id <= 0) notFound();
-  return <DeploymentPage id={id} chainIds={[...getConfig().siwe.chainIds]} />;
+  const admin = (await requestSession())?.role === "admin";
+  return <DeploymentPage id={id} chainIds={[...getConfig().siwe.chainIds]} admin={admin} />;
 }

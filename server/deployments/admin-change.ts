@@ -1,0 +1,70 @@
+import { eq } from "drizzle-orm";
+import type { z } from "zod";
+import { type DeploymentRow, deploymentStatusHistory, deployments } from "@/db/schema";
+import type { Session } from "@/server/auth";
+import type { Context } from "@/server/context";
+import { AppError } from "@/server/errors";
+import { metrics } from "@/server/observability";
+import { presentDeployment } from "./deployments";
+import type { adminStatusChangeInputSchema, Deployment } from "./schema";
+import { ADMIN_SIGNER, allowedNext, canTransition } from "./view";
+
+/**
+ * An admin changes a deployment's status (cancels it, fails it, moves it on) from the dashboard
+ * or with the admin key: the status machine is the one a worker's signed change goes by, and
+ * the change is recorded in the history as the admin's (`admin` for the key, the wallet's
+ * address for an admin wallet), with no nonce, since no signed message was spent. One
+ * transaction, the row locked, as for a signed change. An admin's change assigns no worker.
+ */
+export async function changeStatusAsAdmin(
+  { db, clock }: Pick<Context, "db" | "clock">,
+  input: z.output<typeof adminStatusChangeInputSchema>,
+  session: Session,
+): Promise<Deployment> {
+  const now = clock.now();
+  const signer = session.via === "wallet" ? session.address : ADMIN_SIGNER;
+  const outcome = await db.transaction(async (tx) => {
+    const [current] = await tx
+      .select()
+      .from(deployments)
+      .where(eq(deployments.id, input.id))
+      .for("update");
+    if (!current)
+      return {
+        refused: new AppError("deployment_not_found", `Deployment ${input.id} not found.`),
+      };
+    if (!canTransition(current.status, input.status)) {
+      const next = allowedNext(current.status);
+      return {
+        refused: new AppError(
+          "transition_not_allowed",
+          `A deployment in ${current.status} cannot move to ${input.status}; ${
+            next.length > 0 ? `it can move to ${next.join(", ")}` : `${current.status} is final`
+          }.`,
+        ),
+      };
+    }
+    const [updated] = await tx
+      .update(deployments)
+      .set({
+        status: input.status,
+        deploymentDetails: { ...current.deploymentDetails, ...input.deployment_details },
+        updatedAt: now,
+      })
+      .where(eq(deployments.id, current.id))
+      .returning();
+    await tx.insert(deploymentStatusHistory).values({
+      deploymentId: current.id,
+      fromStatus: current.status,
+      toStatus: input.status,
+      signerAddress: signer,
+      nonce: "",
+      deploymentDetails: input.deployment_details ?? null,
+      createdAt: now,
+    });
+    return { updated: updated as DeploymentRow, from: current.status };
+  });
+  if ("refused" in outcome) throw outcome.refused;
+  metrics.deploymentChanges.inc({ from: outcome.from, to: input.status });
+  return presentDeployment(outcome.updated);
+}
