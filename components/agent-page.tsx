@@ -100,7 +100,7 @@ export function AgentPage({
           <AgentUsage aid={aid} />
           <ChatPanel aid={aid} />
           <OpenAiPanel aid={aid} publicUrl={publicUrl} keyOnly={data.chat_access === "key"} />
-          <ToolsPanel aid={aid} servers={data.mcp_servers.length} maxSteps={data.max_tool_steps} />
+          <ToolsPanel aid={aid} servers={data.mcp_servers} maxSteps={data.max_tool_steps} />
           <ThreadsPanel aid={aid} />
           <KeysPanel aid={aid} />
           <RunsPanel aid={aid} canRun={data.autonomous_prompt !== null} />

@@ -1,16 +1,22 @@
 "use client";
 
+import { useState } from "react";
+import type { McpServer } from "@/server/tools/schema";
+import { asInput, McpServerForm } from "./mcp-server-form";
 import styles from "./tools-panel.module.css";
 import { trpc } from "./trpc";
-import { ErrorText } from "./ui/notice";
+import { Button } from "./ui/button";
+import { ConfirmDialog } from "./ui/confirm-dialog";
+import { ErrorText, type Outcome, OutcomeMessage } from "./ui/notice";
 import { Panel } from "./ui/panel";
 import { problemOf } from "./ui/problem";
 import { StatusBadge } from "./ui/status-badge";
 import { Table, Td, Th } from "./ui/table";
 
 /**
- * An agent's MCP servers and the tools each describes (asked of the servers when the panel
- * opens), with which of them the agent may call.
+ * An agent's MCP servers: added, edited and removed here (through agents.upsert, so with the
+ * API's validation and secret handling), and the tools each describes, asked of the servers
+ * when the panel opens and again on "List tools now", with which of them the agent may call.
  */
 export function ToolsPanel({
   aid,
@@ -18,19 +24,56 @@ export function ToolsPanel({
   maxSteps,
 }: {
   aid: string;
-  servers: number;
+  servers: McpServer[];
   maxSteps: number;
 }) {
+  const utils = trpc.useUtils();
   const tools = trpc.tools.list.useQuery(
     { aid },
-    { enabled: servers > 0, staleTime: 60_000, retry: false },
+    { enabled: servers.length > 0, staleTime: 60_000, retry: false },
   );
+  const save = trpc.agents.upsert.useMutation();
+  /** The server being edited: its index, "new", or none. */
+  const [editing, setEditing] = useState<number | "new">();
+  const [outcome, setOutcome] = useState<Outcome>();
+
+  async function remove(index: number) {
+    const name = servers[index]?.name;
+    await save.mutateAsync({
+      aid,
+      mcp_servers: servers.filter((_, i) => i !== index).map(asInput),
+    });
+    await utils.agents.get.invalidate({ aid });
+    await utils.tools.list.invalidate({ aid });
+    setOutcome({ ok: true, text: `Removed ${name}.` });
+  }
+
   return (
-    <Panel title="Tools">
-      {servers === 0 ? (
-        <p className="muted">
-          No MCP servers. Give the agent some with <code>mcp_servers</code> in POST /agents.
-        </p>
+    <Panel
+      title="Tools"
+      actions={
+        <div className="row">
+          {servers.length > 0 && (
+            <Button size="small" disabled={tools.isFetching} onClick={() => tools.refetch()}>
+              {tools.isFetching ? "Asking the servers…" : "List tools now"}
+            </Button>
+          )}
+          {editing === undefined && servers.length < 10 && (
+            <Button
+              size="small"
+              onClick={() => {
+                setOutcome(undefined);
+                setEditing("new");
+              }}
+            >
+              Add MCP server
+            </Button>
+          )}
+        </div>
+      }
+    >
+      {servers.length === 0 ? (
+        <p className="muted">No MCP servers: add one to give the agent tools.</p>
       ) : (
         <p className="muted">
           {maxSteps === 0
@@ -38,40 +81,82 @@ export function ToolsPanel({
             : `Up to ${maxSteps} model turns of a chat or run may call tools.`}
         </p>
       )}
+      {editing !== undefined && (
+        <McpServerForm
+          aid={aid}
+          servers={servers}
+          index={editing === "new" ? undefined : editing}
+          onDone={(saved) => {
+            setEditing(undefined);
+            if (saved) setOutcome({ ok: true, text: `Saved ${saved}.` });
+          }}
+        />
+      )}
+      <OutcomeMessage outcome={outcome} />
       {tools.isFetching && !tools.data && <p aria-busy="true">Asking the servers…</p>}
       {tools.error && <ErrorText>{problemOf(tools.error).detail}</ErrorText>}
-      {tools.data?.servers.map((server) => (
-        <div key={server.name} className={styles.server} data-testid="tool-server">
-          <div className="row">
-            <strong>{server.name}</strong>
-            <code className="muted">{server.url}</code>
-            <StatusBadge status={server.status} tone={server.status === "ok" ? "ok" : "danger"} />
-          </div>
-          {server.error && <ErrorText>{server.error}</ErrorText>}
-          {server.tools.length > 0 && (
-            <Table>
-              <thead>
-                <tr>
-                  <Th>Tool</Th>
-                  <Th>Description</Th>
-                  <Th>Allowed</Th>
-                </tr>
-              </thead>
-              <tbody>
-                {server.tools.map((tool) => (
-                  <tr key={tool.name}>
-                    <Td>
-                      <code>{tool.name}</code>
-                    </Td>
-                    <Td>{tool.description ?? ""}</Td>
-                    <Td>{tool.allowed ? "yes" : "no"}</Td>
+      {servers.map((configured, index) => {
+        const server = tools.data?.servers.find((listed) => listed.name === configured.name);
+        return (
+          <div key={configured.name} className={styles.server} data-testid="tool-server">
+            <div className="row">
+              <strong>{configured.name}</strong>
+              <code className="muted">{configured.url}</code>
+              {server && (
+                <StatusBadge
+                  status={server.status}
+                  tone={server.status === "ok" ? "ok" : "danger"}
+                />
+              )}
+              <Button
+                size="small"
+                disabled={editing !== undefined}
+                onClick={() => {
+                  setOutcome(undefined);
+                  setEditing(index);
+                }}
+              >
+                Edit {configured.name}
+              </Button>
+              <ConfirmDialog
+                trigger={`Remove ${configured.name}`}
+                title={`Remove the MCP server ${configured.name}?`}
+                confirmLabel="Remove server"
+                disabled={editing !== undefined}
+                onConfirm={() => remove(index)}
+              >
+                <p>
+                  The agent can no longer call its tools; its stored header secrets are deleted.
+                  Past tool calls stay in the threads and runs.
+                </p>
+              </ConfirmDialog>
+            </div>
+            {server?.error && <ErrorText>{server.error}</ErrorText>}
+            {server && server.tools.length > 0 && (
+              <Table>
+                <thead>
+                  <tr>
+                    <Th>Tool</Th>
+                    <Th>Description</Th>
+                    <Th>Allowed</Th>
                   </tr>
-                ))}
-              </tbody>
-            </Table>
-          )}
-        </div>
-      ))}
+                </thead>
+                <tbody>
+                  {server.tools.map((tool) => (
+                    <tr key={tool.name}>
+                      <Td>
+                        <code>{tool.name}</code>
+                      </Td>
+                      <Td>{tool.description ?? ""}</Td>
+                      <Td>{tool.allowed ? "yes" : "no"}</Td>
+                    </tr>
+                  ))}
+                </tbody>
+              </Table>
+            )}
+          </div>
+        );
+      })}
     </Panel>
   );
 }
