@@ -9,6 +9,7 @@ import { ChatPanel } from "./chat-panel";
 import { KeysPanel } from "./keys-panel";
 import { OpenAiPanel } from "./openai-panel";
 import { QuotaBars } from "./quota-bars";
+import { ResetCounters } from "./reset-counters";
 import { RunsPanel } from "./runs-panel";
 import { ThreadsPanel } from "./threads-panel";
 import { ToolsPanel } from "./tools-panel";
@@ -36,7 +37,6 @@ export function AgentPage({
   const router = useRouter();
   const utils = trpc.useUtils();
   const agent = trpc.agents.get.useQuery({ aid });
-  const reset = trpc.agents.resetQuota.useMutation({ onSuccess: () => utils.agents.invalidate() });
   const remove = trpc.agents.delete.useMutation();
   const [saved, setSaved] = useState<Outcome>();
 
@@ -74,22 +74,7 @@ export function AgentPage({
               Agent created. Chat with it below, or share its address: /{data.aid}/chat
             </Notice>
           )}
-          <Panel
-            title="Quota"
-            actions={
-              <ConfirmDialog
-                trigger="Reset counters"
-                title={`Reset the counters of ${data.aid}?`}
-                confirmLabel="Reset counters"
-                onConfirm={() => reset.mutateAsync({ aid })}
-              >
-                <p>
-                  Every counter, messages, runs and tokens, goes back to 0. The limits stay as they
-                  are.
-                </p>
-              </ConfirmDialog>
-            }
-          >
+          <Panel title="Quota" actions={<ResetCounters aid={aid} />}>
             <QuotaBars quota={data.quota} withTokens />
             <p className="muted small-text" data-testid="quota-resets">
               Daily counters reset <RelativeTime value={data.quota.daily_resets_at} />, monthly ones{" "}

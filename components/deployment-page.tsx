@@ -29,7 +29,7 @@ export function DeploymentPage({
 }: {
   id: number;
   chainIds: number[];
-  /** An admin changes statuses as the admin; a wallet signs its change as a worker does. */
+  /** Signed in with the admin key: it changes statuses as the admin; a wallet signs its change. */
   admin: boolean;
 }) {
   const deployment = trpc.deployments.get.useQuery(

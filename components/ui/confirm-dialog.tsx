@@ -19,6 +19,7 @@ export function ConfirmDialog({
   onConfirm,
   danger = true,
   disabled = false,
+  confirmDisabled = false,
 }: {
   trigger: string;
   title: string;
@@ -27,6 +28,8 @@ export function ConfirmDialog({
   onConfirm: () => Promise<unknown> | unknown;
   danger?: boolean;
   disabled?: boolean;
+  /** The action cannot be taken as the dialog stands (nothing chosen in it, say). */
+  confirmDisabled?: boolean;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
@@ -66,7 +69,11 @@ export function ConfirmDialog({
           <Button onClick={() => dialog.current?.close()} disabled={busy}>
             Cancel
           </Button>
-          <Button variant={danger ? "danger-filled" : "primary"} onClick={confirm} disabled={busy}>
+          <Button
+            variant={danger ? "danger-filled" : "primary"}
+            onClick={confirm}
+            disabled={busy || confirmDisabled}
+          >
             {busy ? "Working…" : confirmLabel}
           </Button>
         </div>

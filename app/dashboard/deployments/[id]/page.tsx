@@ -13,6 +13,9 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function DeploymentDetailPage({ params }: Props) {
   const id = Number((await params).id);
   if (!Number.isInteger(id) || id <= 0) notFound();
-  const admin = (await requestSession())?.role === "admin";
+  // The admin key has no wallet to sign with: it changes statuses as the admin. A wallet (an
+  // admin's too) signs its change, as a worker does.
+  const session = await requestSession();
+  const admin = session?.role === "admin" && session.via === "api_key";
   return <DeploymentPage id={id} chainIds={[...getConfig().siwe.chainIds]} admin={admin} />;
 }
