@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { type ReactNode, useEffect, useState } from "react";
+import { ThemeChoice } from "./theme-choice";
 import { trpc } from "./trpc";
 import { Button } from "./ui/button";
 import { ConfirmDialog } from "./ui/confirm-dialog";
@@ -74,12 +75,15 @@ export function DashboardShell({
                 {link.label}
               </Link>
             ))}
+            {/* The service's own API reference (Swagger UI), a page outside the dashboard. */}
+            <a href="/docs">API docs</a>
           </nav>
           <div className="who">
             <div>Signed in as</div>
             <div data-testid="who" className="who-name">
               {who}
             </div>
+            <ThemeChoice />
             <div className="who-actions">
               <Button onClick={() => signOut.mutate()} disabled={signOut.isPending}>
                 Sign out
