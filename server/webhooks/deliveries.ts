@@ -117,3 +117,15 @@ export async function sendTestEvent(ctx: WebhooksContext, id: string): Promise<W
     .returning();
   return presentDelivery(row as WebhookDeliveryRow);
 }
+
+/** How long the delivery log keeps a delivery once it is delivered or given up. */
+export const DELIVERY_LOG_DAYS = 30;
+
+/** Deletes deliveries finished more than DELIVERY_LOG_DAYS ago. */
+export async function purgeOldDeliveries(db: WebhooksContext["db"], now: Date): Promise<void> {
+  await db
+    .delete(webhookDeliveries)
+    .where(
+      lt(webhookDeliveries.finishedAt, new Date(now.getTime() - DELIVERY_LOG_DAYS * 86_400_000)),
+    );
+}

@@ -7,7 +7,14 @@
  */
 
 export { afterFailure, giveUpTime, retryDelayMs } from "./backoff";
-export { listDeliveries, presentDelivery, retryDelivery, sendTestEvent } from "./deliveries";
+export {
+  DELIVERY_LOG_DAYS,
+  listDeliveries,
+  presentDelivery,
+  purgeOldDeliveries,
+  retryDelivery,
+  sendTestEvent,
+} from "./deliveries";
 export {
   createWebhook,
   deleteWebhook,

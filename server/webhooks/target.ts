@@ -111,8 +111,10 @@ export const NOT_LISTED =
 export function urlProblem(url: URL, rules: readonly HostRule[]): string | undefined {
   const address = literalAddress(url);
   if (address !== undefined) return addressPermitted(url, address, rules) ? undefined : NOT_LISTED;
+  // Names that are loopback by definition (RFC 6761) are judged now, as their addresses.
   const name = url.hostname.toLowerCase();
-  const loopbackName = name === "localhost" || name.endsWith(".localhost");
-  if (loopbackName && !hostListed(name, portOf(url), rules)) return NOT_LISTED;
-  return undefined;
+  if (name !== "localhost" && !name.endsWith(".localhost")) return undefined;
+  const port = portOf(url);
+  const listed = [name, "127.0.0.1", "[::1]"].some((host) => hostListed(host, port, rules));
+  return listed ? undefined : NOT_LISTED;
 }
