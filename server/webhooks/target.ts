@@ -112,7 +112,8 @@ export function urlProblem(url: URL, rules: readonly HostRule[]): string | undef
   const address = literalAddress(url);
   if (address !== undefined) return addressPermitted(url, address, rules) ? undefined : NOT_LISTED;
   // Names that are loopback by definition (RFC 6761) are judged now, as their addresses.
-  const name = url.hostname.toLowerCase();
+  // `localhost.` is `localhost`: the root's dot changes no answer.
+  const name = url.hostname.toLowerCase().replace(/\.$/, "");
   if (name !== "localhost" && !name.endsWith(".localhost")) return undefined;
   const port = portOf(url);
   const listed = [name, "127.0.0.1", "[::1]"].some((host) => hostListed(host, port, rules));
