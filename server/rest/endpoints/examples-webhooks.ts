@@ -7,18 +7,21 @@ import {
 } from "@/server/webhooks";
 import { example, problemSchema } from "../documented";
 
-/** Real requests and answers of the service for webhooks. */
+/**
+ * Real requests and answers of the service for webhooks (the receiver was on loopback; its URL
+ * is written here as the public one it stands for).
+ */
 
 const WEBHOOK = {
-  id: "wh_5f0c7a39d1e24b86",
+  id: "wh_19526277b4e79c09",
   url: "https://hooks.example.com/agent-service",
   description: "Ops alerts",
   events: ["run.failed", "agent.limit_reached"] as ("run.failed" | "agent.limit_reached")[],
   enabled: true,
   disabled_reason: null,
   failing_since: null,
-  created_at: "2026-11-24T09:14:02.512Z",
-  updated_at: "2026-11-24T09:14:02.512Z",
+  created_at: "2026-11-25T21:49:44.358Z",
+  updated_at: "2026-11-25T21:49:44.358Z",
 };
 
 export const createWebhook = {
@@ -32,7 +35,7 @@ export const createWebhook = {
 export const createdWebhook = {
   made: example(createdWebhookSchema, "The endpoint, with its secret shown this once", {
     ...WEBHOOK,
-    secret: "whsec_Hq0r2vJ3m8dJm0H0S4u1mW7dQp3rQXl3C2Zp6cJvE9o=",
+    secret: "whsec_dgdIhivaIPr5CNZKkrSa0Xus9sSnse8GEd1JloTybGc=",
   }),
 };
 
@@ -50,46 +53,46 @@ export const deliveryList = {
   retried: example(deliveryListSchema, "A run.failed event, delivered at the second attempt", {
     deliveries: [
       {
-        id: 42,
-        webhook_id: "msg_8b1f6f5c2a0e4d7e9c3b5a1d2e4f6a8b",
+        id: 1,
+        webhook_id: "msg_bfba9899ac4840b285b2e54404e22b8c",
         endpoint_id: WEBHOOK.id,
         event_type: "run.failed",
         status: "delivered",
         attempt_count: 2,
         next_attempt_at: null,
-        created_at: "2026-11-24T09:20:00.031Z",
-        finished_at: "2026-11-24T09:20:05.902Z",
+        created_at: "2026-11-25T21:49:44.427Z",
+        finished_at: "2026-11-25T21:49:50.345Z",
         attempts: [
           {
             attempt: 1,
-            at: "2026-11-24T09:20:00.120Z",
+            at: "2026-11-25T21:49:44.521Z",
             status_code: 503,
-            duration_ms: 12.4,
+            duration_ms: 10.2,
             response_excerpt: "upstream unavailable",
             error: "The endpoint answered HTTP 503.",
           },
           {
             attempt: 2,
-            at: "2026-11-24T09:20:05.870Z",
+            at: "2026-11-25T21:49:50.340Z",
             status_code: 200,
-            duration_ms: 9.8,
+            duration_ms: 4.1,
             response_excerpt: null,
             error: null,
           },
         ],
         payload: {
           type: "run.failed",
-          timestamp: "2026-11-24T09:20:00.031Z",
+          timestamp: "2026-11-25T21:49:44.427Z",
           data: {
-            id: 7,
+            id: 1,
             aid: "support-bot",
-            trigger: "schedule",
-            due_at: "2026-11-24T09:20:00.000Z",
-            started_at: "2026-11-24T09:20:00.004Z",
-            finished_at: "2026-11-24T09:20:00.031Z",
+            trigger: "manual",
+            due_at: "2026-11-25T21:49:44.412Z",
+            started_at: "2026-11-25T21:49:44.412Z",
+            finished_at: "2026-11-25T21:49:44.427Z",
             outcome: "failed",
             reply: null,
-            error: "The model provider answered HTTP 500.",
+            error: "The model provider failed (HTTP 500).",
             usage: null,
             tool_calls: [],
           },
@@ -107,7 +110,7 @@ export const noSuchWebhook = {
     status: 404,
     detail: "There is no webhook endpoint 'wh_0000000000000000'.",
     code: "webhook_not_found",
-    request_id: "0d6e7f1a-33c4-4a5b-9d0e-7f2a1b3c4d5e",
+    request_id: "1eb7fadd-878a-44d1-9d7f-5ed5e06b7778",
   }),
 };
 
@@ -126,6 +129,6 @@ export const badUrl = {
           "is on a private, loopback or other non-public address, which WEBHOOK_ALLOWED_HOSTS does not list",
       },
     ],
-    request_id: "5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+    request_id: "30010392-fdf8-4742-a129-7cccbaa94d1c",
   }),
 };
