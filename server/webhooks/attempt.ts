@@ -111,8 +111,8 @@ export async function attemptDelivery(
     return failed("The endpoint's secret could not be used to sign; rotate it.");
   }
   const signal = AbortSignal.timeout(timeoutMs);
-  let statusCode: number | null = null;
-  let excerpt: string | null = null;
+  let statusCode: number;
+  let excerpt: string | null;
   try {
     const response = await request(url, {
       method: "POST",
@@ -129,11 +129,10 @@ export async function attemptDelivery(
       body: message.body,
     });
     statusCode = response.statusCode;
+    // Never throws: past the time, the status decides, with what came of the body.
     excerpt = await firstBytes(response.body);
   } catch (error) {
-    // The status came, and then the answer's first bytes did not within the time: the status
-    // decides, with what came of the body.
-    if (statusCode === null) return failed(describeFailure(error, timeoutMs));
+    return failed(describeFailure(error, timeoutMs));
   }
   if (statusCode >= 200 && statusCode < 300)
     return { delivered: true, statusCode, durationMs: took(), excerpt, error: null };
