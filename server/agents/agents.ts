@@ -119,7 +119,8 @@ export function agentExists(aid: string): AppError {
 
 /**
  * Creates the agent, or updates the fields `input` gives. One transaction, with its
- * `agent.created` or `agent.updated` webhook event: a failure leaves nothing half-written. Concurrent creates of one aid end as one create and updates.
+ * `agent.created` or `agent.updated` webhook event: a failure leaves nothing half-written.
+ * Concurrent creates of one aid end as one create and updates.
  * `createOnly`: an aid in use is refused (409 agent_exists) instead of updated; of concurrent
  * creates of one aid, one wins and the others are refused.
  */
@@ -197,11 +198,11 @@ export async function upsertAgent(
 }
 
 /**
- * Deletes the agent and everything that is its own, in one statement (the foreign keys
- * cascade): its quota, threads and messages, runs, keys, rate-limit windows and the
- * reservations of chats in flight (those chats then fail, counting nothing). The aid is free
- * again at once. 404 when there is no such agent. Its `agent.deleted` event carries the record
- * as it was: read, with the row locked, in the deletion's transaction.
+ * Deletes the agent and everything that is its own, in one DELETE (the foreign keys cascade):
+ * its quota, threads and messages, runs, keys, rate-limit windows and the reservations of chats
+ * in flight (those chats then fail, counting nothing). The aid is free again at once. 404 when
+ * there is no such agent. Its `agent.deleted` event carries the record as it was: read, with
+ * the row locked, in the deletion's transaction.
  */
 export async function deleteAgent({ db, clock }: AgentsContext, aid: string): Promise<void> {
   await db.transaction(async (tx) => {

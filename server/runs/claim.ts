@@ -87,8 +87,8 @@ async function moveToNextSlots(db: Db, due: AgentRow[], now: Date): Promise<void
  * Reserves the autonomous quota of each agent and records its run, `running` (holding the use
  * in the month it counts in, `quota_month`), or `skipped` when its quota is spent: one
  * statement for the quotas and one for the runs, however many (and one for the skipped runs'
- * `run.skipped` events, when there are some). `claimed` is undefined for a
- * skipped run. Run in a transaction: the claim's, or run now's.
+ * `run.skipped` events, when there are some). `claimed` is undefined for a skipped run. Run in
+ * a transaction: the claim's, or run now's.
  */
 export async function startRuns(
   db: Db,
