@@ -2,7 +2,8 @@
  * `npm run bench`: the service against a minimal baseline (bench/baseline.ts), side by side in
  * one run, on one real PostgreSQL, driven by autocannon: with the echo model, then with a fake
  * model endpoint (bench/model-rows.ts; `BENCH_ONLY=model` runs only those), then one tool round
- * trip against a direct MCP call (bench/tool-rows.ts; `BENCH_ONLY=tools`). Prints a table and
+ * trip against a direct MCP call (bench/tool-rows.ts; `BENCH_ONLY=tools`), then 1,000 webhook
+ * events to a receiver on loopback (bench/webhooks.ts; `BENCH_ONLY=webhooks`). Prints a table and
  * writes bench/results/latest.json. Needs a build (`npm run bench` makes one) and PostgreSQL at
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a throwaway database is
  * created on that server and dropped afterwards).
@@ -21,6 +22,7 @@ import { cpuSpent, cpuSplit, residentMiB, startChild } from "./processes";
 import { measureSchedulerThroughput, type SchedulerThroughput } from "./scheduler";
 import { prepareStatusUpdates } from "./status-updates";
 import { runToolBenchmarks } from "./tool-rows";
+import { runWebhookBenchmarks } from "./webhooks";
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
@@ -29,12 +31,14 @@ const AGENTS = Number(process.env.BENCH_AGENTS ?? 100_000);
 const SCHEDULER_AGENTS = Number(process.env.BENCH_SCHEDULER_AGENTS ?? 10_000);
 /**
  * `model`: only the model rows (no seeding, echo rows, growth series or scheduler); `tools`:
- * only the tool row (bench/tool-rows.ts).
+ * only the tool row (bench/tool-rows.ts); `webhooks`: only the webhook row (bench/webhooks.ts).
  */
 const ONLY = process.env.BENCH_ONLY || undefined;
-if (ONLY !== undefined && ONLY !== "model" && ONLY !== "tools") {
-  throw new Error(`BENCH_ONLY=${ONLY}: the values understood are "model" and "tools"`);
+if (ONLY !== undefined && ONLY !== "model" && ONLY !== "tools" && ONLY !== "webhooks") {
+  throw new Error(`BENCH_ONLY=${ONLY}: the values understood are "model", "tools" and "webhooks"`);
 }
+/** Whether the rows of `kind` run: all of them, or those BENCH_ONLY names. */
+const runs = (kind: "model" | "tools" | "webhooks") => ONLY === undefined || ONLY === kind;
 
 type Measure = { rps: number; p50: number; p99: number; non2xx: number; errors: number };
 
@@ -346,10 +350,10 @@ async function runBenchmarks(database: { url: string }) {
   const echo = ONLY ? undefined : await runEchoBenchmarks(database);
   // The model rows come after the echo service has stopped: one service process at a time.
   const modelStarted = Date.now();
-  const modelRows =
-    ONLY === "tools" ? undefined : await runModelBenchmarks(database.url, DURATION_S);
+  const modelRows = runs("model") ? await runModelBenchmarks(database.url, DURATION_S) : undefined;
   if (modelRows) console.info(`(model rows: ${fmt((Date.now() - modelStarted) / 1000)} s)`);
-  const toolRow = ONLY === "model" ? undefined : await runToolBenchmarks(database.url);
+  const toolRow = runs("tools") ? await runToolBenchmarks(database.url) : undefined;
+  const webhookRow = runs("webhooks") ? await runWebhookBenchmarks(database.url) : undefined;
   const scheduler = ONLY ? undefined : await runScheduler(database);
 
   const report = {
@@ -365,6 +369,7 @@ async function runBenchmarks(database: { url: string }) {
     ...(echo ? { agents: AGENTS, ...echo } : {}),
     ...(modelRows ? { model_rows: modelRows } : {}),
     ...(toolRow ? { tool_row: toolRow } : {}),
+    ...(webhookRow ? { webhook_row: webhookRow } : {}),
     ...(scheduler ? { scheduler } : {}),
   };
   await mkdir("bench/results", { recursive: true });

@@ -18,3 +18,23 @@ export const DEPLOYMENT_STATUSES = [
 ] as const;
 
 export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
+
+/**
+ * The events a webhook endpoint may subscribe to. `webhook.test` is not among them: it is sent
+ * to one endpoint when asked (POST /webhooks/{id}/test), whatever it subscribes to.
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  "run.succeeded",
+  "run.failed",
+  "run.skipped",
+  "agent.limit_reached",
+  "agent.created",
+  "agent.updated",
+  "agent.deleted",
+  "deployment.status_changed",
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number] | "webhook.test";
+
+/** A delivery's state: being tried (or waiting for its next try), delivered, or given up. */
+export const WEBHOOK_DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;

@@ -17,7 +17,12 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-import { CHAT_ACCESS, DEPLOYMENT_STATUSES, type DeploymentStatus } from "./enums";
+import {
+  CHAT_ACCESS,
+  DEPLOYMENT_STATUSES,
+  type DeploymentStatus,
+  WEBHOOK_DELIVERY_STATUSES,
+} from "./enums";
 
 const timestamptz = () => timestamp({ withTimezone: true, mode: "date" });
 
@@ -515,6 +520,106 @@ export const deploymentStatusHistory = pgTable(
   (t) => [index("deployment_history_by_deployment").on(t.deploymentId, t.id)],
 );
 
+/**
+ * The first refusal of an agent's use by one limit in one period (a day, a month, or `total`),
+ * at one limit value: what `agent.limit_reached` is sent for once, not for every refusal after
+ * it (server/quota/notices.ts). Written on the refusal path only, and only while an endpoint
+ * subscribes to the event.
+ */
+export const limitNotices = pgTable(
+  "limit_notices",
+  {
+    aid: text()
+      .notNull()
+      .references(() => agents.aid, { onDelete: "cascade" }),
+    /** The limit's field, e.g. `message_limit_daily`. */
+    limitField: text().notNull(),
+    /** The UTC day or month of the refused use (`2026-11-24`, `2026-11`), or `total`. */
+    period: text().notNull(),
+    limitValue: bigint({ mode: "number" }).notNull(),
+    createdAt: timestamptz().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.aid, t.limitField, t.period, t.limitValue] }),
+    index("limit_notices_age").on(t.createdAt),
+  ],
+);
+
+/**
+ * An admin's webhook endpoint: where events are sent, which ones, and its signing secret,
+ * encrypted (server/webhooks/secrets.ts) and never shown again after it is made.
+ */
+export const webhookEndpoints = pgTable(
+  "webhook_endpoints",
+  {
+    id: text().primaryKey(),
+    url: text().notNull(),
+    description: text(),
+    events: text().array().notNull(),
+    /** `whsec_…`, AES-256-GCM under a key derived from the admin key, bound to the id. */
+    secret: text().notNull(),
+    enabled: boolean().notNull().default(true),
+    /** Why it was disabled (a sentence), while it is. */
+    disabledReason: text(),
+    /** The first failed attempt since its last success; null while it succeeds. */
+    failingSince: timestamptz(),
+    createdAt: timestamptz().notNull(),
+    updatedAt: timestamptz().notNull(),
+  },
+  (t) => [index("webhook_endpoints_created").on(t.createdAt, t.id)],
+);
+
+/** One attempt to deliver an event, as the delivery log keeps it (at most the last 20). */
+export type StoredWebhookAttempt = {
+  attempt: number;
+  at: string;
+  /** The receiver's HTTP status; null when none came (refused, unreachable, timed out). */
+  status_code: number | null;
+  duration_ms: number;
+  /** The first bytes of the receiver's answer (at most 200), as storable text. */
+  response_excerpt: string | null;
+  /** Why the attempt failed, in the service's own words; null when it was delivered. */
+  error: string | null;
+};
+
+/**
+ * The outbox: one row per event and subscribed endpoint, written by the statement or
+ * transaction that makes the event, so an event is never lost to a process that dies after
+ * it. Senders on any instance claim due rows (FOR UPDATE SKIP LOCKED); a claim moves
+ * `next_attempt_at` ahead by a lease, so a claim whose sender died becomes due again.
+ */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    endpointId: text()
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    /** The `webhook-id` header: the same on every attempt of this delivery. */
+    webhookId: text().notNull(),
+    eventType: text().notNull(),
+    /** The exact JSON body, signed and sent as it is on every attempt. */
+    body: text().notNull(),
+    status: text({ enum: WEBHOOK_DELIVERY_STATUSES }).notNull().default("pending"),
+    /** Attempts claimed so far; a sender's claim is its number, so a stale sender cannot record. */
+    attemptCount: integer().notNull().default(0),
+    attempts: jsonb().$type<StoredWebhookAttempt[]>().notNull().default([]),
+    /** When it is due (pending), or until when a sender's claim holds it. */
+    nextAttemptAt: timestamptz().notNull(),
+    /** When retries stop; null: `created_at` + WEBHOOK_RETRY_WINDOW_H. */
+    giveUpAt: timestamptz(),
+    createdAt: timestamptz().notNull(),
+    /** When it was delivered or given up. */
+    finishedAt: timestamptz(),
+  },
+  (t) => [
+    index("webhook_deliveries_due").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index("webhook_deliveries_by_endpoint").on(t.endpointId, t.id),
+    index("webhook_deliveries_finished").on(t.finishedAt),
+    check("webhook_deliveries_status", sql`${t.status} IN ('pending', 'delivered', 'failed')`),
+  ],
+);
+
 export type AgentRow = typeof agents.$inferSelect;
 export type AutonomousRunRow = typeof autonomousRuns.$inferSelect;
 export type DeploymentRow = typeof deployments.$inferSelect;
@@ -525,3 +630,5 @@ export type ChatThreadRow = typeof chatThreads.$inferSelect;
 export type AgentKeyRow = typeof agentKeys.$inferSelect;
 export type SessionRow = typeof sessions.$inferSelect;
 export type ModelPriceRow = typeof modelPrices.$inferSelect;
+export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;

@@ -1,5 +1,6 @@
 /**
- * `npm run worker`: the scheduler alone, without the web server. Run any number of these
+ * `npm run worker`: the scheduler (and the housekeeping and webhook sender every instance runs)
+ * alone, without the web server. Run any number of these
  * against one PostgreSQL (set SCHEDULER=off on the web instances); they share the schedule.
  * Without DATABASE_URL it refuses to start: the embedded database (PGlite) belongs to one
  * process, the web server, whose own scheduler runs the schedule there.
@@ -22,8 +23,8 @@ try {
   }
   const services = await startServices(env);
   reportStart(services);
-  startBackgroundWork(services);
-  installGracefulShutdown(services, startScheduler(services));
+  const { sender } = startBackgroundWork(services);
+  installGracefulShutdown(services, { scheduler: startScheduler(services), sender });
 } catch (error) {
   console.error(error instanceof ConfigError ? `Worker cannot start. ${error.message}` : error);
   process.exit(1);

@@ -1,17 +1,19 @@
 import { isIP } from "node:net";
 
 /**
- * An allowed-hosts list (MCP_ALLOWED_HOSTS): the hosts the service may send requests to on an
- * agent's or an admin's behalf, such as agents' MCP servers. Read by the configuration (which the
- * server entry loads unbundled: no imports of the service here) and checked by the tools. Each entry is a host name
- * (`mcp.example.com`), a wildcard for its subdomains (`*.example.com`, not the name itself),
- * or an IP address (IPv6 in brackets when a port follows), optionally with `:port` (without
- * one, any port). Empty: any host.
+ * An allowed-hosts list: the hosts the service may send requests to on an agent's or an
+ * admin's behalf. Read by the configuration (which the server entry loads unbundled: no imports
+ * of the service here). Each entry is a host name (`mcp.example.com`), a wildcard for its
+ * subdomains (`*.example.com`, not the name itself), or an IP address (IPv6 in brackets when a
+ * port follows), optionally with `:port` (without one, any port).
  *
- * It is checked against the URL an agent names, when the agent is saved and again on every
- * request the MCP client sends (redirects included), so a list narrowed later applies at once.
- * It compares names, not addresses: a permitted name whose DNS answer is an internal address
- * still reaches that address (README, "Tools from MCP servers").
+ * MCP_ALLOWED_HOSTS keeps agents' MCP servers to the hosts it lists (empty: any host), checked
+ * by the tools when an agent is saved and again on every request the MCP client sends
+ * (redirects included), so a list narrowed later applies at once. It compares names, not
+ * addresses: a permitted name whose DNS answer is an internal address still reaches that
+ * address (README, "Tools from MCP servers"). WEBHOOK_ALLOWED_HOSTS lists the exceptions to
+ * the opposite rule (empty: none): the private and loopback addresses, and names that resolve
+ * to them, that webhooks may be sent to (server/webhooks/target.ts checks resolved addresses).
  */
 export type HostRule = { host: string; wildcard: boolean; port: number | undefined };
 
@@ -55,12 +57,23 @@ function parseEntry(entry: string): HostRule | undefined {
 /** Whether `url` is on a permitted host; every host when there are no rules. */
 export function hostAllowed(url: URL, rules: readonly HostRule[]): boolean {
   if (rules.length === 0) return true;
-  const host = url.hostname.toLowerCase();
-  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  return hostListed(
+    url.hostname,
+    Number(url.port || (url.protocol === "https:" ? 443 : 80)),
+    rules,
+  );
+}
+
+/**
+ * Whether a rule names `host` on `port`: `host` as a URL's hostname has it (lower case, IPv4
+ * normalised, IPv6 in brackets). No rules name nothing (WEBHOOK_ALLOWED_HOSTS lists exceptions).
+ */
+export function hostListed(host: string, port: number, rules: readonly HostRule[]): boolean {
+  const name = host.toLowerCase();
   return rules.some(
     (rule) =>
       (rule.port === undefined || rule.port === port) &&
-      (rule.wildcard ? host.endsWith(`.${rule.host}`) : host === rule.host),
+      (rule.wildcard ? name.endsWith(`.${rule.host}`) : name === rule.host),
   );
 }
 

@@ -121,6 +121,22 @@ export const envSchema = z.object({
   MCP_ALLOWED_HOSTS: optional(z.string()).default(""),
   MCP_TOOL_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(600_000)).default(15_000),
   MCP_RESULT_MAX_CHARS: optional(z.coerce.number().int().min(100).max(1_000_000)).default(10_000),
+  WEBHOOK_ALLOWED_HOSTS: optional(z.string()).default(""),
+  WEBHOOK_RETRY_BASE_S: optional(
+    z.coerce
+      .number({ error: "must be a number of seconds" })
+      .min(0.01, "must be 0.01 or more")
+      .max(86_400, "must be at most 86,400"),
+  ).default(5),
+  WEBHOOK_RETRY_WINDOW_H: optional(
+    z.coerce
+      .number({ error: "must be a number of hours" })
+      .min(0.0001, "must be 0.0001 or more")
+      .max(720, "must be at most 720 (30 days)"),
+  ).default(24),
+  WEBHOOK_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(600_000)).default(10_000),
+  WEBHOOK_POLL_MS: optional(z.coerce.number().int().min(10).max(3_600_000)).default(250),
+  WEBHOOK_CONCURRENCY: optional(z.coerce.number().int().min(1).max(1000)).default(32),
   QUOTA_DEFAULT_TOKEN_LIMIT_TOTAL: quotaLimit(null),
   QUOTA_DEFAULT_TOKEN_LIMIT_MONTHLY: quotaLimit(null),
   QUOTA_DEFAULT_TOKEN_LIMIT_DAILY: quotaLimit(null),
@@ -174,6 +190,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
   ];
   const hosts = parseAllowedHosts(e.MCP_ALLOWED_HOSTS);
   issues.push(...hosts.problems.map((problem) => `  MCP_ALLOWED_HOSTS: ${problem}`));
+  const webhookHosts = parseAllowedHosts(e.WEBHOOK_ALLOWED_HOSTS);
+  issues.push(...webhookHosts.problems.map((problem) => `  WEBHOOK_ALLOWED_HOSTS: ${problem}`));
   if (e.WEB_CONCURRENCY !== undefined && e.WEB_CONCURRENCY > 1 && !e.DATABASE_URL) {
     issues.push(
       `  WEB_CONCURRENCY: ${e.WEB_CONCURRENCY} processes need DATABASE_URL: the embedded database (PGlite) belongs to one process. Set DATABASE_URL to a PostgreSQL server, or leave WEB_CONCURRENCY unset (1 on the embedded database).`,
@@ -239,6 +257,24 @@ export function parseConfig(env: Record<string, string | undefined>) {
       /** A tool's result is cut at this many characters before the model sees it or it is stored. */
       maxResultChars: e.MCP_RESULT_MAX_CHARS,
     },
+    /** Signed webhooks (server/webhooks): where they may go, and how they are sent and retried. */
+    webhooks: {
+      /**
+       * The private, loopback and other non-public addresses endpoints may be on (and names
+       * that resolve to them); empty = none. Public addresses need no listing.
+       */
+      allowedHosts: webhookHosts.rules,
+      /** The first retry after this, doubling after each failed attempt (with jitter). */
+      retryBaseMs: Math.round(e.WEBHOOK_RETRY_BASE_S * 1000),
+      /** How long a delivery is retried from its event, and an endpoint may fail before it is disabled. */
+      retryWindowMs: Math.round(e.WEBHOOK_RETRY_WINDOW_H * 3_600_000),
+      /** Bound on one attempt: connecting, the answer's status and its first bytes. */
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      /** How often each instance's sender looks for due deliveries. */
+      pollMs: e.WEBHOOK_POLL_MS,
+      /** Attempts in flight at once in one instance's sender. */
+      concurrency: e.WEBHOOK_CONCURRENCY,
+    },
     siwe: {
       /** host[:port] of PUBLIC_URL: the only domain a message may name. */
       domain: publicUrl.host,
@@ -302,6 +338,7 @@ export type ChatConfig = Config["chat"];
 export type ToolsConfig = Config["tools"];
 export type SchedulerConfig = Config["scheduler"];
 export type SiweConfig = Config["siwe"];
+export type WebhooksConfig = Config["webhooks"];
 export type PrivyConfig = NonNullable<Config["privy"]>;
 
 function lowerCaseSet(list: string): ReadonlySet<string> {

@@ -42,6 +42,7 @@ const TRPC_CODES = {
   agent_not_found: "NOT_FOUND",
   model_not_found: "NOT_FOUND",
   deployment_not_found: "NOT_FOUND",
+  webhook_not_found: "NOT_FOUND",
   method_not_allowed: "METHOD_NOT_SUPPORTED",
   conflict: "CONFLICT",
   agent_exists: "CONFLICT",

@@ -4,14 +4,16 @@ import { purgeOldChatWindows } from "@/server/chat";
 import type { Clock } from "@/server/clock";
 import { purgeExpiredNonces } from "@/server/nonces";
 import { log } from "@/server/observability";
-import { reservationLifetimeMs, sweepReservations } from "@/server/quota";
+import { purgeOldNotices, reservationLifetimeMs, sweepReservations } from "@/server/quota";
 import { purgeOldWindows } from "@/server/rate-limits";
+import { purgeOldDeliveries } from "@/server/webhooks";
 
 /**
  * What every instance does in the background (web and worker alike; each statement is safe to
  * run from many at once): every 5 s, give back the message uses of chats whose process died;
  * every minute, delete what no longer counts (rate windows long over, expired sessions and
- * nonces, forgotten sign-in failures). Returns a stop function.
+ * nonces, forgotten sign-in failures, webhook deliveries past the log's days, limit notices of
+ * periods long over). Returns a stop function.
  */
 export function startHousekeeping(
   { db, clock }: { db: Db; clock: Clock },
@@ -35,6 +37,8 @@ export function startHousekeeping(
     await purgeExpiredSessions(db, now);
     await purgeExpiredNonces(db, now);
     await purgeOldFailures(db, now);
+    await purgeOldDeliveries(db, now);
+    await purgeOldNotices(db, now);
   };
   const timer = setInterval(() => {
     tick().catch((error: unknown) =>

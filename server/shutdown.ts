@@ -1,22 +1,24 @@
 import { log } from "@/server/observability";
 import type { Scheduler } from "@/server/runs";
 import type { Services } from "@/server/services";
+import type { WebhookSender } from "@/server/webhooks";
 
 /** Whether this process is draining (SIGTERM received): /health/ready answers 503 meanwhile. */
 const state = globalThis as unknown as { agentServiceDraining?: boolean };
 export const isDraining = (): boolean => state.agentServiceDraining === true;
 
 /**
- * Graceful shutdown on SIGTERM or SIGINT: report not ready, stop claiming autonomous runs,
- * refuse new model calls (503), let the runs and chats in flight finish, close the MCP
- * connections and the database, exit. The whole of it is bounded by SHUTDOWN_GRACE_MS: the runs and the chats share one
- * deadline rather than each getting the full grace. Whatever is still running then is cut: its
+ * Graceful shutdown on SIGTERM or SIGINT: report not ready, stop claiming autonomous runs and
+ * webhook deliveries, refuse new model calls (503), let the runs, chats and webhook attempts
+ * in flight finish, close the MCP connections and the database, exit. The whole of it is
+ * bounded by SHUTDOWN_GRACE_MS: the runs and the chats share one deadline rather than each
+ * getting the full grace. Whatever is still running then is cut: its
  * run is swept and refunded by a scheduler later, a chat's use by the housekeeping.
  * (`npm start` sets NEXT_MANUAL_SIG_HANDLE so that Next.js leaves these signals to us.)
  */
 export function installGracefulShutdown(
   services: Services,
-  scheduler: Scheduler | undefined,
+  { scheduler, sender }: { scheduler: Scheduler | undefined; sender: WebhookSender | undefined },
 ): void {
   let started = false;
   const shutdown = async (signal: NodeJS.Signals) => {
@@ -31,9 +33,15 @@ export function installGracefulShutdown(
       `Agent Service: ${signal} received; finishing work in flight (up to ${graceMs} ms).`,
     );
     services.model.slots.close();
-    const runsDone = scheduler ? await scheduler.stop(left()) : true;
+    // Webhook attempts finish beside the runs; what is not sent stays in the outbox, for this
+    // instance's next start or any other instance.
+    const [runsDone, sendsDone] = await Promise.all([
+      scheduler ? scheduler.stop(left()) : true,
+      sender ? sender.stop(left()) : true,
+    ]);
     const callsDone = await services.model.slots.drained(left());
-    if (!runsDone || !callsDone) log.warn("Agent Service: work still in flight was cut short.");
+    if (!runsDone || !callsDone || !sendsDone)
+      log.warn("Agent Service: work still in flight was cut short.");
     // After the calls: a chat or run still in flight may be using a connection.
     await services.model.tools.close().catch(() => {});
     await services.database.close().catch(() => {});

@@ -5,6 +5,7 @@ import { log, runsInstanceWork } from "@/server/observability";
 import { Scheduler } from "@/server/runs";
 import { getServices, type Services } from "@/server/services";
 import { installGracefulShutdown } from "@/server/shutdown";
+import { WebhookSender } from "@/server/webhooks";
 
 /** Starts a web process's side of the service (called from instrumentation.ts). */
 export async function startUp(): Promise<void> {
@@ -14,10 +15,10 @@ export async function startUp(): Promise<void> {
     // Once per instance, not once per web worker: the only process, or the worker in slot 1
     // (server/instance/primary.ts).
     const instanceWork = runsInstanceWork();
-    if (instanceWork) startBackgroundWork(services);
+    const background = instanceWork ? startBackgroundWork(services) : undefined;
     const scheduler =
       instanceWork && services.config.scheduler.enabled ? startScheduler(services) : undefined;
-    installGracefulShutdown(services, scheduler);
+    installGracefulShutdown(services, { scheduler, sender: background?.sender });
   } catch (error) {
     // A wrong setting, or the embedded database in use by another process: waiting will not help.
     if (error instanceof ConfigError || embeddedDatabaseFailure(error) === "locked") {
@@ -30,9 +31,20 @@ export async function startUp(): Promise<void> {
   }
 }
 
-/** The housekeeping every instance does, the worker's too (server/housekeeping.ts). */
-export function startBackgroundWork({ database, clock, config }: Services): void {
+/**
+ * What every instance does in the background, the worker's too: the housekeeping
+ * (server/housekeeping.ts) and the webhook sender (server/webhooks), which shutdown stops.
+ */
+export function startBackgroundWork({ database, clock, config, auth }: Services): {
+  sender: WebhookSender;
+} {
   startHousekeeping({ db: database.db, clock }, { llmTimeoutMs: config.llm.timeoutMs });
+  const sender = new WebhookSender(
+    { db: database.db, clock },
+    { config: config.webhooks, secretKey: auth.webhookKey },
+  );
+  sender.start();
+  return { sender };
 }
 
 export function startScheduler(services: Services): Scheduler {

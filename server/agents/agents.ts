@@ -8,6 +8,7 @@ import { AppError } from "@/server/errors";
 import { LIMIT_COLUMNS, newQuotaRow, presentQuota, QUOTA_LIMIT_FIELDS } from "@/server/quota";
 import { nextRunAfterChange } from "@/server/schedules";
 import { DEFAULT_MAX_TOOL_STEPS, presentServers, storeServers } from "@/server/tools";
+import { emitEvent } from "@/server/webhooks";
 import { type Agent, type AgentInput, autonomousPromptProblem } from "./schema";
 
 /** The slice of the request's context it needs (server/context.ts). */
@@ -117,8 +118,9 @@ export function agentExists(aid: string): AppError {
 }
 
 /**
- * Creates the agent, or updates the fields `input` gives. One transaction: a failure leaves
- * nothing half-written. Concurrent creates of one aid end as one create and updates.
+ * Creates the agent, or updates the fields `input` gives. One transaction, with its
+ * `agent.created` or `agent.updated` webhook event: a failure leaves nothing half-written.
+ * Concurrent creates of one aid end as one create and updates.
  * `createOnly`: an aid in use is refused (409 agent_exists) instead of updated; of concurrent
  * creates of one aid, one wins and the others are refused.
  */
@@ -159,7 +161,9 @@ export async function upsertAgent(
         if (Object.keys(limits).length > 0) {
           await tx.update(agentQuotas).set(limits).where(eq(agentQuotas.aid, input.aid));
         }
-        return { created: false, agent: await getAgent({ db: tx, clock }, input.aid) };
+        const agent = await getAgent({ db: tx, clock }, input.aid);
+        await emitEvent(tx, { type: "agent.updated", at: now, data: agent });
+        return { created: false, agent };
       }
 
       const config = mergeConfig(
@@ -184,7 +188,9 @@ export async function upsertAgent(
       await tx
         .insert(agentQuotas)
         .values(newQuotaRow(input.aid, { ...quotaDefaults, ...givenLimits(input) }, now));
-      return { created: true, agent: await getAgent({ db: tx, clock }, input.aid) };
+      const agent = await getAgent({ db: tx, clock }, input.aid);
+      await emitEvent(tx, { type: "agent.created", at: now, data: agent });
+      return { created: true, agent };
     });
     if (outcome) return outcome;
   }
@@ -192,14 +198,26 @@ export async function upsertAgent(
 }
 
 /**
- * Deletes the agent and everything that is its own, in one statement (the foreign keys
- * cascade): its quota, threads and messages, runs, keys, rate-limit windows and the
- * reservations of chats in flight (those chats then fail, counting nothing). The aid is free
- * again at once. 404 when there is no such agent.
+ * Deletes the agent and everything that is its own, in one DELETE (the foreign keys cascade):
+ * its quota, threads and messages, runs, keys, rate-limit windows and the reservations of chats
+ * in flight (those chats then fail, counting nothing). The aid is free again at once. 404 when
+ * there is no such agent. Its `agent.deleted` event carries the record as it was: read, with
+ * the row locked, in the deletion's transaction.
  */
-export async function deleteAgent({ db }: { db: Db }, aid: string): Promise<void> {
-  const deleted = await db.delete(agents).where(eq(agents.aid, aid)).returning({ aid: agents.aid });
-  if (deleted.length === 0) throw agentNotFound(aid);
+export async function deleteAgent({ db, clock }: AgentsContext, aid: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [locked] = await tx
+      .select({ aid: agents.aid })
+      .from(agents)
+      .where(eq(agents.aid, aid))
+      // Not FOR UPDATE: chats' foreign-key checks (KEY SHARE) go on until the delete itself.
+      .for("no key update");
+    if (!locked) throw agentNotFound(aid);
+    const now = clock.now();
+    const record = await getAgent({ db: tx, clock }, aid);
+    await tx.delete(agents).where(eq(agents.aid, aid));
+    await emitEvent(tx, { type: "agent.deleted", at: now, data: record });
+  });
 }
 
 export async function getAgent({ db, clock }: AgentsContext, aid: string): Promise<Agent> {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { callerHashKey } from "@/server/callers";
 import type { Config } from "@/server/config";
 import { headerSecretKey } from "@/server/tools";
+import { webhookSecretKey } from "@/server/webhooks";
 
 export type AdminKey = {
   key: string;
@@ -62,12 +63,14 @@ export function bearerToken(headers: Headers): string | undefined {
 }
 
 /**
- * What is derived from the admin key: the key that hashes client addresses, the key that
- * encrypts MCP servers' header secrets, and a check of the admin key itself.
+ * What is derived from the admin key: the key that hashes client addresses, the keys that
+ * encrypt MCP servers' header secrets and webhook secrets, and a check of the admin key itself.
  */
 export type AuthKeys = {
   callerHashKey: KeyObject;
   headerKey: Uint8Array;
+  /** Seals webhook endpoints' signing secrets (server/webhooks). */
+  webhookKey: Uint8Array;
   adminKeyMatches(presented: string): boolean;
 };
 
@@ -76,6 +79,7 @@ export function authKeys(adminKey: string): AuthKeys {
   return {
     callerHashKey: callerHashKey(adminKey),
     headerKey: headerSecretKey(adminKey),
+    webhookKey: webhookSecretKey(adminKey),
     adminKeyMatches: (presented) => isAdminKey(presented, adminKey),
   };
 }

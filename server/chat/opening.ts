@@ -12,8 +12,11 @@ import {
 import { type Caller, callerId } from "@/server/callers";
 import type { Clock } from "@/server/clock";
 import type { ChatConfig } from "@/server/config";
+import { log } from "@/server/observability";
 import type { ChatTurn } from "@/server/providers";
 import {
+  type LimitRefusal,
+  noticeLimitsReached,
   type QuotaExceeded,
   quotaKeptChanging,
   reserveMessage,
@@ -103,9 +106,24 @@ export async function openChat(
     // window again, in that rare case).
     const refused = (await whyRefused(db, [aid], "message", now)).get(aid);
     if (refused?.notFound) return { outcome: "not_found" };
-    if (refused) return { outcome: "quota_exceeded", exceeded: refused.exceeded, rateLimit };
+    if (refused) {
+      await noticeRefusal(db, { aid, exceeded: refused.exceeded, row: refused.row }, now);
+      return { outcome: "quota_exceeded", exceeded: refused.exceeded, rateLimit };
+    }
     if (attempt >= 2) throw quotaKeptChanging(aid);
   }
+}
+
+/**
+ * The refusal noticed (agent.limit_reached, the first by its limit in its period: server/quota)
+ * on the refusal path alone, after the opening statement, so that a chat that is admitted pays
+ * nothing for it. A notice that cannot be written leaves the refusal as it is (a 429, not a
+ * failure): the next refusal by the limit is then the first.
+ */
+async function noticeRefusal(db: Db, refusal: LimitRefusal, now: Date): Promise<void> {
+  await noticeLimitsReached(db, [refusal], now).catch((error: unknown) => {
+    log.warn({ err: error, aid: refusal.aid }, "A quota refusal could not be noticed for webhooks");
+  });
 }
 
 /** The placeholders that say who the caller is, for the admission rule below. */

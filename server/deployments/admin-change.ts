@@ -5,7 +5,8 @@ import type { Session } from "@/server/auth";
 import type { Context } from "@/server/context";
 import { AppError } from "@/server/errors";
 import { metrics } from "@/server/observability";
-import { presentDeployment } from "./deployments";
+import { emitEvent } from "@/server/webhooks";
+import { getDeployment, presentDeployment } from "./deployments";
 import type { adminStatusChangeInputSchema, Deployment } from "./schema";
 import { ADMIN_SIGNER, allowedNext, canTransition } from "./view";
 
@@ -14,7 +15,8 @@ import { ADMIN_SIGNER, allowedNext, canTransition } from "./view";
  * or with the admin key: the status machine is the one a worker's signed change goes by, and
  * the change is recorded in the history as the admin's (`admin` for the key, the wallet's
  * address for an admin wallet), with no nonce, since no signed message was spent. One
- * transaction, the row locked, as for a signed change. An admin's change assigns no worker.
+ * transaction, the row locked, with its webhook event, as for a signed change. An admin's
+ * change assigns no worker.
  */
 export async function changeStatusAsAdmin(
   { db, clock }: Pick<Context, "db" | "clock">,
@@ -62,6 +64,13 @@ export async function changeStatusAsAdmin(
       deploymentDetails: input.deployment_details ?? null,
       createdAt: now,
     });
+    // As for a signed change: a new status is an event, written with the change.
+    if (current.status !== input.status)
+      await emitEvent(tx, {
+        type: "deployment.status_changed",
+        at: now,
+        data: () => getDeployment({ db: tx, clock }, current.id),
+      });
     return { updated: updated as DeploymentRow, from: current.status };
   });
   if ("refused" in outcome) throw outcome.refused;

@@ -12,7 +12,8 @@ import {
   verifySiweMessage,
   wrongPurpose,
 } from "@/server/siwe";
-import { presentDeployment } from "./deployments";
+import { emitEvent } from "@/server/webhooks";
+import { getDeployment, presentDeployment } from "./deployments";
 import { isAdmin, notYours, refusal } from "./permissions";
 import {
   type Deployment,
@@ -89,6 +90,15 @@ export async function updateStatus(
       deploymentDetails: statement.deployment_details ?? null,
       createdAt: now,
     });
+    // A change of status (not the same status again, which updates details) is an event, its
+    // data the record GET /v1/deployments/{id} shows, history included; read only when an
+    // endpoint subscribes.
+    if (current.status !== statement.status)
+      await emitEvent(tx, {
+        type: "deployment.status_changed",
+        at: now,
+        data: () => getDeployment({ db: tx, clock }, current.id),
+      });
     return { updated: updated as DeploymentRow, from: current.status };
   });
   if ("refused" in outcome) throw outcome.refused;

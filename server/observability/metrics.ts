@@ -34,6 +34,7 @@ type Metrics = {
   schedulerLag: Histogram;
   dueAgents: Gauge;
   deploymentChanges: Counter<"from" | "to">;
+  webhookAttempts: Counter<"result">;
   /** Set once the services exist: what the in-use gauges read. */
   sources: {
     slotsInUse?: () => number;
@@ -131,6 +132,12 @@ function createMetrics(): Metrics {
       name: "agent_deployment_status_changes_total",
       help: "Deployment status changes, by from and to.",
       labelNames: ["from", "to"],
+      registers: [registry],
+    }),
+    webhookAttempts: new client.Counter({
+      name: "agent_webhook_attempts_total",
+      help: "Webhook delivery attempts by result: delivered, retrying (failed, tried again later), failed (failed, given up).",
+      labelNames: ["result"],
       registers: [registry],
     }),
   };

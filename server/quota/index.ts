@@ -15,6 +15,7 @@
  */
 
 export { LIMIT_COLUMNS, newQuotaRow } from "./limits";
+export { type LimitRefusal, noticeLimitsReached, purgeOldNotices } from "./notices";
 export {
   nextUtcDayStart,
   nextUtcMonthStart,

@@ -14,6 +14,7 @@ import type { Db } from "@/db/client";
 import { type AgentQuotaRow, agentQuotas, chatReservations } from "@/db/schema";
 import type { Clock } from "@/server/clock";
 import { COUNTERS, effectiveCount, LAST_AT, periodValue, type QuotaKind } from "./counters";
+import { type LimitRefusal, noticeLimitsReached } from "./notices";
 import { utcDay, utcMonth } from "./periods";
 import { findExceeded, type QuotaExceeded } from "./refusal";
 import { withinTokenBudgets } from "./tokens";
@@ -83,8 +84,9 @@ export type RunReserve = { month: string; refused?: undefined } | { refused: str
 
 /**
  * One autonomous use reserved for each of `aids` (the agents a claim took), in one UPDATE for
- * all of them, then one read to say why the refused ones were refused. Run in the claim's
- * transaction, which records each run with the month its use counts in.
+ * all of them, then one read to say why the refused ones were refused, and the first refusal
+ * by each limit noticed (agent.limit_reached, notices.ts). Run in the claim's transaction,
+ * which records each run with the month its use counts in.
  */
 export async function reserveRuns(
   { db, clock }: { db: Db; clock: Clock },
@@ -107,25 +109,27 @@ export async function reserveRuns(
 
     const why = await whyRefused(db, refused, "autonomous", now);
     pending = [];
+    const limited: LimitRefusal[] = [];
     for (const aid of refused) {
       const refusal = why.get(aid);
       if (!refusal) pending.push(aid);
-      else
-        results.set(aid, {
-          refused: refusal.notFound
-            ? `Agent '${aid}' has no quota record.`
-            : refusal.exceeded.detail,
-        });
+      else if (refusal.notFound)
+        results.set(aid, { refused: `Agent '${aid}' has no quota record.` });
+      else {
+        results.set(aid, { refused: refusal.exceeded.detail });
+        limited.push({ aid, exceeded: refusal.exceeded, row: refusal.row });
+      }
     }
+    await noticeLimitsReached(db, limited, now);
   }
   if (pending.length > 0)
     throw new Error(`Quotas of ${pending.length} agents kept changing; the reserve gave up`);
   return results;
 }
 
-/** Why a reserve counted nothing: no quota row, or the limit it hit. */
+/** Why a reserve counted nothing: no quota row, or the limit it hit (and the row that says so). */
 export type Refused =
-  | { exceeded: QuotaExceeded; notFound?: undefined }
+  | { exceeded: QuotaExceeded; row: AgentQuotaRow; notFound?: undefined }
   | { notFound: true; exceeded?: undefined };
 
 /**
@@ -146,7 +150,7 @@ export async function whyRefused(
       const row = byAid.get(aid);
       if (!row) return [aid, { notFound: true }];
       const exceeded = findExceeded(row, kind, now);
-      return [aid, exceeded && { exceeded }];
+      return [aid, exceeded && { exceeded, row }];
     }),
   );
 }

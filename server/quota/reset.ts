@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { agentQuotas } from "@/db/schema";
 import type { Clock } from "@/server/clock";
+import { forgetNotices } from "./notices";
 import { utcDay, utcMonth } from "./periods";
 import { QUOTA_COUNTERS, type QuotaCounterName } from "./schema";
 
@@ -46,5 +47,7 @@ export async function resetQuotaCounts(
     .set(set)
     .where(eq(agentQuotas.aid, aid))
     .returning({ aid: agentQuotas.aid });
+  // Counting starts again: a limit reached after this is news again (agent.limit_reached).
+  if (reset.length > 0) await forgetNotices(db, aid);
   return reset.length > 0;
 }

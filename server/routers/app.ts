@@ -14,6 +14,7 @@ import { runsRouter } from "./runs";
 import { threadsRouter } from "./threads";
 import { toolsRouter } from "./tools";
 import { usageRouter } from "./usage";
+import { webhooksRouter } from "./webhooks";
 
 export const appRouter = router({
   health: healthRouter,
@@ -31,6 +32,7 @@ export const appRouter = router({
   runs: runsRouter,
   deployments: deploymentsRouter,
   dashboard: dashboardRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

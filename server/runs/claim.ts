@@ -4,6 +4,7 @@ import { type AgentRow, type AutonomousRunRow, agents, autonomousRuns } from "@/
 import type { Clock } from "@/server/clock";
 import { reserveRuns } from "@/server/quota";
 import { nextSlot } from "@/server/schedules";
+import { runEventsSql } from "./record-json";
 
 /**
  * Claiming autonomous runs: due slots taken, their quota reserved, the runs recorded.
@@ -85,8 +86,9 @@ async function moveToNextSlots(db: Db, due: AgentRow[], now: Date): Promise<void
 /**
  * Reserves the autonomous quota of each agent and records its run, `running` (holding the use
  * in the month it counts in, `quota_month`), or `skipped` when its quota is spent: one
- * statement for the quotas and one for the runs, however many. `claimed` is undefined for a
- * skipped run. Run in a transaction: the claim's, or run now's.
+ * statement for the quotas and one for the runs, however many (and one for the skipped runs'
+ * `run.skipped` events, when there are some). `claimed` is undefined for a skipped run. Run in
+ * a transaction: the claim's, or run now's.
  */
 export async function startRuns(
   db: Db,
@@ -130,7 +132,13 @@ export async function startRuns(
         };
       }),
     )
-    .returning({ id: autonomousRuns.id, aid: autonomousRuns.aid });
+    .returning({
+      id: autonomousRuns.id,
+      aid: autonomousRuns.aid,
+      outcome: autonomousRuns.outcome,
+    });
+  const skipped = recorded.filter((row) => row.outcome === "skipped").map((row) => row.id);
+  if (skipped.length > 0) await db.execute(runEventsSql("run.skipped", skipped, now));
   // One run per agent in a claim, so the aid tells which row is whose.
   const runIdOf = new Map(recorded.map((row) => [row.aid, row.id]));
   return slots.map(({ agent }) => {

@@ -8,8 +8,10 @@ import { type ModelCall, noModelSlot, startModelCall } from "@/server/model-call
 import { log } from "@/server/observability";
 import { releaseRun } from "@/server/quota";
 import { AGENT_CALLER, AUTONOMOUS_THREAD, loadHistory, storeExchange } from "@/server/threads";
+import { fanOutSql } from "@/server/webhooks";
 import { writeReliably } from "@/server/write-reliably";
 import { type ClaimedRun, startRuns } from "./claim";
+import { runEventsSql, runJson } from "./record-json";
 
 /**
  * Executing autonomous runs: a claimed run through the agent's model, its outcome recorded, and
@@ -64,8 +66,16 @@ export async function executeRun(
               input_tokens = ${p("inputTokens")}::integer,
               output_tokens = ${p("outputTokens")}::integer,
               tokens_estimated = ${p("estimated")}::boolean, cost = (SELECT cost FROM price)
-            WHERE id = ${p("guardRunId")}::bigint AND outcome = 'running' RETURNING id`;
+            WHERE id = ${p("guardRunId")}::bigint AND outcome = 'running' RETURNING *`;
         },
+        // Its run.succeeded event, in the same statement: from the run as the guard wrote it.
+        effects: () =>
+          fanOutSql({
+            type: "run.succeeded",
+            at: sql.placeholder("answeredAt"),
+            data: runJson("guard"),
+            from: sql`guard`,
+          }),
         values: { guardRunId: run.runId },
       },
       "run",
@@ -97,19 +107,25 @@ function runFailureDetail(run: ClaimedRun, failure: unknown): string {
   return "An unexpected error occurred. It has been logged.";
 }
 
-/** Marks the run failed and gives its quota back, atomically (so the sweeper cannot refund twice). */
+/**
+ * Marks the run failed, gives its quota back and writes its `run.failed` event, atomically (so
+ * the sweeper cannot refund twice).
+ */
 async function failRun(
   ctx: Pick<RunContext, "db" | "clock">,
   run: ClaimedRun,
   error: string,
 ): Promise<void> {
   await ctx.db.transaction(async (tx) => {
+    const now = ctx.clock.now();
     const [updated] = await tx
       .update(autonomousRuns)
-      .set({ outcome: "failed", error, finishedAt: ctx.clock.now(), quotaMonth: null })
+      .set({ outcome: "failed", error, finishedAt: now, quotaMonth: null })
       .where(and(eq(autonomousRuns.id, run.runId), eq(autonomousRuns.outcome, "running")))
       .returning({ id: autonomousRuns.id });
-    if (updated) await releaseRun(tx, { aid: run.agent.aid, month: run.quotaMonth });
+    if (!updated) return;
+    await releaseRun(tx, { aid: run.agent.aid, month: run.quotaMonth });
+    await tx.execute(runEventsSql("run.failed", [run.runId], now));
   });
 }
 

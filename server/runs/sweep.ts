@@ -3,10 +3,12 @@ import type { Db } from "@/db/client";
 import { autonomousRuns } from "@/db/schema";
 import type { Clock } from "@/server/clock";
 import { releaseRun } from "@/server/quota";
+import { runEventsSql } from "./record-json";
 
 /**
  * Finds runs left `running` by an instance that stopped (older than any live run can be), marks
- * them failed and gives their quota back. Returns how many it found.
+ * them failed, gives their quota back and writes their `run.failed` events, in one
+ * transaction. Returns how many it found.
  */
 export async function sweepInterruptedRuns(
   { db, clock }: { db: Db; clock: Clock },
@@ -46,6 +48,13 @@ export async function sweepInterruptedRuns(
     for (const run of stale) {
       if (run.quotaMonth) await releaseRun(tx, { aid: run.aid, month: run.quotaMonth });
     }
+    await tx.execute(
+      runEventsSql(
+        "run.failed",
+        stale.map((run) => run.id),
+        now,
+      ),
+    );
     return stale.length;
   });
 }

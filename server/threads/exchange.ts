@@ -42,6 +42,11 @@ export type StoreGuard = {
    * `estimated`; see storeExchange).
    */
   build: () => SQL;
+  /**
+   * A write that follows from the guard (it may read the rows `guard` returned), in the same
+   * statement: an autonomous run's webhook event. Its values are placeholders too.
+   */
+  effects?: () => SQL;
   values: Record<string, unknown>;
 };
 
@@ -148,6 +153,7 @@ function storeStatement(db: Db, kind: Accounted["kind"], guard: StoreGuard) {
       .with(
         clause("price", settle.price),
         clause("guard", guard.build()),
+        ...(guard.effects ? [clause("guard_effects", guard.effects())] : []),
         thread,
         messages,
         settleQuota,

@@ -1,34 +1,28 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { seal, sealingKey, unseal } from "@/server/secret-box";
 
 /**
- * Secret header values of MCP servers (an API key, a bearer token) are kept encrypted with
- * AES-256-GCM, under a key derived from the admin key as the service's other keys are
- * (server/callers/caller.ts). Each value is bound to the origin it was given for and to its
- * header name (the additional data), so a stored value cannot be sent to another server by
- * moving it, even by someone who can write the database. If the admin key changes, stored
- * values can no longer be read and must be given again.
+ * Secret header values of MCP servers (an API key, a bearer token) are kept encrypted
+ * (server/secret-box.ts), under a key derived from the admin key as the service's other keys
+ * are (server/callers/caller.ts). Each value is bound to the origin it was given for and to its
+ * header name, so a stored value cannot be sent to another server by moving it, even by someone
+ * who can write the database. If the admin key changes, stored values can no longer be read and
+ * must be given again.
  */
-
-const VERSION = "v1";
 
 /** The key that encrypts header values, from the admin key. */
 export function headerSecretKey(adminKey: string): Uint8Array {
-  return createHash("sha256").update(`agent-service mcp headers v1\0${adminKey}`).digest();
+  return sealingKey(adminKey, "mcp headers v1");
 }
 
-const additionalData = (origin: string, header: string) =>
-  Buffer.from(`mcp-header\0${origin}\0${header.toLowerCase()}`);
+const boundTo = (origin: string, header: string) =>
+  `mcp-header\0${origin}\0${header.toLowerCase()}`;
 
 export function encryptHeader(
   key: Uint8Array,
   value: string,
   { origin, header }: { origin: string; header: string },
 ): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv);
-  cipher.setAAD(additionalData(origin, header));
-  const sealed = Buffer.concat([cipher.update(value, "utf8"), cipher.final(), cipher.getAuthTag()]);
-  return `${VERSION}.${iv.toString("base64url")}.${sealed.toString("base64url")}`;
+  return seal(key, value, boundTo(origin, header));
 }
 
 /** The value, or undefined when it cannot be read (another key, another origin, damaged). */
@@ -37,20 +31,7 @@ export function decryptHeader(
   stored: string,
   { origin, header }: { origin: string; header: string },
 ): string | undefined {
-  const [version, iv, sealed] = stored.split(".");
-  if (version !== VERSION || !iv || !sealed) return undefined;
-  try {
-    const bytes = Buffer.from(sealed, "base64url");
-    const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
-    decipher.setAAD(additionalData(origin, header));
-    decipher.setAuthTag(bytes.subarray(bytes.length - 16));
-    return Buffer.concat([
-      decipher.update(bytes.subarray(0, bytes.length - 16)),
-      decipher.final(),
-    ]).toString("utf8");
-  } catch {
-    return undefined;
-  }
+  return unseal(key, stored, boundTo(origin, header));
 }
 
 /**

@@ -55,7 +55,7 @@ export async function createTestDatabase(
     url: throwaway?.url,
     truncate: async () => {
       await database.db.execute(
-        sql`TRUNCATE agents, agent_quotas, deployments, siwe_nonces, model_prices CASCADE`,
+        sql`TRUNCATE agents, agent_quotas, deployments, siwe_nonces, model_prices, webhook_endpoints CASCADE`,
       );
     },
     destroy: async () => {

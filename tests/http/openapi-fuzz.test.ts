@@ -61,6 +61,14 @@ describe.each(DATABASE_KINDS)("every operation of /openapi.json with edge values
       ).id,
     );
     await send("PUT", "/prices/fuzz-model", { input_per_million: 1, output_per_million: 2 });
+    // An endpoint no delivery reaches (the name does not resolve), with a delivery to retry.
+    seeded.webhook = (
+      await send("POST", "/webhooks", {
+        url: "https://hooks.invalid/fuzz",
+        events: ["agent.updated"],
+      })
+    ).id;
+    seeded.delivery = String((await send("POST", `/webhooks/${seeded.webhook}/test`)).id);
     await fetch(`${server.url}/fuzz-agent/chat?q=hello`);
   });
   afterAll(async () => {
@@ -70,8 +78,11 @@ describe.each(DATABASE_KINDS)("every operation of /openapi.json with edge values
 
   /** The seeded value of a path parameter, by its name (an `id` by the path it is in). */
   const seeds = (operation: Operation, name: string): string | undefined => {
-    if (name === "id")
-      return operation.template.startsWith("/v1/deployments") ? seeded.deployment : seeded.key;
+    if (name === "id") {
+      if (operation.template.startsWith("/v1/deployments")) return seeded.deployment;
+      return operation.template.startsWith("/webhooks") ? seeded.webhook : seeded.key;
+    }
+    if (name === "delivery_id") return seeded.delivery;
     return { aid: "fuzz-agent", chat_id: "default", model: "fuzz-model" }[name];
   };
 

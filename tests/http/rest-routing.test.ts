@@ -41,7 +41,7 @@ type Exchange = {
   vary: string | null;
 };
 
-/** Values that differ between two databases by nature: times, random ids and keys. */
+/** Values that differ between two databases by nature: times, random ids, keys and secrets. */
 function normalise(value: unknown, key = ""): unknown {
   if (Array.isArray(value)) return value.map((item) => normalise(item));
   if (value && typeof value === "object")
@@ -53,6 +53,9 @@ function normalise(value: unknown, key = ""): unknown {
     if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value))
       return "<uuid>";
     if (/^ak_/.test(value)) return "<key>";
+    if (/^whsec_/.test(value)) return "<secret>";
+    if (/^wh_[0-9a-f]{16}$/.test(value)) return "<webhook>";
+    if (/^msg_[0-9a-f]{32}$/.test(value)) return "<message>";
     if (/^chatcmpl-/.test(value)) return "<completion>";
     if (/^[0-9a-f]{12,}$/.test(value) && (key === "id" || key === "nonce")) return "<random>";
     // Each server's own port (the document's servers).

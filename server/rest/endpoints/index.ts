@@ -11,6 +11,7 @@ import { priceEndpoints } from "./prices";
 import { runEndpoints } from "./runs";
 import { threadEndpoints } from "./threads";
 import { usageEndpoints } from "./usage";
+import { webhookEndpoints } from "./webhooks";
 
 /**
  * Every REST operation of the service, each declared once. The route files and the OpenAPI
@@ -28,5 +29,6 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...priceEndpoints,
   ...nonceEndpoints,
   ...deploymentEndpoints,
+  ...webhookEndpoints,
   ...operationEndpoints,
 ];

@@ -1,0 +1,188 @@
+import { type LookupAddress, lookup } from "node:dns";
+import type { LookupFunction } from "node:net";
+import { Webhook } from "standardwebhooks";
+import { Agent, request } from "undici";
+import type { HostRule } from "@/server/allowed-hosts";
+import { storableText } from "@/server/text";
+import { addressPermitted, literalAddress, NOT_LISTED } from "./target";
+import { RESPONSE_EXCERPT_BYTES } from "./view";
+
+/**
+ * One attempt to deliver a webhook: the body POSTed, signed as Standard Webhooks says
+ * (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` and the base64 HMAC-SHA256 of
+ * `id.timestamp.body` under the secret's bytes, by the `standardwebhooks` package), to an
+ * address the target rules permit (checked on the addresses the connection itself is made
+ * to), bounded in time, no redirect followed, and no more of the answer read than its status
+ * and its first bytes. Nothing the receiver sends but those reaches the delivery log: every
+ * failure is described in the service's own words.
+ */
+
+export type AttemptResult = {
+  delivered: boolean;
+  statusCode: number | null;
+  durationMs: number;
+  excerpt: string | null;
+  error: string | null;
+};
+
+/** What an attempt sends. */
+export type Message = { url: string; secret: string; webhookId: string; body: string; at: Date };
+
+class NotPermitted extends Error {
+  readonly code = "EWEBHOOKNOTPUBLIC";
+}
+
+/** DNS answers filtered to the addresses the rules permit for `url`; none permitted is an error. */
+function guardedLookup(url: URL, rules: readonly HostRule[]): LookupFunction {
+  return (hostname, options, callback) => {
+    lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, "", 0);
+      const permitted = addresses.filter(({ address }) => addressPermitted(url, address, rules));
+      const first = permitted[0];
+      if (!first) return callback(new NotPermitted(NOT_LISTED), "", 0);
+      if (options.all) (callback as (e: null, a: LookupAddress[]) => void)(null, permitted);
+      else callback(null, first.address, first.family);
+    });
+  };
+}
+
+/**
+ * HTTP connections of the senders, one pool per origin (keep-alive, so a busy endpoint does
+ * not pay a handshake per delivery), each resolving names through the guard for its origin.
+ */
+export class Connections {
+  private readonly agents = new Map<string, Agent>();
+
+  constructor(private readonly options: { rules: readonly HostRule[]; timeoutMs: number }) {}
+
+  for(url: URL): Agent {
+    let agent = this.agents.get(url.origin);
+    if (agent) return agent;
+    // A bound on what many endpoints can hold open: the oldest pool goes.
+    if (this.agents.size >= 64) {
+      const [origin, oldest] = this.agents.entries().next().value as [string, Agent];
+      this.agents.delete(origin);
+      void oldest.close().catch(() => {});
+    }
+    agent = new Agent({
+      connect: {
+        timeout: this.options.timeoutMs,
+        lookup: guardedLookup(url, this.options.rules),
+      },
+      headersTimeout: this.options.timeoutMs,
+      bodyTimeout: this.options.timeoutMs,
+      keepAliveTimeout: 4_000,
+      connections: 16,
+    });
+    this.agents.set(url.origin, agent);
+    return agent;
+  }
+
+  async close(): Promise<void> {
+    const agents = [...this.agents.values()];
+    this.agents.clear();
+    await Promise.all(agents.map((agent) => agent.destroy().catch(() => {})));
+  }
+}
+
+/** Sends one message; never throws: every failure is an attempt that failed, saying why. */
+export async function attemptDelivery(
+  message: Message,
+  {
+    connections,
+    rules,
+    timeoutMs,
+  }: { connections: Connections; rules: readonly HostRule[]; timeoutMs: number },
+): Promise<AttemptResult> {
+  const started = performance.now();
+  const took = () => Math.round((performance.now() - started) * 10) / 10;
+  const failed = (error: string, statusCode: number | null = null, excerpt: string | null = null) =>
+    ({ delivered: false, statusCode, durationMs: took(), excerpt, error }) satisfies AttemptResult;
+  const url = new URL(message.url);
+  // A literal address is never looked up, so the guard would not see it: checked here.
+  const address = literalAddress(url);
+  if (address !== undefined && !addressPermitted(url, address, rules))
+    return failed(`The endpoint's URL ${NOT_LISTED}; nothing was sent.`);
+  const timestamp = Math.floor(message.at.getTime() / 1000);
+  let signature: string;
+  try {
+    signature = new Webhook(message.secret).sign(message.webhookId, message.at, message.body);
+  } catch {
+    return failed("The endpoint's secret could not be used to sign; rotate it.");
+  }
+  const signal = AbortSignal.timeout(timeoutMs);
+  let statusCode: number;
+  let excerpt: string | null;
+  try {
+    const response = await request(url, {
+      method: "POST",
+      dispatcher: connections.for(url),
+      signal,
+      maxRedirections: 0,
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "agent-service-webhooks",
+        "webhook-id": message.webhookId,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": signature,
+      },
+      body: message.body,
+    });
+    statusCode = response.statusCode;
+    // Never throws: past the time, the status decides, with what came of the body.
+    excerpt = await firstBytes(response.body);
+  } catch (error) {
+    return failed(describeFailure(error, timeoutMs));
+  }
+  if (statusCode >= 200 && statusCode < 300)
+    return { delivered: true, statusCode, durationMs: took(), excerpt, error: null };
+  if (statusCode >= 300 && statusCode < 400)
+    return failed(
+      `The endpoint answered HTTP ${statusCode}, a redirect, which is not followed: give the URL it redirects to.`,
+      statusCode,
+      excerpt,
+    );
+  return failed(`The endpoint answered HTTP ${statusCode}.`, statusCode, excerpt);
+}
+
+/**
+ * At most RESPONSE_EXCERPT_BYTES of the answer, as storable text; the rest is never read (the
+ * connection is closed when more comes). Null when the answer has no body.
+ */
+async function firstBytes(
+  body: AsyncIterable<Uint8Array> & { destroy(): unknown },
+): Promise<string | null> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= RESPONSE_EXCERPT_BYTES) break;
+    }
+  } catch {
+    // Cut off (the time is up, the connection closed): what came is kept.
+  } finally {
+    body.destroy();
+  }
+  if (size === 0) return null;
+  const bytes = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES);
+  // `stream: true` holds back a character cut in half at the end rather than mangling it.
+  return storableText(new TextDecoder("utf-8").decode(bytes, { stream: true }));
+}
+
+/** A failure before any status came, in the service's own words. */
+function describeFailure(error: unknown, timeoutMs: number): string {
+  const code = (error as { code?: string } | undefined)?.code ?? "";
+  const name = (error as { name?: string } | undefined)?.name ?? "";
+  if (code === "EWEBHOOKNOTPUBLIC")
+    return `The endpoint's host resolves to a private, loopback or other non-public address, which WEBHOOK_ALLOWED_HOSTS does not list; nothing was sent.`;
+  if (name === "TimeoutError" || name === "AbortError" || /TIMEOUT/.test(code))
+    return `The endpoint did not answer within ${timeoutMs} ms.`;
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NONAME")
+    return "The endpoint's host name could not be resolved.";
+  if (code === "ECONNREFUSED") return "The endpoint refused the connection.";
+  if (code.startsWith("ERR_TLS") || /CERT|SSL/.test(code))
+    return "The TLS connection to the endpoint failed: its certificate was not accepted.";
+  return "The endpoint could not be reached, or closed the connection before answering.";
+}

@@ -1,0 +1,176 @@
+import { asc, count, eq } from "drizzle-orm";
+import type { z } from "zod";
+import { type WebhookEndpointRow, webhookEndpoints } from "@/db/schema";
+import type { Context } from "@/server/context";
+import { AppError } from "@/server/errors";
+import type {
+  createdWebhookSchema,
+  createWebhookInputSchema,
+  updateWebhookInputSchema,
+  Webhook,
+  webhookListSchema,
+} from "./schema";
+import { isEndpointId, newEndpointId, newSecret, sealSecret } from "./secrets";
+import { urlProblem } from "./target";
+
+/** Webhook endpoints (admin): made with a secret shown once, listed, changed, deleted. */
+
+/** The slice of the request's context it needs (server/context.ts). */
+export type WebhooksContext = Pick<Context, "db" | "clock"> & {
+  config: Pick<Context["config"], "webhooks">;
+  auth: Pick<Context["auth"], "webhookKey">;
+};
+
+/** A bound on endpoints, and so on the deliveries one event can make. */
+const MAX_ENDPOINTS = 100;
+
+export function webhookNotFound(id: string): AppError {
+  return new AppError("webhook_not_found", `There is no webhook endpoint '${id}'.`);
+}
+
+/** The URL if an endpoint may have it; else the 400 that names the field. */
+function checkedUrl(ctx: WebhooksContext, given: string): string {
+  const problem = urlProblem(new URL(given), ctx.config.webhooks.allowedHosts);
+  if (!problem) return given;
+  throw new AppError("validation_failed", `The request has invalid fields: url ${problem}.`, {
+    errors: [{ field: "url", detail: problem }],
+  });
+}
+
+export function presentWebhook(row: WebhookEndpointRow): Webhook {
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    events: row.events as Webhook["events"],
+    enabled: row.enabled,
+    disabled_reason: row.disabledReason,
+    failing_since: row.failingSince?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export async function createWebhook(
+  ctx: WebhooksContext,
+  input: z.output<typeof createWebhookInputSchema>,
+): Promise<z.output<typeof createdWebhookSchema>> {
+  const url = checkedUrl(ctx, input.url);
+  const [existing] = await ctx.db.select({ n: count() }).from(webhookEndpoints);
+  if ((existing?.n ?? 0) >= MAX_ENDPOINTS)
+    throw new AppError(
+      "conflict",
+      `There are ${MAX_ENDPOINTS} webhook endpoints already; delete one first.`,
+    );
+  const id = newEndpointId();
+  const secret = newSecret();
+  const now = ctx.clock.now();
+  const [row] = await ctx.db
+    .insert(webhookEndpoints)
+    .values({
+      id,
+      url,
+      description: input.description ?? null,
+      events: input.events,
+      secret: sealSecret(ctx.auth.webhookKey, secret, id),
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  return { ...presentWebhook(row as WebhookEndpointRow), secret };
+}
+
+export async function listWebhooks({
+  db,
+}: Pick<WebhooksContext, "db">): Promise<z.output<typeof webhookListSchema>> {
+  const rows = await db
+    .select()
+    .from(webhookEndpoints)
+    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+  return { webhooks: rows.map(presentWebhook) };
+}
+
+/** The endpoint's row; 404 when there is none. */
+export async function endpointRow(
+  { db }: Pick<WebhooksContext, "db">,
+  id: string,
+): Promise<WebhookEndpointRow> {
+  const [row] = isEndpointId(id)
+    ? await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id))
+    : [];
+  if (!row) throw webhookNotFound(id);
+  return row;
+}
+
+export async function getWebhook(ctx: Pick<WebhooksContext, "db">, id: string): Promise<Webhook> {
+  return presentWebhook(await endpointRow(ctx, id));
+}
+
+/**
+ * Changes the fields given. Enabling starts deliveries again (the pending ones are sent) and
+ * forgets why it was disabled and since when it failed; disabling stops them, saying so.
+ */
+export async function updateWebhook(
+  ctx: WebhooksContext,
+  input: z.output<typeof updateWebhookInputSchema>,
+): Promise<Webhook> {
+  const now = ctx.clock.now();
+  const enabling =
+    input.enabled === true
+      ? { enabled: true, disabledReason: null, failingSince: null }
+      : input.enabled === false
+        ? {
+            enabled: false,
+            disabledReason: `Disabled by an admin at ${now.toISOString()}; PATCH {"enabled": true} starts deliveries again.`,
+          }
+        : {};
+  const [row] = isEndpointId(input.id)
+    ? await ctx.db
+        .update(webhookEndpoints)
+        .set({
+          ...(input.url === undefined ? {} : { url: checkedUrl(ctx, input.url) }),
+          ...(input.events === undefined ? {} : { events: input.events }),
+          ...(input.description === undefined ? {} : { description: input.description }),
+          ...enabling,
+          updatedAt: now,
+        })
+        .where(eq(webhookEndpoints.id, input.id))
+        .returning()
+    : [];
+  if (!row) throw webhookNotFound(input.id);
+  return presentWebhook(row);
+}
+
+/** Deletes the endpoint and its delivery log; what was pending is not sent. */
+export async function deleteWebhook(
+  { db }: Pick<WebhooksContext, "db">,
+  id: string,
+): Promise<void> {
+  const deleted = isEndpointId(id)
+    ? await db
+        .delete(webhookEndpoints)
+        .where(eq(webhookEndpoints.id, id))
+        .returning({ id: webhookEndpoints.id })
+    : [];
+  if (deleted.length === 0) throw webhookNotFound(id);
+}
+
+/**
+ * A new secret, shown in this answer only; the old one signs nothing from now on (deliveries
+ * pending are signed with the new one when they are sent).
+ */
+export async function rotateSecret(
+  ctx: WebhooksContext,
+  id: string,
+): Promise<z.output<typeof createdWebhookSchema>> {
+  const secret = newSecret();
+  const [row] = isEndpointId(id)
+    ? await ctx.db
+        .update(webhookEndpoints)
+        .set({ secret: sealSecret(ctx.auth.webhookKey, secret, id), updatedAt: ctx.clock.now() })
+        .where(eq(webhookEndpoints.id, id))
+        .returning()
+    : [];
+  if (!row) throw webhookNotFound(id);
+  return { ...presentWebhook(row), secret };
+}

@@ -1,0 +1,179 @@
+import type { Db } from "@/db/client";
+import type { StoredWebhookAttempt } from "@/db/schema";
+import type { Clock } from "@/server/clock";
+import type { WebhooksConfig } from "@/server/config";
+import { log, metrics } from "@/server/observability";
+import { type AttemptResult, attemptDelivery, Connections } from "./attempt";
+import { afterFailure, giveUpTime } from "./backoff";
+import { type ClaimedDelivery, claimDue, recordAttempt, type Settled } from "./claims";
+import { openSecret } from "./secrets";
+
+/**
+ * The loop that sends webhooks, one per instance (where its housekeeping runs): a few times a
+ * second it claims due deliveries, as many as it has room for (WEBHOOK_CONCURRENCY at once),
+ * sends each and records the attempt. Any number of these share the outbox without sending a
+ * claim twice. On shutdown it stops claiming and lets the attempts in flight finish.
+ */
+export class WebhookSender {
+  private timer: NodeJS.Timeout | undefined;
+  private stopping = false;
+  private passing: Promise<unknown> = Promise.resolve();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly connections: Connections;
+  /** A claim holds a delivery this long: an attempt's bound, and room to record it. */
+  private readonly leaseMs: number;
+  /** The fewest free places worth a claim while attempts are in flight. */
+  private readonly minClaim: number;
+
+  constructor(
+    private readonly ctx: { db: Db; clock: Clock },
+    private readonly options: {
+      config: WebhooksConfig;
+      secretKey: Uint8Array;
+      /** The jitter's randomness (tests choose it). */
+      random?: () => number;
+    },
+  ) {
+    const { config } = options;
+    this.connections = new Connections({ rules: config.allowedHosts, timeoutMs: config.timeoutMs });
+    this.leaseMs = config.timeoutMs + 30_000;
+    this.minClaim = Math.max(1, Math.ceil(config.concurrency / 4));
+  }
+
+  start(): void {
+    const loop = async () => {
+      this.passing = this.pass().catch((error: unknown) => {
+        log.error({ err: error }, "Webhook sender failed; trying again at its next poll");
+      });
+      await this.passing;
+      if (!this.stopping) this.timer = setTimeout(loop, this.options.config.pollMs);
+    };
+    void loop();
+  }
+
+  /**
+   * One pass: claims until nothing more is due, never more than `concurrency` in flight (with
+   * fewer than a quarter free, it waits for attempts to finish). Returns how many it claimed;
+   * `idle()` waits for them.
+   */
+  async pass(): Promise<number> {
+    const { concurrency } = this.options.config;
+    let claimed = 0;
+    while (!this.stopping) {
+      const room = concurrency - this.inFlight.size;
+      if (room < this.minClaim && this.inFlight.size > 0) {
+        await Promise.race(this.inFlight);
+        continue;
+      }
+      const due = await claimDue(this.ctx.db, {
+        now: this.ctx.clock.now(),
+        limit: room,
+        leaseMs: this.leaseMs,
+      });
+      for (const delivery of due) this.track(delivery);
+      claimed += due.length;
+      if (due.length < room) break; // nothing more is due
+    }
+    return claimed;
+  }
+
+  /** Resolves when every attempt started so far has been recorded. */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  }
+
+  /** Stops claiming and waits up to `graceMs` for the attempts in flight; true if all finished. */
+  async stop(graceMs: number): Promise<boolean> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), graceMs);
+    });
+    const finished = await Promise.race([
+      this.passing.then(() => this.idle()).then(() => true as const),
+      timedOut,
+    ]);
+    clearTimeout(timer);
+    await this.connections.close();
+    return finished;
+  }
+
+  private track(delivery: ClaimedDelivery): void {
+    const attempt: Promise<void> = this.deliver(delivery)
+      .catch((error: unknown) => {
+        // Not recorded: the claim's lease runs out and the delivery is sent again.
+        log.error(
+          { err: error, delivery_id: delivery.id },
+          `Webhook delivery ${delivery.id}: the attempt could not be recorded; it is sent again after its lease`,
+        );
+      })
+      .finally(() => this.inFlight.delete(attempt));
+    this.inFlight.add(attempt);
+  }
+
+  private async deliver(delivery: ClaimedDelivery): Promise<void> {
+    const { config, secretKey } = this.options;
+    const at = this.ctx.clock.now();
+    const secret = openSecret(secretKey, delivery.sealedSecret, delivery.endpointId);
+    const result: AttemptResult = secret
+      ? await attemptDelivery(
+          { url: delivery.url, secret, webhookId: delivery.webhookId, body: delivery.body, at },
+          {
+            connections: this.connections,
+            rules: config.allowedHosts,
+            timeoutMs: config.timeoutMs,
+          },
+        )
+      : {
+          delivered: false,
+          statusCode: null,
+          durationMs: 0,
+          excerpt: null,
+          error:
+            "The endpoint's secret cannot be read (was ADMIN_API_KEY changed?); nothing was sent. Rotate the secret.",
+        };
+    const now = this.ctx.clock.now();
+    const settled: Settled = result.delivered
+      ? { status: "delivered" }
+      : settle(
+          afterFailure(now, delivery.attempt, giveUpTime(delivery, config.retryWindowMs), {
+            baseMs: config.retryBaseMs,
+            ...(this.options.random ? { random: this.options.random } : {}),
+          }),
+        );
+    const attempt: StoredWebhookAttempt = {
+      attempt: delivery.attempt,
+      at: at.toISOString(),
+      status_code: result.statusCode,
+      duration_ms: result.durationMs,
+      response_excerpt: result.excerpt,
+      error: result.error,
+    };
+    const { recorded, disabled } = await recordAttempt(this.ctx.db, delivery, {
+      attempt,
+      settled,
+      now,
+      windowStart: new Date(now.getTime() - config.retryWindowMs),
+      disableReason: `Disabled at ${now.toISOString()}: every delivery failed for the whole retry window (${hours(config.retryWindowMs)}); the last attempt: ${result.error ?? "failed"} PATCH {"enabled": true} starts deliveries again.`,
+    });
+    if (!recorded) return;
+    metrics.webhookAttempts.inc({
+      result: settled.status === "pending" ? "retrying" : settled.status,
+    });
+    if (disabled)
+      log.warn(
+        { endpoint_id: delivery.endpointId },
+        `Webhook endpoint ${delivery.endpointId} failed for the whole retry window and was disabled.`,
+      );
+  }
+}
+
+function settle(next: ReturnType<typeof afterFailure>): Settled {
+  return "giveUp" in next ? { status: "failed" } : { status: "pending", retryAt: next.retryAt };
+}
+
+function hours(ms: number): string {
+  const h = ms / 3_600_000;
+  return h >= 1 ? `${Number(h.toFixed(2))} h` : `${Number((ms / 1000).toFixed(1))} s`;
+}

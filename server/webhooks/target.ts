@@ -1,0 +1,121 @@
+import { BlockList, isIP } from "node:net";
+import { type HostRule, hostListed } from "@/server/allowed-hosts";
+
+/**
+ * Where a webhook may be sent: the same stance as agents' MCP servers, from the other side.
+ * Any public address; a private, loopback, link-local or otherwise non-public one (the cloud's
+ * metadata endpoint, the database, an admin port on localhost) only when WEBHOOK_ALLOWED_HOSTS
+ * lists it, or lists the name that resolves to it. A URL's literal address is checked when the
+ * endpoint is saved and before each attempt; a name's addresses when it is resolved for the
+ * connection itself (attempt.ts), so a DNS answer cannot point a public name at loopback after
+ * the check.
+ */
+
+/** Address ranges that are not the public internet (IANA special-purpose registries). */
+const NOT_PUBLIC = new BlockList();
+for (const [network, prefix] of [
+  ["0.0.0.0", 8], // "this network"
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10], // carrier-grade NAT
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16], // link-local, cloud metadata
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24], // documentation
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15], // benchmarking
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 4], // multicast
+  ["240.0.0.0", 4], // reserved, broadcast
+] as const)
+  NOT_PUBLIC.addSubnet(network, prefix, "ipv4");
+for (const [network, prefix] of [
+  ["::", 128],
+  ["::1", 128],
+  ["100::", 64], // discard
+  ["2001:db8::", 32], // documentation
+  ["fc00::", 7], // unique local
+  ["fe80::", 10], // link-local
+  ["fec0::", 10], // site-local (deprecated)
+  ["ff00::", 8], // multicast
+] as const)
+  NOT_PUBLIC.addSubnet(network, prefix, "ipv6");
+
+/** IPv6 forms that carry an IPv4 address: mapped, NAT64, 6to4. Their IPv4 address decides. */
+function embeddedIpv4(address: string): string | undefined {
+  const lower = address.toLowerCase();
+  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower)?.[1];
+  if (dotted) return dotted;
+  const groups = expandIpv6(lower);
+  if (!groups) return undefined;
+  const v4 = (high: number, low: number) => [high >> 8, high & 255, low >> 8, low & 255].join(".");
+  const prefix = groups.slice(0, 6);
+  if (prefix.every((g, i) => (i < 5 ? g === 0 : g === 0xffff)))
+    return v4(groups[6] as number, groups[7] as number);
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0))
+    return v4(groups[6] as number, groups[7] as number);
+  if (groups[0] === 0x2002) return v4(groups[1] as number, groups[2] as number);
+  return undefined;
+}
+
+/** The eight 16-bit groups of an IPv6 address (without an embedded dotted IPv4 part). */
+function expandIpv6(address: string): number[] | undefined {
+  if (address.includes(".")) return undefined;
+  const [head = "", tail] = address.split("::");
+  const parse = (part: string) => (part ? part.split(":").map((g) => Number.parseInt(g, 16)) : []);
+  const first = parse(head);
+  const last = tail === undefined ? [] : parse(tail);
+  const missing = 8 - first.length - last.length;
+  if (missing < 0 || (tail === undefined && missing !== 0)) return undefined;
+  return [...first, ...Array<number>(missing).fill(0), ...last];
+}
+
+/** Whether an IP address (v4 or v6, without brackets) is outside the public internet. */
+export function isNonPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return NOT_PUBLIC.check(address, "ipv4");
+  if (family !== 6) return true; // not an address at all: never treated as public
+  const v4 = embeddedIpv4(address);
+  if (v4 !== undefined) return NOT_PUBLIC.check(v4, "ipv4");
+  return NOT_PUBLIC.check(address, "ipv6");
+}
+
+/** The port a URL connects to. */
+export function portOf(url: URL): number {
+  return Number(url.port || (url.protocol === "https:" ? 443 : 80));
+}
+
+/** A URL's host as an address, when it is one (IPv6 without its brackets). */
+export function literalAddress(url: URL): string | undefined {
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  return isIP(host) ? host : undefined;
+}
+
+/** Whether an address the URL's host resolved to may be connected to. */
+export function addressPermitted(url: URL, address: string, rules: readonly HostRule[]): boolean {
+  if (!isNonPublicAddress(address)) return true;
+  const port = portOf(url);
+  const host = isIP(address) === 6 ? `[${address.toLowerCase()}]` : address;
+  return hostListed(url.hostname, port, rules) || hostListed(host, port, rules);
+}
+
+/** The sentence of a refused target, naming the variable that would allow it. */
+export const NOT_LISTED =
+  "is on a private, loopback or other non-public address, which WEBHOOK_ALLOWED_HOSTS does not list";
+
+/**
+ * Why an endpoint may not have this URL, judged from the URL alone (its literal address, or
+ * `localhost`); undefined when it may. A name's DNS answer is checked when it is sent to.
+ */
+export function urlProblem(url: URL, rules: readonly HostRule[]): string | undefined {
+  const address = literalAddress(url);
+  if (address !== undefined) return addressPermitted(url, address, rules) ? undefined : NOT_LISTED;
+  // Names that are loopback by definition (RFC 6761) are judged now, as their addresses.
+  // `localhost.` is `localhost`: the root's dot changes no answer.
+  const name = url.hostname.toLowerCase().replace(/\.$/, "");
+  if (name !== "localhost" && !name.endsWith(".localhost")) return undefined;
+  const port = portOf(url);
+  const listed = [name, "127.0.0.1", "[::1]"].some((host) => hostListed(host, port, rules));
+  return listed ? undefined : NOT_LISTED;
+}
