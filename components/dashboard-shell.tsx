@@ -12,6 +12,7 @@ const ADMIN_LINKS = [
   { href: "/dashboard", label: "Overview" },
   { href: "/dashboard/agents", label: "Agents" },
   { href: "/dashboard/prices", label: "Prices" },
+  { href: "/dashboard/webhooks", label: "Webhooks" },
 ];
 
 /**

@@ -19,6 +19,7 @@ import { userWallet } from "./wallets";
  */
 
 let deploymentId = 0;
+let webhookId = "";
 
 test.beforeAll(async () => {
   await createAgents([
@@ -46,6 +47,13 @@ test.beforeAll(async () => {
     }),
   });
   deploymentId = (await made.json()).id;
+  // An endpoint on a public name (nothing is sent to it here: it subscribes to no event the
+  // tests cause), so that its page has something to show.
+  const hook = await api("/webhooks", {
+    method: "POST",
+    body: JSON.stringify({ url: "https://hooks.example.com/agents", events: ["run.failed"] }),
+  });
+  webhookId = (await hook.json()).id;
 });
 
 const ADMIN_PAGES = () => [
@@ -55,6 +63,12 @@ const ADMIN_PAGES = () => [
   { path: "/dashboard/agents/new", title: "New agent · Agent Service", name: "agent-new" },
   { path: "/dashboard/agents/za11y", title: "Agent za11y · Agent Service", name: "agent" },
   { path: "/dashboard/prices", title: "Prices · Agent Service", name: "prices" },
+  { path: "/dashboard/webhooks", title: "Webhooks · Agent Service", name: "webhooks" },
+  {
+    path: `/dashboard/webhooks/${webhookId}`,
+    title: "Webhook endpoint · Agent Service",
+    name: "webhook",
+  },
   { path: "/dashboard/deployments", title: "Deployments · Agent Service", name: "deployments" },
   {
     path: `/dashboard/deployments/${deploymentId}`,

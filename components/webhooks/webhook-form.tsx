@@ -1,0 +1,115 @@
+"use client";
+
+import { type FormEvent, useState } from "react";
+import type { Webhook } from "@/server/webhooks/schema";
+import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENT_TYPES } from "@/server/webhooks/view";
+import { Button } from "../ui/button";
+import { Checkbox } from "../ui/checkbox";
+import { Field } from "../ui/field";
+import { Input } from "../ui/input";
+import { ErrorText } from "../ui/notice";
+import { Panel } from "../ui/panel";
+import { problemOf } from "../ui/problem";
+
+/** The events an endpoint may subscribe to (webhook.test is sent when asked, not subscribed). */
+type Subscribable = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export type WebhookFields = { url: string; description: string | null; events: Subscribable[] };
+
+/**
+ * A webhook endpoint's URL, description and events, for adding one and for editing one. The
+ * service checks it (the URL's scheme and host, the events): its refusals are shown beside the
+ * fields they name.
+ */
+export function WebhookForm({
+  webhook,
+  label,
+  submitLabel,
+  onSubmit,
+}: {
+  webhook?: Webhook;
+  label: string;
+  submitLabel: string;
+  onSubmit: (fields: WebhookFields) => Promise<unknown>;
+}) {
+  const [events, setEvents] = useState<Set<Subscribable>>(() => new Set(webhook?.events ?? []));
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [failure, setFailure] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    const description = String(data.get("webhook_description") ?? "").trim();
+    setErrors({});
+    setFailure(undefined);
+    setBusy(true);
+    try {
+      await onSubmit({
+        url: String(data.get("webhook_url") ?? "").trim(),
+        description: description === "" ? null : description,
+        events: WEBHOOK_EVENT_TYPES.filter((type) => events.has(type)),
+      });
+    } catch (error) {
+      const problem = problemOf(error);
+      setErrors(
+        Object.fromEntries((problem.errors ?? []).map((e) => [e.field.split(".")[0], e.detail])),
+      );
+      setFailure(`Not saved: ${problem.detail}`);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Panel as="form" onSubmit={submit} noValidate aria-label={label}>
+      <div className="form-grid">
+        <Field
+          name="webhook_url"
+          label="URL"
+          hint="Where events are POSTed: https, or a private address WEBHOOK_ALLOWED_HOSTS lists."
+          error={errors.url}
+        >
+          {(control) => (
+            <Input {...control} inputMode="url" defaultValue={webhook?.url ?? "https://"} />
+          )}
+        </Field>
+        <Field name="webhook_description" label="Description (optional)" error={errors.description}>
+          {(control) => <Input {...control} defaultValue={webhook?.description ?? ""} />}
+        </Field>
+      </div>
+      <Panel as="fieldset">
+        <legend>Events</legend>
+        {errors.events && <ErrorText>{errors.events}</ErrorText>}
+        {WEBHOOK_EVENT_TYPES.map((type) => (
+          <Checkbox
+            key={type}
+            name={`event-${type}`}
+            label={
+              <>
+                <code>{type}</code>{" "}
+                <span className="muted">{WEBHOOK_EVENT_DESCRIPTIONS[type]}</span>
+              </>
+            }
+            checked={events.has(type)}
+            onChange={(event) => {
+              const checked = event.currentTarget.checked;
+              setEvents((before) => {
+                const next = new Set(before);
+                if (checked) next.add(type);
+                else next.delete(type);
+                return next;
+              });
+            }}
+          />
+        ))}
+      </Panel>
+      <div className="row">
+        <Button type="submit" variant="primary" disabled={busy}>
+          {busy ? "Saving…" : submitLabel}
+        </Button>
+      </div>
+      {failure && <ErrorText role="alert">{failure}</ErrorText>}
+    </Panel>
+  );
+}
