@@ -82,6 +82,8 @@ export const agents = pgTable(
     mcpServers: jsonb().$type<StoredMcpServer[]>().notNull().default([]),
     /** Model turns that may call tools in one chat or run; 0 = tools are never called. */
     maxToolSteps: integer().notNull().default(5),
+    /** Paused by an admin: no chats and no runs until resumed; nothing is deleted or reset. */
+    paused: boolean().notNull().default(false),
     createdAt: timestamptz().notNull(),
     updatedAt: timestamptz().notNull(),
   },
@@ -303,8 +305,15 @@ export const agentKeys = pgTable(
     /** Updated at most once a minute, so a busy key does not write on every chat. */
     lastUsedAt: timestamptz(),
     revokedAt: timestamptz(),
+    /** From this instant on the key is refused, as a revoked one is; null = never. */
+    expiresAt: timestamptz(),
+    /** Chats a minute of this key, instead of its agent's `rate_limit_rpm`; null = the agent's. */
+    rateLimitRpm: integer(),
   },
-  (t) => [index("agent_keys_by_agent").on(t.aid, t.createdAt)],
+  (t) => [
+    index("agent_keys_by_agent").on(t.aid, t.createdAt),
+    check("agent_keys_rate_limit_rpm_range", sql`${t.rateLimitRpm} BETWEEN 1 AND 1000000`),
+  ],
 );
 
 export const RUN_OUTCOMES = ["running", "succeeded", "failed", "skipped"] as const;

@@ -25,6 +25,7 @@ const DEFAULTS = {
   autonomousPrompt: null,
   autonomousCron: null,
   autonomousTimezone: "UTC",
+  paused: false,
   mcpServers: [],
   maxToolSteps: DEFAULT_MAX_TOOL_STEPS,
 } as const;
@@ -80,6 +81,7 @@ function mergeConfig(current: AgentConfig, input: AgentInput, servers: StoreServ
         ? current.mcpServers
         : servers(input.mcp_servers ?? [], current.mcpServers),
     maxToolSteps: pick(input.max_tool_steps, current.maxToolSteps),
+    paused: pick(input.paused, current.paused),
   };
 }
 
@@ -246,6 +248,7 @@ export function presentAgent(agent: AgentRow, quota: AgentQuotaRow, now: Date): 
     rate_limit_rpm: agent.rateLimitRpm,
     mcp_servers: presentServers(agent.mcpServers),
     max_tool_steps: agent.maxToolSteps,
+    paused: agent.paused,
     autonomous_next_run_at: agent.autonomousNextRunAt?.toISOString() ?? null,
     created_at: agent.createdAt.toISOString(),
     updated_at: agent.updatedAt.toISOString(),

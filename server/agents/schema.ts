@@ -74,6 +74,10 @@ const agentFields = {
     }),
   mcp_servers: mcpServersInputSchema,
   max_tool_steps: maxToolStepsSchema,
+  paused: z.boolean({ error: "must be true or false" }).meta({
+    description:
+      "Paused by an admin: chats are refused (403 agent_paused) and no autonomous run starts until it is false again; nothing is deleted or reset. A resumed schedule goes on from the next slot after now, without catching up.",
+  }),
 };
 
 /**
@@ -97,6 +101,7 @@ export const agentInputSchema = z
     rate_limit_rpm: agentFields.rate_limit_rpm.optional(),
     mcp_servers: agentFields.mcp_servers.optional(),
     max_tool_steps: agentFields.max_tool_steps.optional(),
+    paused: agentFields.paused.optional(),
     quota: quotaLimitsInputSchema.optional(),
   })
   .check((ctx) => {
@@ -153,6 +158,7 @@ export const agentSchema = z
         'MCP servers whose tools the agent may call. Header secrets are never shown: a stored one is `{"secret": true, "hint"}`.',
     }),
     max_tool_steps: z.int(),
+    paused: z.boolean(),
     autonomous_next_run_at: isoDateTime.nullable().meta({
       description:
         "When the next autonomous run is due (the next occurrence of autonomous_cron, or the next slot every autonomous_minutes); null while autonomous mode is off.",
