@@ -8,6 +8,7 @@ import { AgentForm } from "./agent-form";
 import { ChatPanel } from "./chat-panel";
 import { KeysPanel } from "./keys-panel";
 import { OpenAiPanel } from "./openai-panel";
+import { PauseAgent } from "./pause-agent";
 import { QuotaBars } from "./quota-bars";
 import { ResetCounters } from "./reset-counters";
 import { RunsPanel } from "./runs-panel";
@@ -22,6 +23,7 @@ import { PageHeader } from "./ui/page-header";
 import { Panel } from "./ui/panel";
 import { QueryState } from "./ui/query-state";
 import { MaybeTime, RelativeTime } from "./ui/relative-time";
+import { StatusBadge } from "./ui/status-badge";
 import { AgentUsage } from "./usage/usage-sections";
 
 export function AgentPage({
@@ -50,23 +52,31 @@ export function AgentPage({
         <>
           <PageHeader
             title={data.name}
-            detail={<Copyable value={data.aid} what="agent ID" />}
+            detail={
+              <>
+                <Copyable value={data.aid} what="agent ID" />
+                {data.paused && <StatusBadge status="paused" tone="warn" testId="agent-paused" />}
+              </>
+            }
             actions={
-              <ConfirmDialog
-                trigger="Delete agent"
-                title={`Delete ${data.aid}?`}
-                confirmLabel="Delete agent"
-                onConfirm={async () => {
-                  await remove.mutateAsync({ aid });
-                  utils.agents.list.invalidate();
-                  router.replace(`/dashboard/agents?deleted=${encodeURIComponent(aid)}`);
-                }}
-              >
-                <p>
-                  The agent goes with its conversations, runs, keys and counters. Its callers are
-                  refused from then on, and the ID may be used again. This cannot be undone.
-                </p>
-              </ConfirmDialog>
+              <div className="row">
+                <PauseAgent aid={aid} paused={data.paused} />
+                <ConfirmDialog
+                  trigger="Delete agent"
+                  title={`Delete ${data.aid}?`}
+                  confirmLabel="Delete agent"
+                  onConfirm={async () => {
+                    await remove.mutateAsync({ aid });
+                    utils.agents.list.invalidate();
+                    router.replace(`/dashboard/agents?deleted=${encodeURIComponent(aid)}`);
+                  }}
+                >
+                  <p>
+                    The agent goes with its conversations, runs, keys and counters. Its callers are
+                    refused from then on, and the ID may be used again. This cannot be undone.
+                  </p>
+                </ConfirmDialog>
+              </div>
             }
           />
           {created && (

@@ -11,6 +11,7 @@ import { Panel } from "./ui/panel";
 import { problemOf } from "./ui/problem";
 import { QueryState } from "./ui/query-state";
 import { MaybeTime, RelativeTime } from "./ui/relative-time";
+import { StatusBadge } from "./ui/status-badge";
 import { Table, Td, Th } from "./ui/table";
 
 /** An agent's caller keys: make one (shown once), see when each was last used, revoke. */
@@ -18,12 +19,16 @@ export function KeysPanel({ aid }: { aid: string }) {
   const utils = trpc.useUtils();
   const keys = trpc.keys.list.useQuery({ aid });
   const [name, setName] = useState("");
+  const [until, setUntil] = useState("");
+  const [rpm, setRpm] = useState("");
   const [made, setMade] = useState<{ name: string; key: string }>();
   const [error, setError] = useState<string>();
   const create = trpc.keys.create.useMutation({
     onSuccess: (key) => {
       setMade({ name: key.name, key: key.key });
       setName("");
+      setUntil("");
+      setRpm("");
       return utils.keys.list.invalidate({ aid });
     },
     onError: (caught) => setError(problemOf(caught).detail),
@@ -36,14 +41,22 @@ export function KeysPanel({ aid }: { aid: string }) {
     event.preventDefault();
     setError(undefined);
     setMade(undefined);
-    create.mutate({ aid, name });
+    const limit = rpm.trim() === "" ? null : Number(rpm);
+    create.mutate({
+      aid,
+      name,
+      // The chosen day, to its last second in UTC: "works until" that date.
+      ...(until ? { expires_at: `${until}T23:59:59Z` } : {}),
+      ...(limit === null ? {} : { rate_limit_rpm: limit }),
+    });
   }
 
   return (
     <Panel title="Caller keys">
       <p className="muted small-text">
         A caller sends its key as <code>Authorization: Bearer &lt;key&gt;</code>; with chat access
-        set to key only, callers without one are refused.
+        set to key only, callers without one are refused. A key may end on a day (UTC) and have its
+        own chats a minute instead of the agent's.
       </p>
       <form className="row" onSubmit={submit}>
         <label htmlFor="key-name" className="sr-only">
@@ -56,6 +69,29 @@ export function KeysPanel({ aid }: { aid: string }) {
           onChange={(event) => setName(event.target.value)}
           placeholder="who uses it, e.g. mobile app"
           maxLength={100}
+        />
+        <label htmlFor="key-until" className="sr-only">
+          Works until (UTC, optional)
+        </label>
+        <Input
+          id="key-until"
+          type="date"
+          width="narrow"
+          title="Works until this day (UTC); empty = no end"
+          value={until}
+          onChange={(event) => setUntil(event.target.value)}
+        />
+        <label htmlFor="key-rpm" className="sr-only">
+          Chats a minute (optional)
+        </label>
+        <Input
+          id="key-rpm"
+          width="narrow"
+          inputMode="numeric"
+          placeholder="chats/min"
+          title="Chats a minute of this key; empty = the agent's limit"
+          value={rpm}
+          onChange={(event) => setRpm(event.target.value)}
         />
         <Button type="submit" disabled={!name.trim() || create.isPending}>
           Make key
@@ -84,6 +120,7 @@ export function KeysPanel({ aid }: { aid: string }) {
                 <Th>Id</Th>
                 <Th>Made</Th>
                 <Th>Last used</Th>
+                <Th>Limits</Th>
                 <Th>
                   <span className="sr-only">Actions</span>
                 </Th>
@@ -101,6 +138,22 @@ export function KeysPanel({ aid }: { aid: string }) {
                   </Td>
                   <Td label="Last used">
                     <MaybeTime value={key.last_used_at} />
+                  </Td>
+                  <Td label="Limits">
+                    {key.expired ? (
+                      <StatusBadge status="expired" tone="danger" />
+                    ) : key.expires_at ? (
+                      <>
+                        until <RelativeTime value={key.expires_at} />
+                      </>
+                    ) : (
+                      "no end"
+                    )}
+                    <div className="muted small-text">
+                      {key.rate_limit_rpm === null
+                        ? "the agent's chats a minute"
+                        : `${key.rate_limit_rpm} chats a minute`}
+                    </div>
                   </Td>
                   <Td label="">
                     <ConfirmDialog

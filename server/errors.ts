@@ -38,6 +38,7 @@ const TRPC_CODES = {
   key_required: "UNAUTHORIZED",
   invalid_key: "UNAUTHORIZED",
   forbidden: "FORBIDDEN",
+  agent_paused: "FORBIDDEN",
   not_found: "NOT_FOUND",
   agent_not_found: "NOT_FOUND",
   model_not_found: "NOT_FOUND",

@@ -36,6 +36,14 @@ export function agentNotFound(aid: string): AppError {
   return new AppError("agent_not_found", `Agent '${aid}' not found.`);
 }
 
+/** The refusal of a paused agent's chats and runs (403: it exists, and refuses for now). */
+export function agentPaused(aid: string): AppError {
+  return new AppError(
+    "agent_paused",
+    `Agent '${aid}' is paused by its admin: it takes no chats and runs nothing until it is resumed.`,
+  );
+}
+
 /** The agent's MCP servers as stored (header secrets encrypted); 404 for an unknown agent. */
 export async function agentMcpServers(
   db: Db,

@@ -8,6 +8,7 @@
 export {
   agentMcpServers,
   agentNotFound,
+  agentPaused,
   assertAgentExists,
   deleteAgent,
   getAgent,

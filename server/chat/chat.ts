@@ -1,4 +1,4 @@
-import { agentNotFound } from "@/server/agents";
+import { agentNotFound, agentPaused } from "@/server/agents";
 import { callerId } from "@/server/callers";
 import type { Context } from "@/server/context";
 import { AppError } from "@/server/errors";
@@ -195,10 +195,10 @@ async function* stream(
  * calling the model or counting anything.
  */
 export async function checkChat(
-  { db, caller }: Pick<Context, "db" | "caller">,
+  { db, caller, clock }: Pick<Context, "db" | "caller" | "clock">,
   input: ChatInput,
 ): Promise<void> {
-  const admission = await admissionOf(db, { aid: input.aid, caller });
+  const admission = await admissionOf(db, { aid: input.aid, caller }, clock.now());
   if (admission !== "admitted") throw refusal(input.aid, { outcome: admission });
 }
 
@@ -248,6 +248,8 @@ function refusal(aid: string, opening: Exclude<Opening, OpenedChat>): AppError {
   switch (opening.outcome) {
     case "not_found":
       return agentNotFound(aid);
+    case "paused":
+      return agentPaused(aid);
     case "key_required":
       return new AppError(
         "key_required",
@@ -256,7 +258,7 @@ function refusal(aid: string, opening: Exclude<Opening, OpenedChat>): AppError {
     case "key_invalid":
       return new AppError(
         "invalid_key",
-        `The key is not one of agent '${aid}': it is wrong or malformed, revoked, or belongs to another agent.`,
+        `The key is not one of agent '${aid}': it is wrong or malformed, revoked, expired, or belongs to another agent.`,
       );
     case "rate_limited": {
       const { limit, resetS } = opening.rateLimit;

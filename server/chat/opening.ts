@@ -40,6 +40,7 @@ export type OpenedChat = {
 export type Opening =
   | OpenedChat
   | { outcome: "not_found" }
+  | { outcome: "paused" }
   | { outcome: "key_required" | "key_invalid" }
   | { outcome: "rate_limited"; rateLimit: RateLimit }
   | { outcome: "quota_exceeded"; exceeded: QuotaExceeded; rateLimit: RateLimit | null };
@@ -75,8 +76,11 @@ export async function openChat(
     // No agent in the statement's snapshot: nothing was counted either (its quota row and
     // its rate windows are written with it or after it).
     if (!row) return { outcome: "not_found" };
+    // Paused: refused whoever asks (admitted is false for it too, so nothing was counted).
+    if (row.agent.paused) return { outcome: "paused" };
     if (!row.admitted) return { outcome: notAdmitted(caller) };
-    const limit = caller.kind === "admin" ? null : row.agent.rateLimitRpm;
+    // The caller's key's own limit, else the agent's (rate_rule below).
+    const limit = caller.kind === "admin" ? null : row.rateLimitRpm;
     const rateLimit =
       limit === null
         ? null
@@ -142,9 +146,15 @@ function callerValues(caller: Caller) {
 export async function admissionOf(
   db: Db,
   { aid, caller }: { aid: string; caller: Caller },
-): Promise<"admitted" | "not_found" | "key_required" | "key_invalid"> {
-  const [row] = await admissionStatement(db).execute({ aid, ...callerValues(caller) });
+  now: Date,
+): Promise<"admitted" | "not_found" | "paused" | "key_required" | "key_invalid"> {
+  const [row] = await admissionStatement(db).execute({
+    aid,
+    now: now.toISOString(),
+    ...callerValues(caller),
+  });
   if (!row) return "not_found";
+  if (row.paused) return "paused";
   return row.admitted ? "admitted" : notAdmitted(caller);
 }
 
@@ -154,9 +164,11 @@ function notAdmitted(caller: Caller): "key_invalid" | "key_required" {
 }
 
 /**
- * Who may chat with an agent, as three steps of a statement: the agent; the caller's key, if
- * it is one of the agent's and not revoked; and `admitted`, a row when the caller is an admin,
- * holds such a key, or the agent is public. Shared by the opening statement and HEAD's check.
+ * Who may chat with an agent, as steps of a statement: the agent; the caller's key, if it is
+ * one of the agent's, not revoked and not expired; `admitted`, a row when the agent is not
+ * paused and the caller is an admin, holds such a key, or the agent is public; and
+ * `rate_rule`, the chats a minute the caller may send (its key's own limit, else the agent's).
+ * Shared by the opening statement and HEAD's check.
  */
 function admissionSteps(db: Db) {
   const p = (name: string) => sql.placeholder(name);
@@ -168,7 +180,7 @@ function admissionSteps(db: Db) {
   );
   const callerKey = db.$with("caller_key").as(
     db
-      .select({ id: agentKeys.id })
+      .select({ id: agentKeys.id, rateLimitRpm: agentKeys.rateLimitRpm })
       .from(agentKeys)
       .where(
         and(
@@ -176,16 +188,21 @@ function admissionSteps(db: Db) {
           eq(agentKeys.aid, p("aid")),
           eq(agentKeys.secretHash, p("keyHash")),
           isNull(agentKeys.revokedAt),
+          sql`(${agentKeys.expiresAt} IS NULL OR ${agentKeys.expiresAt} > ${p("now")}::timestamptz)`,
         ),
       ),
   );
   const admitted = db.$with("admitted", { ok: sql<number>`admitted_ok`.as("admitted_ok") }).as(
-    sql`SELECT 1 AS admitted_ok FROM agent WHERE CASE ${p("callerKind")}::text
+    sql`SELECT 1 AS admitted_ok FROM agent WHERE NOT agent.paused AND CASE ${p("callerKind")}::text
           WHEN 'admin' THEN true
           WHEN 'key' THEN EXISTS (SELECT 1 FROM caller_key)
           ELSE agent.chat_access = 'public' END`,
   );
-  return { agent, callerKey, admitted };
+  const rateRule = db.$with("rate_rule", { rpm: sql<number | null>`rule_rpm`.as("rule_rpm") }).as(
+    sql`SELECT COALESCE((SELECT rate_limit_rpm FROM caller_key), agent.rate_limit_rpm) AS rule_rpm
+        FROM agent`,
+  );
+  return { agent, callerKey, admitted, rateRule };
 }
 
 /** The admission rule alone: a row if the agent exists, saying whether the caller is admitted. */
@@ -194,7 +211,7 @@ function admissionStatement(db: Db) {
     const { agent, callerKey, admitted } = admissionSteps(db);
     return db
       .with(agent, callerKey, admitted)
-      .select({ admitted: sql<boolean>`EXISTS (SELECT 1 FROM admitted)` })
+      .select({ admitted: sql<boolean>`EXISTS (SELECT 1 FROM admitted)`, paused: agents.paused })
       .from(agents)
       .where(eq(agents.aid, sql.placeholder("aid")))
       .prepare("chat_admission");
@@ -208,7 +225,8 @@ function openingStatement(db: Db) {
     const now = sql`${p("now")}::timestamptz`;
     const callerKind = sql`${p("callerKind")}::text`;
 
-    const { agent, callerKey, admitted } = admissionSteps(db);
+    const { agent, callerKey, admitted, rateRule } = admissionSteps(db);
+    const rpm = sql`(SELECT rule_rpm FROM rate_rule)`;
     // Last use, kept to the minute: a busy key does not write on every chat.
     const keyUsed = db.$with("key_used", { id: sql<string>`key_used_id`.as("key_used_id") }).as(
       sql`UPDATE ${agentKeys} SET last_used_at = ${now} WHERE id IN (SELECT id FROM caller_key)
@@ -225,7 +243,7 @@ function openingStatement(db: Db) {
       .as(
         sql`INSERT INTO ${chatRateLimits} AS r (aid, caller, window_started_at, count)
           SELECT aid, ${p("caller")}, ${now}, 1 FROM agent
-          WHERE rate_limit_rpm IS NOT NULL AND ${callerKind} <> 'admin'
+          WHERE ${rpm} IS NOT NULL AND ${callerKind} <> 'admin'
             AND EXISTS (SELECT 1 FROM admitted)
           ON CONFLICT (aid, caller) DO UPDATE SET
             count = CASE WHEN r.window_started_at <= ${p("windowOpenAfter")}::timestamptz
@@ -233,7 +251,7 @@ function openingStatement(db: Db) {
             window_started_at = CASE WHEN r.window_started_at <= ${p("windowOpenAfter")}::timestamptz
               THEN EXCLUDED.window_started_at ELSE r.window_started_at END
           WHERE r.window_started_at <= ${p("windowOpenAfter")}::timestamptz
-            OR r.count < (SELECT rate_limit_rpm FROM agent)
+            OR r.count < ${rpm}
           RETURNING count AS rate_count,
             (extract(epoch FROM window_started_at) * 1000)::float8 AS rate_window_started_ms`,
       );
@@ -241,7 +259,7 @@ function openingStatement(db: Db) {
     const { counted, reserved, row } = reserveMessage(db, {
       aid: p("aid"),
       when: sql`EXISTS (SELECT 1 FROM admitted) AND (
-        ${callerKind} = 'admin' OR (SELECT rate_limit_rpm FROM agent) IS NULL
+        ${callerKind} = 'admin' OR ${rpm} IS NULL
         OR EXISTS (SELECT 1 FROM rate))`,
       day: p("day"),
       month: p("month"),
@@ -253,7 +271,7 @@ function openingStatement(db: Db) {
       sql`INSERT INTO ${usageHourly} AS u (aid, hour, refused_quota, refused_rate)
         SELECT aid, ${p("hour")}::timestamptz, CASE WHEN rate_refused THEN 0 ELSE 1 END,
           CASE WHEN rate_refused THEN 1 ELSE 0 END
-        FROM (SELECT aid, (rate_limit_rpm IS NOT NULL AND ${callerKind} <> 'admin'
+        FROM (SELECT aid, (${rpm} IS NOT NULL AND ${callerKind} <> 'admin'
             AND NOT EXISTS (SELECT 1 FROM rate)) AS rate_refused FROM agent) AS a
         WHERE EXISTS (SELECT 1 FROM admitted) AND NOT EXISTS (SELECT 1 FROM ${counted})
         ON CONFLICT (aid, hour) DO UPDATE SET refused_quota = u.refused_quota + EXCLUDED.refused_quota,
@@ -264,10 +282,13 @@ function openingStatement(db: Db) {
     const prior = (column: SQL) =>
       sql`(SELECT ${column} FROM ${chatRateLimits} WHERE aid = ${p("aid")} AND caller = ${p("caller")})`;
     return db
-      .with(agent, callerKey, keyUsed, admitted, rate, counted, reserved, refused)
+      .with(agent, callerKey, keyUsed, admitted, rateRule, rate, counted, reserved, refused)
       .select({
         agent: getTableColumns(agents),
         admitted: sql<boolean>`EXISTS (SELECT 1 FROM admitted)`,
+        rateLimitRpm: sql<number | null>`${rpm}`.mapWith((value: unknown) =>
+          value === null ? null : Number(value),
+        ),
         rateCount: rate.count,
         rateWindowStartedMs: rate.startedMs,
         priorCount: prior(sql`count`).mapWith(Number),

@@ -7,6 +7,7 @@ const OUTCOMES: Partial<Record<ProblemCode, ChatOutcome>> = {
   quota_exceeded: "quota",
   rate_limited: "rate",
   agent_not_found: "not_found",
+  agent_paused: "paused",
   key_required: "unauthorized",
   invalid_key: "unauthorized",
   provider_error: "provider_error",

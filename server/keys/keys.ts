@@ -40,16 +40,33 @@ export async function createKey(
       `Agent '${input.aid}' has ${MAX_KEYS_PER_AGENT} keys already; revoke some first.`,
     );
   }
+  const now = clock.now();
+  const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
+  if (expiresAt && expiresAt <= now) {
+    throw new AppError(
+      "validation_failed",
+      "The request has invalid fields: expires_at must lie ahead; a key that never works is no key.",
+      { errors: [{ field: "expires_at", detail: "must lie ahead" }] },
+    );
+  }
   const { id, key, secretHash } = newAgentKey();
   const [row] = await db
     .insert(agentKeys)
-    .values({ id, aid: input.aid, name: input.name, secretHash, createdAt: clock.now() })
+    .values({
+      id,
+      aid: input.aid,
+      name: input.name,
+      secretHash,
+      createdAt: now,
+      expiresAt,
+      rateLimitRpm: input.rate_limit_rpm ?? null,
+    })
     .returning();
-  return { ...presentKey(row as AgentKeyRow), key };
+  return { ...presentKey(row as AgentKeyRow, now), key };
 }
 
 export async function listKeys(
-  { db }: KeysContext,
+  { db, clock }: KeysContext,
   aid: string,
 ): Promise<z.output<typeof listKeysOutputSchema>> {
   await assertAgentExists(db, aid);
@@ -58,7 +75,8 @@ export async function listKeys(
     .from(agentKeys)
     .where(and(eq(agentKeys.aid, aid), isNull(agentKeys.revokedAt)))
     .orderBy(asc(agentKeys.createdAt), asc(agentKeys.id));
-  return { keys: rows.map(presentKey) };
+  const now = clock.now();
+  return { keys: rows.map((row) => presentKey(row, now)) };
 }
 
 /** Revokes the key (it stays recorded, so its threads still name it); 404 if there is none. */
@@ -77,11 +95,14 @@ export async function revokeKey(
   }
 }
 
-function presentKey(row: AgentKeyRow): z.output<typeof agentKeySchema> {
+function presentKey(row: AgentKeyRow, now: Date): z.output<typeof agentKeySchema> {
   return {
     id: row.id,
     name: row.name,
     created_at: row.createdAt.toISOString(),
     last_used_at: row.lastUsedAt?.toISOString() ?? null,
+    expires_at: row.expiresAt?.toISOString() ?? null,
+    expired: row.expiresAt !== null && row.expiresAt <= now,
+    rate_limit_rpm: row.rateLimitRpm,
   };
 }

@@ -1,9 +1,12 @@
 import { z } from "zod";
 import { lookupAidSchema } from "@/server/agent-id";
+import { instant } from "@/server/bounds";
 import { isoDateTime } from "@/server/iso-date-time";
 import { NUL_RULE, withoutNul } from "@/server/text";
 
 /** Agent key schemas: the procedures, the REST handlers, OpenAPI and the dashboard use these. */
+
+const KEY_RPM_MAX = 1_000_000;
 
 export const createKeyInputSchema = z.strictObject({
   aid: lookupAidSchema,
@@ -13,6 +16,20 @@ export const createKeyInputSchema = z.strictObject({
     .min(1, "is required: a name for the key (who or what uses it), 1 to 100 characters")
     .max(100, "must be at most 100 characters")
     .refine(withoutNul, NUL_RULE),
+  expires_at: instant().nullable().optional().meta({
+    description:
+      "From this instant on the key is refused (401 invalid_key, saying it expired), as a revoked one is; left out or null, it never expires. It must lie ahead.",
+  }),
+  rate_limit_rpm: z
+    .int({ error: `must be a whole number of chats a minute from 1 to ${KEY_RPM_MAX}, or null` })
+    .min(1, `must be a whole number of chats a minute from 1 to ${KEY_RPM_MAX}, or null`)
+    .max(KEY_RPM_MAX, `must be a whole number of chats a minute from 1 to ${KEY_RPM_MAX}, or null`)
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        "Chats a minute this key may send, instead of the agent's rate_limit_rpm (higher or lower); left out or null, the agent's applies.",
+    }),
 });
 
 export const agentKeySchema = z
@@ -22,6 +39,13 @@ export const agentKeySchema = z
     created_at: isoDateTime,
     last_used_at: isoDateTime.nullable().meta({
       description: "The last chat with this key, to the minute; null if it was never used.",
+    }),
+    expires_at: isoDateTime.nullable().meta({
+      description: "When the key stops working; null = never.",
+    }),
+    expired: z.boolean().meta({ description: "Whether expires_at has passed: it is refused." }),
+    rate_limit_rpm: z.int().nullable().meta({
+      description: "Its own chats a minute; null = the agent's rate_limit_rpm.",
     }),
   })
   .meta({ id: "AgentKey" });

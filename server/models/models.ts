@@ -1,7 +1,8 @@
-import { and, asc, eq, gt, isNull, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, or, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { agentKeys, agents } from "@/db/schema";
 import type { Caller } from "@/server/callers";
+import type { Clock } from "@/server/clock";
 import { AppError } from "@/server/errors";
 import type { Model, ModelList } from "./schema";
 
@@ -12,7 +13,7 @@ import type { Model, ModelList } from "./schema";
  * not chat with, and sees every one it could.
  */
 
-type ModelsContext = { db: Db; caller: Caller };
+type ModelsContext = { db: Db; caller: Caller; clock: Clock };
 
 /** A page of the caller's models in aid order, keyset-paged by `after`. */
 export async function listModels(
@@ -71,7 +72,8 @@ function modelOf(row: { aid: string; createdAt: Date }): Model {
  * The agents the caller may chat with, as a condition on `agents`. A key that is not one of any
  * agent's (wrong, malformed, revoked) is refused as chat refuses it, with 401.
  */
-async function visibleTo({ db, caller }: ModelsContext): Promise<SQL | undefined> {
+async function visibleTo(ctx: ModelsContext): Promise<SQL | undefined> {
+  const { db, caller } = ctx;
   switch (caller.kind) {
     case "admin":
       return undefined;
@@ -84,12 +86,13 @@ async function visibleTo({ db, caller }: ModelsContext): Promise<SQL | undefined
             eq(agentKeys.id, caller.key.id),
             eq(agentKeys.secretHash, caller.key.secretHash),
             isNull(agentKeys.revokedAt),
+            or(isNull(agentKeys.expiresAt), gt(agentKeys.expiresAt, ctx.clock.now())),
           ),
         );
       if (!key)
         throw new AppError(
           "invalid_key",
-          "The key is not an agent key of this service: it is wrong or malformed, or it was revoked.",
+          "The key is not an agent key of this service: it is wrong or malformed, revoked, or expired.",
         );
       return eq(agents.aid, key.aid);
     }

@@ -14,6 +14,7 @@ export type ChatOutcome =
   | "quota"
   | "rate"
   | "not_found"
+  | "paused"
   | "unauthorized"
   | "provider_error"
   | "timeout"

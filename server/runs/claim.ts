@@ -31,7 +31,14 @@ export async function claimDueRuns(
     const due = await tx
       .select()
       .from(agents)
-      .where(and(eq(agents.autonomousEnabled, true), lte(agents.autonomousNextRunAt, now)))
+      // A paused agent keeps its place on the schedule but is not taken until it is resumed.
+      .where(
+        and(
+          eq(agents.autonomousEnabled, true),
+          eq(agents.paused, false),
+          lte(agents.autonomousNextRunAt, now),
+        ),
+      )
       .orderBy(asc(agents.autonomousNextRunAt))
       .limit(limit)
       .for("update", { skipLocked: true });

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { isDatabaseUnavailable } from "@/db/failures";
 import { type AutonomousRunRow, agents, autonomousRuns } from "@/db/schema";
-import { agentNotFound } from "@/server/agents";
+import { agentNotFound, agentPaused } from "@/server/agents";
 import type { Context } from "@/server/context";
 import { AppError } from "@/server/errors";
 import { type ModelCall, noModelSlot, startModelCall } from "@/server/model-call";
@@ -133,6 +133,7 @@ async function failRun(
 export async function runNow(ctx: RunContext, aid: string): Promise<AutonomousRunRow> {
   const [agent] = await ctx.db.select().from(agents).where(eq(agents.aid, aid));
   if (!agent) throw agentNotFound(aid);
+  if (agent.paused) throw agentPaused(aid);
   if (!agent.autonomousPrompt) {
     throw new AppError(
       "conflict",

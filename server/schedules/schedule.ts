@@ -31,6 +31,8 @@ export function nextSlotAfter(dueAt: Date, minutes: number, now: Date): Date {
 
 type ScheduleState = {
   autonomousEnabled: boolean;
+  /** A paused agent keeps its next due time; resumed, it goes on without catching up. */
+  paused: boolean;
   autonomousMinutes: number;
   autonomousCron: string | null;
   autonomousTimezone: string;
@@ -54,8 +56,20 @@ export function nextSlot(
  * zone and switch are as they were (then unchanged). Without: just switched on (or new) = now;
  * a new interval = the last slot plus the new interval (which may already be due); otherwise
  * unchanged. A cron expression that never comes again (a date of a past year) leaves none.
+ * An agent resumed after a pause goes on from the next slot after now, whatever it missed.
  */
 export function nextRunAfterChange(
+  before: ScheduleState | undefined,
+  after: Omit<ScheduleState, "autonomousNextRunAt">,
+  now: Date,
+): Date | null {
+  const next = nextRunOfConfig(before, after, now);
+  // Resumed: the slots missed while paused are not run now; the next one after now is.
+  if (before?.paused && !after.paused && next && next <= now) return nextSlot(after, next, now);
+  return next;
+}
+
+function nextRunOfConfig(
   before: ScheduleState | undefined,
   after: Omit<ScheduleState, "autonomousNextRunAt">,
   now: Date,

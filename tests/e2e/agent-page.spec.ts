@@ -214,3 +214,49 @@ test("a cron schedule is said in words as it is typed, refused beside its field 
     "At 09:00, Monday through Friday, Europe/Berlin (0 9 * * 1-5); next run",
   );
 });
+
+test("an admin pauses an agent (its chats refused, nothing lost) and resumes it", async ({
+  page,
+  baseURL,
+}) => {
+  await createAgents([{ aid: "zpause" }]);
+  const chat = () => fetch(`${baseURL}/zpause/chat?q=hello`);
+  expect((await chat()).status).toBe(200);
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/zpause");
+  await page.getByRole("button", { name: "Pause agent" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Pause agent" }).click();
+  await expect(page.getByTestId("agent-paused")).toBeVisible();
+  const refused = await chat();
+  expect(refused.status).toBe(403);
+  expect(await refused.json()).toMatchObject({ code: "agent_paused" });
+  // Nothing lost: the message counted before the pause is still there.
+  expect((await (await api("/agents/zpause")).json()).quota.message_count_total).toBe(1);
+  await page.getByRole("button", { name: "Resume agent" }).click();
+  await expect(page.getByTestId("agent-paused")).toHaveCount(0);
+  expect((await chat()).status).toBe(200);
+});
+
+test("a key made with an end day and its own rate shows both, and the service holds it to them", async ({
+  page,
+  baseURL,
+}) => {
+  await createAgents([{ aid: "zkeylimits", rate_limit_rpm: 30 }]);
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/zkeylimits");
+  const next = new Date(Date.now() + 7 * 24 * 3600_000).toISOString().slice(0, 10);
+  await page.getByLabel("Key name").fill("trial partner");
+  await page.getByLabel("Works until (UTC, optional)").fill(next);
+  await page.getByLabel("Chats a minute (optional)").fill("1");
+  await page.getByRole("button", { name: "Make key" }).click();
+  const key = (await page.getByTestId("new-key").locator("code").textContent()) ?? "";
+  const row = page.getByTestId("key-row").filter({ hasText: "trial partner" });
+  await expect(row).toContainText("1 chats a minute");
+  await expect(row).toContainText("until");
+  const listed = (await (await api("/agents/zkeylimits/keys")).json()).keys[0];
+  expect(listed).toMatchObject({ expires_at: `${next}T23:59:59.000Z`, rate_limit_rpm: 1 });
+  const ask = () =>
+    fetch(`${baseURL}/zkeylimits/chat?q=hi`, { headers: { authorization: `Bearer ${key}` } });
+  expect((await ask()).status).toBe(200);
+  expect((await ask()).status).toBe(429);
+});

@@ -120,7 +120,16 @@ describe.each(DATABASE_KINDS)("chat callers over HTTP on %s", (kind) => {
     });
     expect(made.status).toBe(201);
     const key = await made.json();
-    expect(Object.keys(key).sort()).toEqual(["created_at", "id", "key", "last_used_at", "name"]);
+    expect(Object.keys(key).sort()).toEqual([
+      "created_at",
+      "expired",
+      "expires_at",
+      "id",
+      "key",
+      "last_used_at",
+      "name",
+      "rate_limit_rpm",
+    ]);
     const chat = await fetch(`${server.url}/keyed/chat?q=hi`, {
       headers: { authorization: `Bearer ${key.key}` },
     });

@@ -91,6 +91,9 @@ describe.each(DATABASE_KINDS)("chat callers on %s", (kind) => {
         name: "mobile",
         created_at: created.created_at,
         last_used_at: clock.now().toISOString(),
+        expires_at: null,
+        expired: false,
+        rate_limit_rpm: null,
       },
     ]);
     // The whole secret: being base64url it may hold "_" itself, so splitting on "_" could take a

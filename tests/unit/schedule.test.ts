@@ -38,7 +38,7 @@ describe("the next slot after a run", () => {
 
 describe("the next run after a configuration change", () => {
   const now = at("2026-11-21T10:10:00Z");
-  const interval = { autonomousCron: null, autonomousTimezone: "UTC" };
+  const interval = { autonomousCron: null, autonomousTimezone: "UTC", paused: false };
   const running = {
     autonomousEnabled: true,
     autonomousMinutes: 60,
@@ -81,6 +81,18 @@ describe("the next run after a configuration change", () => {
         now,
       ),
     ).toEqual(at("2026-11-21T11:00:00Z"));
+  });
+
+  it("goes on from the next slot after now when resumed, without running what it missed", () => {
+    // Paused with 11:00 due; resumed at 13:20: the next run is 14:00, not at once.
+    const paused = { ...running, paused: true };
+    expect(
+      nextRunAfterChange(paused, { ...running, paused: false }, at("2026-11-21T13:20:00Z")),
+    ).toEqual(at("2026-11-21T14:00:00Z"));
+    // Resumed before its slot: the slot stands.
+    expect(nextRunAfterChange(paused, { ...running, paused: false }, now)).toEqual(
+      at("2026-11-21T11:00:00Z"),
+    );
   });
 
   it("moves to the last slot plus the new interval when the interval changes", () => {
@@ -170,7 +182,7 @@ describe("cron schedules in a time zone (croner)", () => {
 
   it("takes a new expression or zone at once, and keeps the slot when neither changed", () => {
     const now = at("2026-11-27T12:00:00Z");
-    const cron = { autonomousCron: "0 9 * * 1-5", autonomousTimezone: berlin };
+    const cron = { autonomousCron: "0 9 * * 1-5", autonomousTimezone: berlin, paused: false };
     const before = {
       autonomousEnabled: true,
       autonomousMinutes: 60,

@@ -16,6 +16,11 @@ export const createKey = {
   mobileApp: example(createKeyInputSchema.omit({ aid: true }), "A key for the mobile app", {
     name: "mobile app",
   }),
+  partner: example(
+    createKeyInputSchema.omit({ aid: true }),
+    "A partner's key: until the end of the year, 600 chats a minute",
+    { name: "partner", expires_at: "2026-12-31T23:59:59Z", rate_limit_rpm: 600 },
+  ),
 };
 
 export const createdKey = {
@@ -24,6 +29,9 @@ export const createdKey = {
     name: "mobile app",
     created_at: "2026-11-24T08:52:06.353Z",
     last_used_at: null,
+    expires_at: null,
+    expired: false,
+    rate_limit_rpm: null,
     key: "ak_52bc2b2644ff_TIoHS3VwH_rvBK2mpi-N-eG7JrQ6Q5KtL9n-_g979HY",
   }),
 };
@@ -36,6 +44,9 @@ export const keyList = {
         name: "mobile app",
         created_at: "2026-11-24T08:52:06.353Z",
         last_used_at: "2026-11-24T08:52:06.366Z",
+        expires_at: null,
+        expired: false,
+        rate_limit_rpm: null,
       },
     ],
   }),
