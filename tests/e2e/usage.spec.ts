@@ -126,3 +126,21 @@ test("charts whose code cannot be fetched say so, and the rest of the page stays
   await failed.first().getByRole("button", { name: "Reload" }).click();
   await expect(usage.locator("figure canvas")).toHaveCount(3);
 });
+
+test("the table lists today first, and its button says what it will show", async ({ page }) => {
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/metered-ui");
+  const usage = page.getByRole("region", { name: "Usage, last 30 days" });
+  await usage.getByRole("button", { name: "Show as table" }).click();
+  const days = usage.getByTestId("usage-table").locator("tbody tr th");
+  await expect(days).toHaveCount(30);
+  const today = new Date();
+  const daysAgo = (n: number) =>
+    new Date(today.getTime() - n * 86_400_000).toISOString().slice(0, 10);
+  await expect(days.first()).toHaveText(daysAgo(0));
+  await expect(days.last()).toHaveText(daysAgo(29));
+  // The button now offers the charts back.
+  await usage.getByRole("button", { name: "Show as charts" }).click();
+  await expect(usage.locator("figure canvas")).toHaveCount(3);
+  await expect(usage.getByRole("button", { name: "Show as table" })).toBeVisible();
+});
