@@ -23,7 +23,7 @@ test("signing out in another tab sends this tab to sign-in with a sentence", asy
 
   // The first tab asks for something: it is sent to sign in, and told why.
   await page.getByLabel("Quota", { exact: true }).selectOption("near");
-  await expect(page).toHaveURL(/\/login\?ended=1$/);
+  await expect(page).toHaveURL(/\/login\?ended=1&next=%2Fdashboard%2Fagents%3Fquota%3Dnear$/);
   await expect(page.getByTestId("session-ended")).toContainText("Your session has ended");
   await expect(page.getByText("ADMIN_API_KEY")).toHaveCount(0);
   await screenshot(page, "session-ended");
@@ -49,7 +49,7 @@ test("ending every session sends everyone to sign in again", async ({ page, brow
 
     // The other browser: its next request finds the session gone; so does a reload.
     await theirs.reload();
-    await expect(theirs).toHaveURL(/\/login\?ended=1$/);
+    await expect(theirs).toHaveURL(/\/login\?ended=1&next=%2Fdashboard%2Fagents%2Fzsession$/);
     await expect(theirs.getByTestId("session-ended")).toBeVisible();
   } finally {
     await elsewhere.close();
