@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { type ReactNode, useEffect, useState } from "react";
+import { OutageNotice } from "./service-reachable";
 import { trpc } from "./trpc";
 import { Button } from "./ui/button";
 import { ConfirmDialog } from "./ui/confirm-dialog";
@@ -105,6 +106,7 @@ export function DashboardShell({
         </div>
       </header>
       <main id="main" className="content">
+        <OutageNotice />
         {children}
       </main>
     </div>
