@@ -37,7 +37,12 @@ test("New agent refuses an ID in use beside the field, with a link to that agent
     temperature: 0.3,
     prompt: "Stay.",
   });
+  // The form holds what was typed: leaving it asks first.
   await error.getByRole("link", { name: "open zexisting" }).click();
+  await page
+    .getByRole("dialog", { name: "Leave without saving?" })
+    .getByRole("button", { name: "Leave" })
+    .click();
   await expect(page).toHaveURL(/\/dashboard\/agents\/zexisting$/);
   await expect(page.getByRole("heading", { name: "Keep Me" })).toBeVisible();
 });
@@ -115,7 +120,8 @@ test("the chat keeps the newest message in view, scrolls by keyboard, takes seve
   await expect.poll(atBottom).toBe(true);
   const asked = log.locator('[data-role="user"]').last().locator("time");
   await expect(asked).toHaveText("just now");
-  await expect(asked).toHaveAttribute("title", /\(.+\)$/);
+  // The exact time on hover: ISO date, 24-hour clock, the zone.
+  await expect(asked).toHaveAttribute("title", /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S/);
   await screenshot(page, "agent-chat-long");
 });
 
