@@ -1,0 +1,9 @@
+import { notFound } from "next/navigation";
+
+/**
+ * Any dashboard address no page has: the dashboard's not-found page, inside its frame (an
+ * address Next.js cannot match otherwise gets the service-wide one, outside the frame).
+ */
+export default function MissingPage(): never {
+  notFound();
+}
