@@ -148,7 +148,7 @@ export function AgentsTable() {
                           <span className="muted">off</span>
                         )}
                       </Td>
-                      <Td label="Quota use">
+                      <Td label="Quota use" stacked>
                         <TightestLimit quota={agent.quota} />
                       </Td>
                       <Td label="Last activity">

@@ -89,18 +89,20 @@ export function Th({
  * A data cell. `label` names its column on a phone, where a `cards` table shows each row as a
  * card (an empty label: a cell of actions that needs none); the label is text of its own there
  * (hidden from screen readers, which have the table's headers), beside the cell's content in a
- * box of its own. `numeric` right-aligns a number with tabular figures, on one line.
+ * box of its own, or above it with `stacked` (content that needs the card's width, a meter).
+ * `numeric` right-aligns a number with tabular figures, on one line.
  */
 export function Td({
   label,
   numeric = false,
+  stacked = false,
   className,
   children,
   ...props
-}: ComponentProps<"td"> & { label?: string; numeric?: boolean }) {
+}: ComponentProps<"td"> & { label?: string; numeric?: boolean; stacked?: boolean }) {
   return (
     <td
-      className={cx(styles.td, numeric && styles.numeric, className)}
+      className={cx(styles.td, numeric && styles.numeric, stacked && styles.stacked, className)}
       data-label={label}
       {...props}
     >

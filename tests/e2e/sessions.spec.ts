@@ -77,6 +77,9 @@ test("a link into the dashboard is followed after signing in, and only a dashboa
     "/dashboardx",
     "/login",
   ]) {
+    // Away from the dashboard first: a dashboard page whose session goes would itself go to
+    // sign in (with its own `next`), racing the page asked for here.
+    await page.goto("/");
     await context.clearCookies();
     await page.goto(`/login?next=${encodeURIComponent(next)}`);
     await signInHere(page);
