@@ -7,10 +7,10 @@ import { Notice } from "./ui/notice";
 import { UNREACHABLE } from "./ui/problem";
 
 /**
- * Whether the service answers, for every page at once. Any call that got no answer says it does
- * not, any answer that it does; and a light probe (HEAD /health/live) asks every 10 s while the
- * page is in view, every 3 s while it does not answer, so that a page with nothing to refresh
- * (the agents list, the prices) still learns of an outage within seconds, and of its end.
+ * Whether the service answers, for every page at once. A light probe (HEAD /health/live) asks
+ * every 10 s while the page is in view, every 3 s while it does not answer, so that a page with
+ * nothing to refresh (the agents list, the prices) still learns of an outage within seconds, and
+ * of its end; a call that got no answer asks at once, and any answer says it does.
  */
 
 const PROBE_MS = 10_000;
@@ -40,16 +40,27 @@ export function useUnreachable(): boolean {
   );
 }
 
-/** Asks the service once whether it answers; true when it does. */
-export async function probe(): Promise<boolean> {
-  try {
-    const response = await fetch("/health/live", { method: "HEAD", cache: "no-store" });
-    reportReachable(response.ok);
-    return response.ok;
-  } catch {
-    reportReachable(false);
-    return false;
-  }
+let asking: Promise<boolean> | undefined;
+
+/**
+ * Asks the service once whether it answers (one question at a time, however many ask); true
+ * when it does. A call that got no answer asks this rather than declaring an outage itself: one
+ * request that failed on its way is not the service gone.
+ */
+export function probe(): Promise<boolean> {
+  asking ??= (async () => {
+    try {
+      const response = await fetch("/health/live", { method: "HEAD", cache: "no-store" });
+      reportReachable(response.ok);
+      return response.ok;
+    } catch {
+      reportReachable(false);
+      return false;
+    } finally {
+      asking = undefined;
+    }
+  })();
+  return asking;
 }
 
 /**

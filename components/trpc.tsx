@@ -6,7 +6,7 @@ import { createTRPCReact } from "@trpc/react-query";
 import { type ReactNode, useState } from "react";
 import { signInPath } from "@/server/auth/view";
 import type { AppRouter } from "@/server/routers";
-import { ReachabilityProbe, reportReachable } from "./service-reachable";
+import { probe, ReachabilityProbe, reportReachable } from "./service-reachable";
 import { problemOf } from "./ui/problem";
 
 /** The dashboard's typed tRPC client: every read and write goes through the procedures. */
@@ -29,7 +29,7 @@ export function TrpcProvider({
 }) {
   const [queryClient] = useState(() => {
     const onError = (error: unknown) => {
-      if (problemOf(error).unreachable) reportReachable(false);
+      if (problemOf(error).unreachable) void probe();
       else reportReachable(true);
       // Back to this page after signing in again.
       if (signedIn && sessionEnded(error))

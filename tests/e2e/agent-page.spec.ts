@@ -259,8 +259,10 @@ test("unsaved edits ask before a link leaves them, and before a reload or close"
   await navigate(page, "Agents");
   await expect(page.getByRole("heading", { name: "Agents", exact: true })).toBeVisible();
 
-  // A reload or a closed tab: the browser's own question.
+  // A reload or a closed tab: the browser's own question (which it asks of a page the user
+  // has acted on: a click, then typing).
   await page.goto("/dashboard/agents/zunsaved");
+  await name.click();
   await name.fill("Changed again");
   const asked = page.waitForEvent("dialog");
   await page.close({ runBeforeUnload: true });

@@ -78,7 +78,7 @@ test("leaving while a reply streams asks first", async ({ page }) => {
     kind: "reply",
     text: "slowly slowly slowly slowly",
     chunks: 4,
-    chunkDelayMs: 1000,
+    chunkDelayMs: 700,
   });
   await page.getByLabel("Message", { exact: true }).fill("take your time");
   await page.getByRole("button", { name: "Send" }).click();
