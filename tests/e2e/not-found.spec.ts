@@ -14,6 +14,7 @@ test("an unknown dashboard address shows a not-found page inside the dashboard",
     const response = await page.goto(path);
     expect(response?.status(), path).toBe(404);
     await expect(page.getByRole("heading", { name: "Page not found", level: 1 })).toBeVisible();
+    await expect(page).toHaveTitle("Page not found · Agent Service");
     await expect(page.getByRole("navigation", { name: "Dashboard" })).toBeAttached();
     await expect(page.getByTestId("who")).toHaveText("Admin (API key)");
     await expect(page.getByRole("main").getByRole("link", { name: "Overview" })).toBeVisible();
