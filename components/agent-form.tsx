@@ -2,46 +2,32 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, type ReactNode, useEffect, useRef, useState } from "react";
 import { type Agent, agentInputSchema, autonomousPromptProblem } from "@/server/agents/schema";
-import { QUOTA_LIMIT_FIELDS, type QuotaLimitField } from "@/server/quota/schema";
-import { cronProblem } from "@/server/schedules/schema";
-import { describeCron } from "@/server/schedules/view";
 import { readAgentForm } from "./agent-form-data";
+import { AgentFormSections, type NewAgentDefaults } from "./agent-form-sections";
 import { trpc } from "./trpc";
 import { Button } from "./ui/button";
-import { CheckboxField, Field } from "./ui/field";
-import { formNumber, formWords } from "./ui/format";
+import { Field } from "./ui/field";
+import { formWords } from "./ui/format";
 import { Input } from "./ui/input";
+import { LeaveGuard } from "./ui/leave-guard";
 import type { Outcome } from "./ui/notice";
 import { OutcomeMessage } from "./ui/notice";
 import { Panel } from "./ui/panel";
-import { fieldErrorsOf, problemOf } from "./ui/problem";
-import { Select } from "./ui/select";
+import { fieldErrorsOf, problemOf, UNREACHABLE } from "./ui/problem";
 import { Textarea } from "./ui/textarea";
+import { useFocusFirstInvalid } from "./ui/use-focus-first-invalid";
 
-type Errors = Record<string, React.ReactNode>;
+export type { NewAgentDefaults } from "./agent-form-sections";
 
-const LIMIT_LABELS: Record<QuotaLimitField, string> = {
-  message_limit_total: "Messages in total",
-  message_limit_monthly: "Messages per month",
-  message_limit_daily: "Messages per day",
-  autonomous_limit_total: "Autonomous runs in total",
-  autonomous_limit_monthly: "Autonomous runs per month",
-  token_limit_total: "Tokens in total",
-  token_limit_monthly: "Tokens per month",
-  token_limit_daily: "Tokens per day",
-};
-
-/** What a new agent gets for what is left empty: the service's configured defaults. */
-export type NewAgentDefaults = {
-  quota: Record<QuotaLimitField, number | null>;
-  rate_limit_rpm: number | null;
-};
+type Errors = Record<string, ReactNode>;
 
 /**
  * Creates an agent (no `agent`; an ID in use is refused, never overwritten) or edits one;
- * validated with the server's own schema before sending, errors shown beside their fields.
+ * validated with the server's own schema before sending, errors shown beside their fields (in
+ * the form's words), the focus on the first to correct. Edits not saved yet are not dropped
+ * without a word: leaving the page asks first.
  */
 export function AgentForm({
   agent,
@@ -60,11 +46,17 @@ export function AgentForm({
   const update = trpc.agents.upsert.useMutation();
   const [errors, setErrors] = useState<Errors>({});
   const [ownOutcome, setOwnOutcome] = useState<Outcome>();
-  const [cron, setCron] = useState(agent?.autonomous_cron ?? "");
-  const [zone, setZone] = useState(agent?.autonomous_timezone ?? "UTC");
+  const { form, focusFirstInvalid } = useFocusFirstInvalid();
+  const dirty = useDirty(form, agent);
   const shown = onOutcome ? outcome : ownOutcome;
   const report = onOutcome ?? setOwnOutcome;
   const pending = create.isPending || update.isPending;
+
+  function refuse(found: Errors, text: string) {
+    setErrors(found);
+    report({ ok: false, text });
+    focusFirstInvalid();
+  }
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -80,12 +72,12 @@ export function AgentForm({
       autonomous_enabled: Boolean(input.autonomous_enabled),
       autonomous_prompt: (input.autonomous_prompt as string | null) ?? null,
     });
-    if (crossField) found.autonomous_prompt = crossField;
-    setErrors(found);
+    if (crossField) found.autonomous_prompt = formWords(crossField);
     if (Object.keys(found).length > 0 || !parsed.success) {
-      report({ ok: false, text: "Not saved: correct the fields marked." });
+      refuse(found, "Not saved: correct the fields marked.");
       return;
     }
+    setErrors({});
     try {
       if (agent) {
         await update.mutateAsync(parsed.data);
@@ -93,14 +85,13 @@ export function AgentForm({
         report({ ok: true, text: "Saved." });
       } else {
         const created = await create.mutateAsync(parsed.data);
+        dirty.saved();
         await utils.agents.list.invalidate();
         router.push(`/dashboard/agents/${created.aid}?created=1`);
       }
     } catch (error) {
       const problem = problemOf(error);
-      const byField: Errors = Object.fromEntries(
-        Object.entries(fieldErrorsOf(problem)).map(([field, detail]) => [field, formWords(detail)]),
-      );
+      const byField: Errors = fieldErrorsOf(problem);
       if (problem.code === "agent_exists") {
         const aid = String(parsed.data.aid);
         byField.aid = (
@@ -110,8 +101,12 @@ export function AgentForm({
           </>
         );
       }
-      setErrors(byField);
-      report({ ok: false, text: `Not saved: ${formWords(problem.detail)}` });
+      refuse(
+        byField,
+        problem.detail === UNREACHABLE
+          ? `Not saved: ${UNREACHABLE} Your changes are still here: save again once the service answers.`
+          : `Not saved: ${problem.detail}`,
+      );
     }
   }
 
@@ -127,7 +122,14 @@ export function AgentForm({
   );
 
   return (
-    <Panel as="form" onSubmit={submit} noValidate aria-label={agent ? "Edit agent" : "New agent"}>
+    <Panel
+      as="form"
+      ref={form}
+      onSubmit={submit}
+      onChange={dirty.check}
+      noValidate
+      aria-label={agent ? "Edit agent" : "New agent"}
+    >
       <div className="form-grid">
         {!agent &&
           text(
@@ -152,145 +154,38 @@ export function AgentForm({
       <Field name="prompt" label="System prompt" error={errors.prompt}>
         {(control) => <Textarea {...control} defaultValue={agent?.prompt ?? ""} />}
       </Field>
-      <Panel as="fieldset">
-        <legend>Autonomous mode</legend>
-        <CheckboxField
-          name="autonomous_enabled"
-          label="Run on a schedule"
-          defaultChecked={agent?.autonomous_enabled}
-        />
-        <div className="form-grid">
-          <Field
-            name="autonomous_cron"
-            label="Cron schedule"
-            hint={cronHint(cron, zone)}
-            error={errors.autonomous_cron}
-          >
-            {(control) => (
-              <Input
-                {...control}
-                spellCheck={false}
-                autoComplete="off"
-                defaultValue={agent?.autonomous_cron ?? ""}
-                onChange={(event) => setCron(event.currentTarget.value)}
-              />
-            )}
-          </Field>
-          <Field
-            name="autonomous_timezone"
-            label="Time zone"
-            hint="Its IANA name: UTC, Europe/Berlin, America/New_York…"
-            error={errors.autonomous_timezone}
-          >
-            {(control) => (
-              <Input
-                {...control}
-                autoComplete="off"
-                defaultValue={agent?.autonomous_timezone ?? "UTC"}
-                onChange={(event) => setZone(event.currentTarget.value)}
-              />
-            )}
-          </Field>
-        </div>
-        <Field
-          name="autonomous_minutes"
-          label="Every (minutes)"
-          hint="Used when there is no cron schedule."
-          error={errors.autonomous_minutes}
-        >
-          {(control) => (
-            <Input
-              {...control}
-              inputMode="numeric"
-              defaultValue={agent?.autonomous_minutes ?? 60}
-            />
-          )}
-        </Field>
-        <Field
-          name="autonomous_prompt"
-          label="Instruction for each run"
-          error={errors.autonomous_prompt}
-        >
-          {(control) => <Textarea {...control} defaultValue={agent?.autonomous_prompt ?? ""} />}
-        </Field>
-      </Panel>
-      <Panel as="fieldset">
-        <legend>Who may chat</legend>
-        <div className="form-grid">
-          <Field name="chat_access" label="Chat access" error={errors.chat_access}>
-            {(control) => (
-              <Select {...control} defaultValue={agent?.chat_access ?? "public"}>
-                <option value="public">Anyone (public)</option>
-                <option value="key">Callers with a key only</option>
-              </Select>
-            )}
-          </Field>
-          {text(
-            "rate_limit_rpm",
-            "Chats a minute per caller",
-            agent ? agent.rate_limit_rpm : undefined,
-            agent
-              ? "Empty = no limit."
-              : `Empty = the default (${formNumber(defaults?.rate_limit_rpm)}).`,
-          )}
-        </div>
-      </Panel>
-      <Panel as="fieldset">
-        <legend>Tools</legend>
-        <Field
-          name="max_tool_steps"
-          label="Model turns that may call tools"
-          hint="0 to 20 per chat or run; 0 = never. MCP servers are set with mcp_servers in POST /agents."
-          error={errors.max_tool_steps}
-        >
-          {(control) => (
-            <Input {...control} inputMode="numeric" defaultValue={agent?.max_tool_steps ?? 5} />
-          )}
-        </Field>
-      </Panel>
-      <Panel as="fieldset">
-        <legend>Quota limits</legend>
-        <p className="hint">
-          {agent
-            ? "An empty limit means no limit. Counts are kept when a limit changes."
-            : "An empty limit takes the service's default for new agents, shown in each field."}
-        </p>
-        <div className="form-grid">
-          {QUOTA_LIMIT_FIELDS.map((name) => (
-            <Field
-              key={name}
-              name={`quota.${name}`}
-              label={LIMIT_LABELS[name]}
-              error={errors[`quota.${name}`]}
-            >
-              {(control) => (
-                <Input
-                  {...control}
-                  inputMode="numeric"
-                  defaultValue={agent ? (agent.quota[name] ?? "") : ""}
-                  placeholder={agent ? "no limit" : `default: ${formNumber(defaults?.quota[name])}`}
-                />
-              )}
-            </Field>
-          ))}
-        </div>
-      </Panel>
+      <AgentFormSections agent={agent} defaults={defaults} errors={errors} />
       <div className="row">
         <Button type="submit" variant="primary" disabled={pending}>
           {pending ? "Saving…" : agent ? "Save changes" : "Create agent"}
         </Button>
         <OutcomeMessage outcome={shown} />
       </div>
+      <LeaveGuard active={dirty.dirty} title="Leave without saving?">
+        {agent
+          ? `Your changes to ${agent.aid} are not saved; leaving drops them.`
+          : "This agent is not created yet; leaving drops what you typed."}
+      </LeaveGuard>
     </Panel>
   );
 }
 
-/** What the cron field says as it is typed: the schedule in words, or what it takes. */
-function cronHint(cron: string, zone: string): string {
-  const expression = cron.trim();
-  if (expression === "")
-    return "Empty = every so many minutes (below). Five fields: minute hour day month weekday, e.g. 0 9 * * 1-5.";
-  if (cronProblem(expression))
-    return "Five fields: minute hour day month weekday, e.g. 0 9 * * 1-5.";
-  return describeCron(expression, zone.trim() || "UTC");
+/**
+ * Whether the form holds edits not saved: what it would send differs from what it held when it
+ * opened. (After a save, the agent page remounts the form with the saved agent.)
+ */
+function useDirty(form: React.RefObject<HTMLFormElement | null>, agent: Agent | undefined) {
+  const opened = useRef<string>(undefined);
+  const [dirty, setDirty] = useState(false);
+  const now = () =>
+    form.current ? JSON.stringify(readAgentForm(new FormData(form.current), agent)) : "";
+  // biome-ignore lint/correctness/useExhaustiveDependencies: what the form held when it opened.
+  useEffect(() => {
+    opened.current = now();
+  }, []);
+  return {
+    dirty,
+    check: () => setDirty(now() !== opened.current),
+    saved: () => setDirty(false),
+  };
 }

@@ -3,12 +3,11 @@
 import { keepPreviousData } from "@tanstack/react-query";
 import Link from "next/link";
 import { AGENT_SORTS, type AgentSort } from "@/server/agents/view";
-import { lastActivity, quotaUse } from "@/server/quota/view";
+import { lastActivity } from "@/server/quota/view";
 import { AgentsFilters } from "./agents-filters";
-import { QuotaBars } from "./quota-bars";
+import { TightestLimit } from "./quota-bars";
 import { trpc } from "./trpc";
 import { ButtonLink } from "./ui/button";
-import { formatPercent } from "./ui/format";
 import { Notice } from "./ui/notice";
 import { PageHeader } from "./ui/page-header";
 import { PAGE_SIZES, Pager } from "./ui/pager";
@@ -119,6 +118,7 @@ export function AgentsTable() {
                   <tr>
                     {header("aid", "ID")}
                     {header("name", "Name")}
+                    <Th>Model</Th>
                     <Th>Autonomous</Th>
                     {header("quota", "Quota use")}
                     {header("activity", "Last activity")}
@@ -131,23 +131,25 @@ export function AgentsTable() {
                         <Link href={`/dashboard/agents/${agent.aid}`}>{agent.aid}</Link>
                       </Td>
                       <Td label="Name">{agent.name}</Td>
+                      <Td label="Model">
+                        {agent.model ?? <span className="muted">provider's default</span>}
+                      </Td>
                       <Td label="Autonomous">
                         {agent.autonomous_enabled ? (
-                          <>
-                            every {agent.autonomous_minutes} min
-                            <div className="muted small-text">
-                              next <MaybeTime value={agent.autonomous_next_run_at} none="—" />
-                            </div>
-                          </>
+                          <span className="small-text">
+                            {agent.autonomous_cron ? (
+                              <code>{agent.autonomous_cron}</code>
+                            ) : (
+                              `every ${agent.autonomous_minutes} min`
+                            )}{" "}
+                            · next <MaybeTime value={agent.autonomous_next_run_at} none="—" />
+                          </span>
                         ) : (
                           <span className="muted">off</span>
                         )}
                       </Td>
-                      <Td label="Quota use">
-                        <div className="small-text" data-testid="quota-use">
-                          {formatPercent(quotaUse(agent.quota))} of its tightest limit
-                        </div>
-                        <QuotaBars quota={agent.quota} />
+                      <Td label="Quota use" stacked>
+                        <TightestLimit quota={agent.quota} />
                       </Td>
                       <Td label="Last activity">
                         <MaybeTime value={lastActivity(agent.quota)} />

@@ -1,13 +1,14 @@
 "use client";
 
-import { type FormEvent, type KeyboardEvent, useState } from "react";
+import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { CHAT_ID_PATTERN } from "@/server/threads/schema";
 import styles from "./chat-panel.module.css";
-import { MessageBubble, MessageLog } from "./message-log";
-import { ToolCalls, type ToolCallView } from "./tool-calls";
+import { PendingExchange, type PendingReply } from "./chat-pending";
+import { MessageLog } from "./message-log";
 import { trpc } from "./trpc";
 import { Button } from "./ui/button";
 import { Input } from "./ui/input";
+import { LeaveGuard } from "./ui/leave-guard";
 import { ErrorText } from "./ui/notice";
 import { Panel } from "./ui/panel";
 import { problemOf } from "./ui/problem";
@@ -17,31 +18,41 @@ import { Textarea } from "./ui/textarea";
 
 /**
  * Talk to an agent as the admin: the admin's own threads (threads belong to their caller), the
- * chosen one's messages, and replies streamed as they come.
+ * chosen one's messages, and replies streamed as they come. While a reply is on its way the
+ * chat says so (and for how long), Stop ends it, and leaving the page asks first: a reply not
+ * delivered is not kept, and its question is not counted. A question that was not answered goes
+ * back in the box.
  */
 export function ChatPanel({ aid }: { aid: string }) {
   const utils = trpc.useUtils();
   const [chatId, setChatId] = useState("default");
   const [draft, setDraft] = useState("");
-  const [pending, setPending] = useState<{
-    question: string;
-    reply: string;
-    tools: ToolCallView[];
-  }>();
+  const [pending, setPending] = useState<PendingReply>();
   const [error, setError] = useState<string>();
+  const [stopped, setStopped] = useState(false);
+  const stream = useRef<AbortController>(undefined);
   const threads = trpc.threads.list.useQuery({ aid, caller: "admin" });
   const messages = trpc.threads.messages.useQuery({ aid, chat_id: chatId, limit: 100 });
+
+  // A page left mid-reply ends the reply with it, rather than reading it unseen.
+  useEffect(() => () => stream.current?.abort(), []);
 
   async function send(event?: FormEvent) {
     event?.preventDefault();
     const question = draft.trim();
     if (!question || pending) return;
+    const controller = new AbortController();
+    stream.current = controller;
     setError(undefined);
+    setStopped(false);
     setDraft("");
-    setPending({ question, reply: "", tools: [] });
+    setPending({ question, reply: "", tools: [], startedAt: Date.now() });
     try {
-      const events = await utils.client.chat.stream.mutate({ aid, q: question, chat_id: chatId });
-      for await (const chatEvent of events) {
+      const events = await utils.client.chat.stream.mutate(
+        { aid, q: question, chat_id: chatId },
+        { signal: controller.signal },
+      );
+      for await (const chatEvent of untilStopped(events, controller.signal)) {
         if (chatEvent.type === "delta") {
           setPending((current) => current && { ...current, reply: current.reply + chatEvent.text });
         } else if (chatEvent.type === "tool_call" || chatEvent.type === "tool_result") {
@@ -61,9 +72,11 @@ export function ChatPanel({ aid }: { aid: string }) {
         utils.agents.get.invalidate({ aid }),
       ]);
     } catch (caught) {
-      setError(problemOf(caught).detail);
       setDraft(question);
+      if (controller.signal.aborted) setStopped(true);
+      else setError(notSent(caught));
     } finally {
+      stream.current = undefined;
       setPending(undefined);
     }
   }
@@ -112,15 +125,7 @@ export function ChatPanel({ aid }: { aid: string }) {
           {messages.data?.messages.length === 0 && !pending && (
             <p className="muted">No messages in this thread yet.</p>
           )}
-          {pending && (
-            <>
-              <MessageBubble from="user">{pending.question}</MessageBubble>
-              <ToolCalls calls={pending.tools} />
-              <MessageBubble from="assistant" testId="streaming-reply">
-                {pending.reply || "…"}
-              </MessageBubble>
-            </>
-          )}
+          {pending && <PendingExchange pending={pending} />}
         </MessageLog>
       )}
       <form onSubmit={send} className={styles.form}>
@@ -138,16 +143,65 @@ export function ChatPanel({ aid }: { aid: string }) {
           maxLength={10_000}
           aria-describedby="chat-hint"
         />
-        <Button type="submit" variant="primary" disabled={!!pending || !draft.trim()}>
-          Send
-        </Button>
+        {/* Two buttons, not one that changes: Stop, pressed, must not turn into the submit
+            button before its click is done (the click would then send the question again). */}
+        {pending ? (
+          <Button key="stop" onClick={() => stream.current?.abort()}>
+            Stop
+          </Button>
+        ) : (
+          <Button key="send" type="submit" variant="primary" disabled={!draft.trim()}>
+            Send
+          </Button>
+        )}
       </form>
       <p id="chat-hint" className="sr-only">
         Enter sends the message; Shift and Enter start a new line.
       </p>
+      {stopped && (
+        <p role="status" className="muted small-text" data-testid="chat-stopped">
+          Stopped. The reply was not kept and the message does not count; it is back in the box.
+        </p>
+      )}
       {error && <ErrorText role="alert">{error}</ErrorText>}
+      <LeaveGuard active={pending !== undefined} title="Leave while a reply is coming?">
+        Leaving stops the reply: it is not kept, and the question is not counted.
+      </LeaveGuard>
     </Panel>
   );
+}
+
+/**
+ * The events of a reply until Stop: the request's own abort closes the connection (the service
+ * then gives the message back), but a stream already being read does not always end by itself
+ * when its connection does, so the reading stops here at once.
+ */
+async function* untilStopped<T>(events: AsyncIterable<T>, signal: AbortSignal) {
+  const iterator = events[Symbol.asyncIterator]();
+  const stopped = new Promise<never>((_, reject) => {
+    const stop = () => reject(new DOMException("Stopped", "AbortError"));
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop, { once: true });
+  });
+  stopped.catch(() => undefined);
+  try {
+    for (;;) {
+      const next = await Promise.race([iterator.next(), stopped]);
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    // Not awaited: a stream whose connection is gone may never answer.
+    iterator.return?.()?.catch(() => undefined);
+  }
+}
+
+/** Why a question was not answered, and that it is back in the box to send again. */
+function notSent(caught: unknown): string {
+  const problem = problemOf(caught);
+  return problem.unreachable
+    ? `Not sent: ${problem.detail} Your message is back in the box: send it again once the service answers.`
+    : `Not sent: ${problem.detail} Your message is back in the box.`;
 }
 
 /** Opens a thread by name (it is created by its first message). */

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { type ReactNode, useEffect, useState } from "react";
+import { OutageNotice } from "./service-reachable";
 import { ThemeChoice } from "./theme-choice";
 import { trpc } from "./trpc";
 import { Button } from "./ui/button";
@@ -110,6 +111,7 @@ export function DashboardShell({
         </div>
       </header>
       <main id="main" className="content">
+        <OutageNotice />
         {children}
       </main>
     </div>

@@ -6,10 +6,12 @@ import { createDeploymentInputSchema } from "@/server/deployments/schema";
 import { trpc } from "./trpc";
 import { Button } from "./ui/button";
 import { Field } from "./ui/field";
+import { formWords } from "./ui/format";
 import { Input } from "./ui/input";
 import { type Outcome, OutcomeMessage } from "./ui/notice";
 import { Panel } from "./ui/panel";
 import { fieldErrorsOf, problemOf } from "./ui/problem";
+import { useFocusFirstInvalid } from "./ui/use-focus-first-invalid";
 
 const PROPOSAL_NUMBERS = [
   ["init_cost", "Initial cost"],
@@ -30,6 +32,7 @@ export function CreateDeployment() {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [outcome, setOutcome] = useState<Outcome>();
   const [made, setMade] = useState<{ id: number; request_id: string }>();
+  const { form: formRef, focusFirstInvalid } = useFocusFirstInvalid();
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -54,8 +57,13 @@ export function CreateDeployment() {
     };
     const parsed = createDeploymentInputSchema.safeParse(input);
     if (!parsed.success) {
-      setErrors(Object.fromEntries(parsed.error.issues.map((i) => [i.path.join("."), i.message])));
+      setErrors(
+        Object.fromEntries(
+          parsed.error.issues.map((i) => [i.path.join("."), formWords(i.message)]),
+        ),
+      );
       setOutcome({ ok: false, text: "Not created: correct the fields marked." });
+      focusFirstInvalid();
       return;
     }
     setErrors({});
@@ -69,6 +77,7 @@ export function CreateDeployment() {
       const problem = problemOf(error);
       setErrors(fieldErrorsOf(problem));
       setOutcome({ ok: false, text: `Not created: ${problem.detail}` });
+      focusFirstInvalid();
     }
   }
 
@@ -79,7 +88,7 @@ export function CreateDeployment() {
   );
 
   return (
-    <Panel as="form" title="New deployment" onSubmit={submit} noValidate>
+    <Panel as="form" ref={formRef} title="New deployment" onSubmit={submit} noValidate>
       <div className="form-grid">
         {input("user_address", "Owner address")}
         {input("request_id", "Request ID (optional)")}

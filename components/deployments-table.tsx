@@ -3,6 +3,7 @@
 import { keepPreviousData } from "@tanstack/react-query";
 import Link from "next/link";
 import { type FormEvent, useEffect, useState } from "react";
+import { listDeploymentsInputSchema } from "@/server/deployments/schema";
 import { DEPLOYMENT_STATUSES } from "@/server/deployments/view";
 import { CreateDeployment } from "./deployment-create";
 import { refreshEvery, trpc } from "./trpc";
@@ -21,6 +22,10 @@ import { Select } from "./ui/select";
 import { StatusBadge, statusLabel } from "./ui/status-badge";
 import { Table, Td, Th } from "./ui/table";
 import { oneOf, positiveInt, useUrlState } from "./ui/url-state";
+import { useFocusFirstInvalid } from "./ui/use-focus-first-invalid";
+
+/** What an owner address must be: the rule the listing checks it by. */
+const OWNER_RULE = listDeploymentsInputSchema.shape.user_address.unwrap();
 
 export function DeploymentsTable({ isAdmin, notice }: { isAdmin: boolean; notice?: string }) {
   const { params, update } = useUrlState();
@@ -151,7 +156,11 @@ export function DeploymentsTable({ isAdmin, notice }: { isAdmin: boolean; notice
   );
 }
 
-/** The owner filter (admins only): applied on submit, since an address is typed in full. */
+/**
+ * The owner filter (admins only): applied on submit, since an address is typed in full, and
+ * checked first by the API's own rule, so a wrong one is said beside the field (not as the
+ * list's failure, in the API's words).
+ */
 function OwnerFilter({
   owner,
   onChange,
@@ -160,16 +169,27 @@ function OwnerFilter({
   onChange: (value: string | undefined) => void;
 }) {
   const [draft, setDraft] = useState(owner ?? "");
+  const [error, setError] = useState<string>();
+  const { form, focusFirstInvalid } = useFocusFirstInvalid();
   useEffect(() => setDraft(owner ?? ""), [owner]);
   return (
     <form
+      ref={form}
       className="row bottom"
       onSubmit={(event: FormEvent) => {
         event.preventDefault();
-        onChange(draft.trim() || undefined);
+        const value = draft.trim();
+        const checked = OWNER_RULE.safeParse(value);
+        if (value && !checked.success) {
+          setError(checked.error.issues[0]?.message);
+          focusFirstInvalid();
+          return;
+        }
+        setError(undefined);
+        onChange(value || undefined);
       }}
     >
-      <Field name="owner-filter" label="Owner address" className="grow">
+      <Field name="owner-filter" label="Owner address" className="grow" error={error}>
         {(control) => (
           <Input {...control} value={draft} onChange={(event) => setDraft(event.target.value)} />
         )}

@@ -2,10 +2,12 @@
 
 import Link from "next/link";
 import styles from "./overview.module.css";
+import { useUnreachable } from "./service-reachable";
 import { refreshEvery, trpc } from "./trpc";
 import { formatNumber, plural } from "./ui/format";
 import { PageHeader } from "./ui/page-header";
 import { Panel } from "./ui/panel";
+import { problemOf } from "./ui/problem";
 import { QueryState } from "./ui/query-state";
 import { RelativeTime } from "./ui/relative-time";
 import { StatusBadge } from "./ui/status-badge";
@@ -16,6 +18,9 @@ export function Overview() {
   const overview = trpc.dashboard.overview.useQuery(undefined, {
     refetchInterval: refreshEvery(10_000),
   });
+  // The health shown is the last answer's: while the service does not answer, it is not healthy.
+  const unreachable =
+    useUnreachable() || (overview.error !== null && problemOf(overview.error).unreachable);
   return (
     <>
       <PageHeader title="Overview" />
@@ -24,12 +29,22 @@ export function Overview() {
           <>
             <div className="grid">
               <Panel title="Service">
-                <StatusBadge status={data.health.status} />
-                <p className="muted">
-                  Database {data.health.database}
-                  {data.health.database_kind ? ` (${data.health.database_kind})` : ""}, model
-                  provider <strong>{data.health.provider}</strong>, version {data.health.version}
-                </p>
+                <StatusBadge
+                  status={unreachable ? "unreachable" : data.health.status}
+                  testId="service-status"
+                />
+                {unreachable ? (
+                  <p className="muted">
+                    No answer since <RelativeTime value={lastAnswer(overview.dataUpdatedAt)} />, so
+                    the figures below are from then.
+                  </p>
+                ) : (
+                  <p className="muted">
+                    Database {data.health.database}
+                    {data.health.database_kind ? ` (${data.health.database_kind})` : ""}, model
+                    provider <strong>{data.health.provider}</strong>, version {data.health.version}
+                  </p>
+                )}
               </Panel>
               <Panel title="Agents">
                 <div className={styles.stat} data-testid="agent-count">
@@ -42,9 +57,13 @@ export function Overview() {
                 </p>
               </Panel>
               <Panel title="Messages">
-                <div className={styles.stat}>{formatNumber(data.messages.today)}</div>
+                <div className={styles.stat} data-testid="messages-today">
+                  {formatNumber(data.messages.today)}
+                </div>
                 <p className="muted">
-                  today (UTC), {formatNumber(data.messages.this_month)} this month
+                  replies delivered today (UTC), {formatNumber(data.messages.this_month)} this
+                  month, by the agents there are now: the usage below counts the same way, and
+                  resetting counters does not change either.
                 </p>
               </Panel>
               <Panel title="Limits">
@@ -120,4 +139,9 @@ export function Overview() {
       <UsageOverview />
     </>
   );
+}
+
+/** When the overview last came, as ISO. */
+function lastAnswer(updatedAt: number): string {
+  return new Date(updatedAt).toISOString();
 }

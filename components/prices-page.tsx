@@ -6,7 +6,7 @@ import { trpc } from "./trpc";
 import { Button } from "./ui/button";
 import { ConfirmDialog } from "./ui/confirm-dialog";
 import { Field } from "./ui/field";
-import { formatCost } from "./ui/format";
+import { formatCost, formWords } from "./ui/format";
 import { Input } from "./ui/input";
 import { type Outcome, OutcomeMessage } from "./ui/notice";
 import { PageHeader } from "./ui/page-header";
@@ -15,6 +15,7 @@ import { fieldErrorsOf, problemOf } from "./ui/problem";
 import { QueryState } from "./ui/query-state";
 import { RelativeTime } from "./ui/relative-time";
 import { Table, Td, Th } from "./ui/table";
+import { useFocusFirstInvalid } from "./ui/use-focus-first-invalid";
 
 /**
  * The price table: what a million input and output tokens of each model cost. Replies are
@@ -44,8 +45,8 @@ export function PricesPage() {
             <thead>
               <tr>
                 <Th>Model</Th>
-                <Th>Input, per million</Th>
-                <Th>Output, per million</Th>
+                <Th numeric>Input, per million</Th>
+                <Th numeric>Output, per million</Th>
                 <Th>Set</Th>
                 <Th>
                   <span className="sr-only">Actions</span>
@@ -58,8 +59,12 @@ export function PricesPage() {
                   <Td label="Model">
                     <code>{price.model}</code>
                   </Td>
-                  <Td label="Input, per million">{formatCost(price.input_per_million)}</Td>
-                  <Td label="Output, per million">{formatCost(price.output_per_million)}</Td>
+                  <Td label="Input, per million" numeric>
+                    {formatCost(price.input_per_million)}
+                  </Td>
+                  <Td label="Output, per million" numeric>
+                    {formatCost(price.output_per_million)}
+                  </Td>
                   <Td label="Set">
                     <RelativeTime value={price.updated_at} />
                   </Td>
@@ -89,6 +94,7 @@ function PriceForm() {
   const set = trpc.prices.set.useMutation();
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [outcome, setOutcome] = useState<Outcome>();
+  const { form: formRef, focusFirstInvalid } = useFocusFirstInvalid();
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -107,10 +113,11 @@ function PriceForm() {
     if (!parsed.success) {
       setErrors(
         Object.fromEntries(
-          parsed.error.issues.map((issue) => [issue.path.join("."), issue.message]),
+          parsed.error.issues.map((issue) => [issue.path.join("."), formWords(issue.message)]),
         ),
       );
       setOutcome(undefined);
+      focusFirstInvalid();
       return;
     }
     setErrors({});
@@ -122,12 +129,18 @@ function PriceForm() {
     } catch (caught) {
       const problem = problemOf(caught);
       setErrors(fieldErrorsOf(problem));
-      setOutcome({ ok: false, text: `Not saved: ${problem.detail}` });
+      setOutcome({
+        ok: false,
+        text: problem.unreachable
+          ? `Not saved: ${problem.detail} The price is still in the form: set it again once the service answers.`
+          : `Not saved: ${problem.detail}`,
+      });
+      focusFirstInvalid();
     }
   }
 
   return (
-    <Panel as="form" onSubmit={submit} noValidate aria-label="Set a price">
+    <Panel as="form" ref={formRef} onSubmit={submit} noValidate aria-label="Set a price">
       <div className="form-grid">
         <Field
           name="model"

@@ -133,7 +133,7 @@ export function ToolsPanel({
             </div>
             {server?.error && <ErrorText>{server.error}</ErrorText>}
             {server && server.tools.length > 0 && (
-              <Table>
+              <Table layout="cards">
                 <thead>
                   <tr>
                     <Th>Tool</Th>
@@ -144,11 +144,11 @@ export function ToolsPanel({
                 <tbody>
                   {server.tools.map((tool) => (
                     <tr key={tool.name}>
-                      <Td>
+                      <Td label="Tool">
                         <code>{tool.name}</code>
                       </Td>
-                      <Td>{tool.description ?? ""}</Td>
-                      <Td>{tool.allowed ? "yes" : "no"}</Td>
+                      <Td label="Description">{tool.description ?? ""}</Td>
+                      <Td label="Allowed">{tool.allowed ? "yes" : "no"}</Td>
                     </tr>
                   ))}
                 </tbody>

@@ -4,7 +4,9 @@ import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@ta
 import { httpBatchStreamLink, httpLink, splitLink } from "@trpc/client";
 import { createTRPCReact } from "@trpc/react-query";
 import { type ReactNode, useState } from "react";
+import { signInPath } from "@/server/auth/view";
 import type { AppRouter } from "@/server/routers";
+import { probe, ReachabilityProbe, reportReachable } from "./service-reachable";
 import { problemOf } from "./ui/problem";
 
 /** The dashboard's typed tRPC client: every read and write goes through the procedures. */
@@ -27,15 +29,25 @@ export function TrpcProvider({
 }) {
   const [queryClient] = useState(() => {
     const onError = (error: unknown) => {
-      if (signedIn && sessionEnded(error)) window.location.replace("/login?ended=1");
+      if (problemOf(error).unreachable) void probe();
+      else reportReachable(true);
+      // Back to this page after signing in again.
+      if (signedIn && sessionEnded(error))
+        window.location.replace(
+          signInPath(`${window.location.pathname}${window.location.search}`, true),
+        );
     };
+    const onSuccess = () => reportReachable(true);
     return new QueryClient({
-      queryCache: new QueryCache({ onError }),
-      mutationCache: new MutationCache({ onError }),
+      queryCache: new QueryCache({ onError, onSuccess }),
+      mutationCache: new MutationCache({ onError, onSuccess }),
       defaultOptions: {
         queries: {
           staleTime: 5_000,
-          retry: (failures, error) => failures < 2 && !isClientError(error),
+          // Not when no answer came: the page says so at once and tries again by itself (every
+          // 3 s, refreshEvery), where retries would only delay what the user sees by seconds.
+          retry: (failures, error) =>
+            failures < 2 && !isClientError(error) && !problemOf(error).unreachable,
           refetchInterval: refreshEvery(false),
         },
       },
@@ -57,7 +69,10 @@ export function TrpcProvider({
   );
   return (
     <trpc.Provider client={client} queryClient={queryClient}>
-      <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>
+      <QueryClientProvider client={queryClient}>
+        {signedIn && <ReachabilityProbe />}
+        {children}
+      </QueryClientProvider>
     </trpc.Provider>
   );
 }

@@ -1,10 +1,10 @@
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
-import { requestSession } from "@/app/dashboard/request-session";
+import { requestPath, requestSession } from "@/app/dashboard/request-session";
 import { DashboardShell } from "@/components/dashboard-shell";
 import { TrpcProvider } from "@/components/trpc";
-import { SESSION_COOKIE } from "@/server/auth";
+import { SESSION_COOKIE, signInPath } from "@/server/auth";
 
 export const dynamic = "force-dynamic";
 
@@ -12,7 +12,8 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   const session = await requestSession();
   // A session cookie that no longer signs anyone in: the session ended (signed out elsewhere,
   // ended by an admin, or expired), which the sign-in page then says.
-  if (!session) redirect((await cookies()).has(SESSION_COOKIE) ? "/login?ended=1" : "/login");
+  // Either way, signing in leads back to the page asked for.
+  if (!session) redirect(signInPath(await requestPath(), (await cookies()).has(SESSION_COOKIE)));
   const who = session.via === "api_key" ? "Admin (API key)" : session.address;
   return (
     <TrpcProvider signedIn>

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { SignInPage } from "@/components/wallet/sign-in";
+import { dashboardPathOrNull } from "@/server/auth";
 import { getConfig } from "@/server/services";
 
 export const metadata: Metadata = { title: "Sign in" };
@@ -11,11 +12,12 @@ export default async function LoginPage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  const ended = (await searchParams).ended;
+  const { ended, next } = await searchParams;
   return (
     <SignInPage
       chainIds={[...getConfig().siwe.chainIds]}
       ended={typeof ended === "string" ? ended : undefined}
+      next={dashboardPathOrNull(typeof next === "string" ? next : undefined) ?? undefined}
     />
   );
 }

@@ -1,7 +1,6 @@
 /**
- * Formatters for the dashboard: numbers, counts, times (relative, with the absolute time and
- * zone for a title), addresses, and the server's sentences in the words a person uses.
- * Browser-only code paths take `now` as an argument, so they stay pure.
+ * Formatters for the dashboard: numbers, counts, costs, addresses, and the server's sentences in
+ * the words a person uses. Dates and times are in dates.ts.
  */
 
 const numbers = new Intl.NumberFormat("en");
@@ -13,48 +12,6 @@ export function formatNumber(n: number): string {
 /** `1 agent`, `2 agents`, `1,204 agents`. */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${formatNumber(n)} ${n === 1 ? one : many}`;
-}
-
-/** The user's time zone, e.g. `Europe/Paris` (UTC when the browser does not say). */
-export function timeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone ?? "UTC";
-}
-
-let absolute: Intl.DateTimeFormat | undefined;
-
-/** `24 Nov 2026, 01:36:02 CET (Europe/Paris)`: what a hover shows beside a relative time. */
-export function formatAbsolute(iso: string): string {
-  // The user's locale and zone; made once, when first needed (in the browser).
-  absolute ??= new Intl.DateTimeFormat(undefined, {
-    year: "numeric",
-    month: "short",
-    day: "numeric",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-    timeZoneName: "short",
-  });
-  return `${absolute.format(new Date(iso))} (${timeZone()})`;
-}
-
-const relative = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
-
-const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
-  ["year", 365 * 24 * 3600],
-  ["month", 30 * 24 * 3600],
-  ["day", 24 * 3600],
-  ["hour", 3600],
-  ["minute", 60],
-];
-
-/** `5 minutes ago`, `in 3 hours`, `just now`: the unit is the largest that fits. */
-export function formatRelative(iso: string, now: number): string {
-  const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
-  if (Math.abs(seconds) < 45) return "just now";
-  for (const [unit, size] of UNITS) {
-    if (Math.abs(seconds) >= size) return relative.format(Math.round(seconds / size), unit);
-  }
-  return relative.format(Math.round(seconds / 60), "minute");
 }
 
 /** `0x5B38…ddC4`: enough of an address to tell it apart; the full one goes in a title. */
@@ -69,14 +26,48 @@ export function formatPercent(fraction: number): string {
 }
 
 /**
- * The server's field rules are written for API clients (`or null for unlimited`); in a form,
- * null is an empty field. The sentence is otherwise kept: it is the server's own rule.
+ * The API's field names, as the dashboard's pages call them: a sentence of the service's names
+ * the field it is about as an API client sends it (`user_address`), which a person at a form
+ * never sees.
+ */
+const FIELD_WORDS: Record<string, string> = {
+  autonomous_enabled: "“Run on a schedule”",
+  autonomous_prompt: "the instruction for each run",
+  autonomous_minutes: "the minutes between runs",
+  autonomous_cron: "the cron schedule",
+  autonomous_timezone: "the time zone",
+  rate_limit_rpm: "the chats a minute per caller",
+  max_tool_steps: "the model turns that may call tools",
+  chat_access: "the chat access",
+  user_address: "the owner address",
+  request_id: "the request ID",
+  proposal_id: "the proposal ID",
+  worker_address: "the worker address",
+  input_per_million: "the input price",
+  output_per_million: "the output price",
+  chat_id: "the thread",
+};
+
+/** Boolean fields, whose `is true` reads as a ticked box. */
+const CHECKED = /\b(autonomous_enabled) is (true|false)\b/g;
+const FIELD_NAMES = new RegExp(`\`?\\b(${Object.keys(FIELD_WORDS).join("|")})\\b\`?`, "g");
+
+/**
+ * The server's sentences, written for API clients, in a form's words: null is an empty field
+ * (`or null for unlimited`), and a field is called by its label, not its API name. The rule
+ * itself is kept: it is the server's own.
  */
 export function formWords(detail: string): string {
   return detail
     .replace(/, or null for unlimited/g, ", or left empty for no limit")
     .replace(/, or null\b/g, ", or left empty")
-    .replace(/; send null to clear it/g, "; leave it empty to clear it");
+    .replace(/; send null to clear it/g, "; leave it empty to clear it")
+    .replace(
+      CHECKED,
+      (_, field: string, value: string) =>
+        `${FIELD_WORDS[field]} is ${value === "true" ? "ticked" : "not ticked"}`,
+    )
+    .replace(FIELD_NAMES, (_, field: string) => FIELD_WORDS[field] ?? field);
 }
 
 /** A limit for people: a number, or `no limit` for null (undefined: not known here). */

@@ -1,7 +1,11 @@
+import { localInstants } from "./dates";
+import { formWords } from "./format";
+
 /**
  * What went wrong with a call, in words for the person at the screen: the problem details the
  * server sent (its sentence, its field errors), or, when no answer came at all, that the
- * service cannot be reached. Never a library's message ("Failed to fetch").
+ * service cannot be reached. Never a library's message ("Failed to fetch"), nor an API field
+ * name or an ISO instant: the sentence names fields as the pages do, and times in the reader's.
  */
 
 export type FieldProblem = { field: string; detail: string };
@@ -15,21 +19,24 @@ export type ShownProblem = {
   unreachable: boolean;
 };
 
-export const UNREACHABLE =
-  "The service cannot be reached. Check your connection; this page tries again by itself, or use Retry.";
+/**
+ * No answer came. Only that: what the page does about it (tries again by itself, offers Retry,
+ * keeps what was typed) is said where it is true, by the notice or form that shows it.
+ */
+export const UNREACHABLE = "The service cannot be reached: check your connection.";
 
 type ServerProblem = { detail: string; code?: string; status?: number; errors?: FieldProblem[] };
 
-export function problemOf(error: unknown): ShownProblem {
+export function problemOf(error: unknown, now = Date.now()): ShownProblem {
   const data = (error as { data?: { problem?: ServerProblem; httpStatus?: number } } | undefined)
     ?.data;
   const problem = data?.problem;
   if (problem) {
     return {
-      detail: problem.detail,
+      detail: localInstants(formWords(problem.detail), now),
       code: problem.code,
       status: problem.status ?? data?.httpStatus,
-      errors: problem.errors,
+      errors: problem.errors?.map((error) => ({ ...error, detail: formWords(error.detail) })),
       unreachable: false,
     };
   }

@@ -5,6 +5,7 @@ import { Button } from "./button";
 import { Notice } from "./notice";
 import { problemOf } from "./problem";
 import styles from "./query-state.module.css";
+import { RelativeTime } from "./relative-time";
 
 /** What a TanStack query gives that these states need. */
 type QueryLike<T> = {
@@ -12,6 +13,8 @@ type QueryLike<T> = {
   error: unknown;
   isPending: boolean;
   refetch: () => unknown;
+  /** When the data shown was loaded (ms since 1970): said under a failed refresh. */
+  dataUpdatedAt?: number;
 };
 
 export function Loading({ what }: { what: string }) {
@@ -25,21 +28,26 @@ export function Loading({ what }: { what: string }) {
 /**
  * A failure with its sentence and a Retry button, disabled while the retry it started runs. Not
  * while the query refreshes by itself: during an outage it does so every few seconds, and the
- * button would hardly ever be usable.
+ * button would hardly ever be usable. It says what the page does about it only where that is
+ * true: that it tries again by itself (a query does, when no answer came), that Retry is there,
+ * and, when data from before is still shown, how old it is.
  */
 export function ErrorNotice({
   error,
   what,
   onRetry,
+  loadedAt,
 }: {
   error: unknown;
   what?: string;
   onRetry?: () => unknown;
+  loadedAt?: number;
 }) {
   const [retrying, setRetrying] = useState(false);
   const problem = problemOf(error);
   // Trying again helps when the service or the network failed, not when the answer was a no.
   const retryable = problem.unreachable || (problem.status ?? 500) >= 500;
+  const canRetry = Boolean(onRetry) && retryable;
   const retry = async () => {
     setRetrying(true);
     try {
@@ -52,8 +60,7 @@ export function ErrorNotice({
     <Notice
       variant="error"
       action={
-        onRetry &&
-        retryable && (
+        canRetry && (
           <Button onClick={retry} disabled={retrying}>
             {retrying ? "Retrying…" : "Retry"}
           </Button>
@@ -62,6 +69,17 @@ export function ErrorNotice({
     >
       {what ? `Could not load ${what}. ` : ""}
       {problem.detail}
+      {problem.unreachable && onRetry
+        ? " This page tries again by itself every few seconds, or use Retry."
+        : canRetry
+          ? " Retry may help."
+          : ""}
+      {loadedAt ? (
+        <>
+          {" "}
+          What is shown was loaded <RelativeTime value={new Date(loadedAt).toISOString()} />.
+        </>
+      ) : null}
     </Notice>
   );
 }
@@ -91,12 +109,11 @@ export function QueryState<T>({
   empty?: ReactNode;
   children: (data: T) => ReactNode;
 }) {
-  const retry = <ErrorNotice error={query.error} what={what} onRetry={query.refetch} />;
   if (query.data === undefined) {
     if (query.error)
       return (
         <>
-          {retry}
+          <ErrorNotice error={query.error} what={what} onRetry={query.refetch} />
           {afterError}
         </>
       );
@@ -104,7 +121,14 @@ export function QueryState<T>({
   }
   return (
     <>
-      {query.error ? retry : null}
+      {query.error ? (
+        <ErrorNotice
+          error={query.error}
+          what={what}
+          onRetry={query.refetch}
+          loadedAt={query.dataUpdatedAt}
+        />
+      ) : null}
       {isEmpty?.(query.data) ? <Empty>{empty}</Empty> : children(query.data)}
     </>
   );

@@ -1,6 +1,6 @@
 "use client";
 
-import { formatAbsolute, formatRelative } from "./format";
+import { formatAbsolute, formatRelative } from "./dates";
 import { useNow } from "./use-now";
 
 /**

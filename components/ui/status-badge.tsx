@@ -10,6 +10,7 @@ const TONES: Record<string, Tone> = {
   deployed: "ok",
   generated_proof: "ok",
   unhealthy: "danger",
+  unreachable: "danger",
   failed: "danger",
   cancelled: "danger",
   running: "warn",
@@ -32,6 +33,7 @@ const LABELS: Record<string, string> = {
   skipped: "Skipped",
   healthy: "Healthy",
   unhealthy: "Unhealthy",
+  unreachable: "Unreachable",
 };
 
 export function statusLabel(status: string): string {

@@ -17,9 +17,15 @@ export type TableLayout = "cards" | "plain" | "scroll";
 export function Table({
   layout = "plain",
   fixed = false,
+  scrollLabel,
   className,
   ...props
-}: ComponentProps<"table"> & { layout?: TableLayout; fixed?: boolean }) {
+}: ComponentProps<"table"> & {
+  layout?: TableLayout;
+  fixed?: boolean;
+  /** With `scroll`: names the box the table scrolls in, which takes focus so keys scroll it. */
+  scrollLabel?: string;
+}) {
   const table = (
     <table
       className={cx(
@@ -31,7 +37,14 @@ export function Table({
       {...props}
     />
   );
-  return layout === "scroll" ? <div className={styles.scroll}>{table}</div> : table;
+  return layout === "scroll" ? (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a box that scrolls must take focus so keyboards can scroll it (axe scrollable-region-focusable).
+    <section className={styles.scroll} aria-label={scrollLabel} tabIndex={0}>
+      {table}
+    </section>
+  ) : (
+    table
+  );
 }
 
 /** How a column is ordered now, for a sortable header. */
@@ -74,20 +87,35 @@ export function Th({
 
 /**
  * A data cell. `label` names its column on a phone, where a `cards` table shows each row as a
- * card (an empty label: a cell of actions that needs none). `numeric` right-aligns a number
- * with tabular figures.
+ * card (an empty label: a cell of actions that needs none); the label is text of its own there
+ * (hidden from screen readers, which have the table's headers), beside the cell's content in a
+ * box of its own, or above it with `stacked` (content that needs the card's width, a meter).
+ * `numeric` right-aligns a number with tabular figures, on one line.
  */
 export function Td({
   label,
   numeric = false,
+  stacked = false,
   className,
+  children,
   ...props
-}: ComponentProps<"td"> & { label?: string; numeric?: boolean }) {
+}: ComponentProps<"td"> & { label?: string; numeric?: boolean; stacked?: boolean }) {
   return (
     <td
-      className={cx(styles.td, numeric && styles.numeric, className)}
+      className={cx(styles.td, numeric && styles.numeric, stacked && styles.stacked, className)}
       data-label={label}
       {...props}
-    />
+    >
+      {label ? (
+        <>
+          <span className={styles.label} aria-hidden="true">
+            {label}
+          </span>
+          <div className={styles.value}>{children}</div>
+        </>
+      ) : (
+        children
+      )}
+    </td>
   );
 }

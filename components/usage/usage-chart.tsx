@@ -3,25 +3,40 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
+import {
+  bucketLabel,
+  type ChartUnit,
+  COUNT_STEPS,
+  DAY_STEPS,
+  figureLabel,
+  timeTicks,
+  valueTicks,
+} from "./chart-format";
 import styles from "./usage-chart.module.css";
 
 /** One line of a chart: its label, colour and a value per bucket. */
 export type ChartLine = { label: string; color: string; values: (number | null)[] };
 
+/** Buckets are UTC days and hours: the chart's time is UTC too, so each tick is a bucket's start. */
+const utc = (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), "Etc/UTC");
+
 /**
  * A line chart of a usage series, drawn by uPlot on a canvas that follows its container's width.
  * The canvas is hidden from assistive technology: its figure says what it shows in words, and the
- * table beside it (UsagePanel) has every figure.
+ * table beside it (UsagePanel) has every figure. Its labels are written as the tables write them
+ * (chart-format.ts), not in uPlot's own formats.
  */
 export default function UsageChart({
   starts,
   lines,
   hourly,
+  unit,
 }: {
   /** Each bucket's start, ISO. */
   starts: string[];
   lines: ChartLine[];
   hourly: boolean;
+  unit: ChartUnit;
 }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -35,11 +50,34 @@ export default function UsageChart({
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
         scales: { x: { time: true } },
+        tzDate: utc,
         series: [
-          { label: hourly ? "Hour" : "Day" },
-          ...lines.map((line) => ({ label: line.label, stroke: line.color, width: 2 })),
+          {
+            label: hourly ? "Hour" : "Day",
+            value: (_, seconds) => bucketLabel(seconds ?? null, hourly),
+          },
+          ...lines.map((line) => ({
+            label: line.label,
+            stroke: line.color,
+            width: 2,
+            value: (_: uPlot, value: number | null) => figureLabel(value, unit),
+          })),
         ],
-        axes: [{ stroke: "currentColor" }, { stroke: "currentColor", size: 60 }],
+        axes: [
+          {
+            stroke: "currentColor",
+            space: 90,
+            ...(hourly ? {} : { incrs: DAY_STEPS }),
+            values: (_, ticks) => timeTicks(ticks, hourly),
+          },
+          {
+            stroke: "currentColor",
+            ...(unit === "count" ? { incrs: COUNT_STEPS } : {}),
+            values: (_, ticks, __, ___, step) => valueTicks(ticks, step),
+            // As wide as its longest label (a small cost has several decimals).
+            size: (_, labels) => 16 + Math.max(2, ...(labels ?? []).map((l) => l.length)) * 7,
+          },
+        ],
       },
       [xs, ...lines.map((line) => line.values)],
       element,
@@ -52,6 +90,6 @@ export default function UsageChart({
       resize.disconnect();
       chart.destroy();
     };
-  }, [starts, lines, hourly]);
+  }, [starts, lines, hourly, unit]);
   return <div ref={box} className={styles.chart} aria-hidden="true" />;
 }

@@ -5,6 +5,7 @@ import type { UsageSeries } from "@/server/usage/schema";
 import { Button } from "../ui/button";
 import { formatCost, formatNumber, plural } from "../ui/format";
 import { Panel } from "../ui/panel";
+import type { ChartUnit } from "./chart-format";
 import { LazyUsageChart } from "./lazy-usage-chart";
 import type { ChartLine } from "./usage-chart";
 import styles from "./usage-panel.module.css";
@@ -12,9 +13,19 @@ import { UsageTable } from "./usage-table";
 
 /**
  * Messages, tokens and cost of a usage series as three charts, each a figure that says in words
- * what it shows; "Show as table" gives every figure as a table instead.
+ * what it shows; "Show as table" gives every figure as a table instead, and the button then
+ * offers the charts back (its label says what it will show, rather than a pressed state).
  */
-export function UsagePanel({ series, title }: { series: UsageSeries; title: string }) {
+export function UsagePanel({
+  series,
+  title,
+  scope,
+}: {
+  series: UsageSeries;
+  title: string;
+  /** Whose usage it is, for the sentence that says what the figures count. */
+  scope: string;
+}) {
   const [asTable, setAsTable] = useState(false);
   const hourly = series.granularity === "hour";
   const charts = useMemo(() => chartsOf(series), [series]);
@@ -22,13 +33,17 @@ export function UsagePanel({ series, title }: { series: UsageSeries; title: stri
     <Panel
       title={title}
       actions={
-        <Button aria-pressed={asTable} onClick={() => setAsTable((shown) => !shown)}>
-          Show as table
+        <Button onClick={() => setAsTable((shown) => !shown)}>
+          {asTable ? "Show as charts" : "Show as table"}
         </Button>
       }
     >
       <p className="muted" data-testid="usage-totals">
         {totalsSentence(series.totals)}
+      </p>
+      <p className="hint">
+        {scope}, by UTC {hourly ? "hour" : "day"}: chat replies delivered and runs that succeeded,
+        as stored. Resetting counters does not change it.
       </p>
       {asTable ? (
         <UsageTable series={series} />
@@ -38,7 +53,12 @@ export function UsagePanel({ series, title }: { series: UsageSeries; title: stri
             <figure key={chart.title} className={styles.figure} data-testid="usage-chart">
               <figcaption>{chart.title}</figcaption>
               <p className="sr-only">{chart.summary}</p>
-              <LazyUsageChart starts={chart.starts} lines={chart.lines} hourly={hourly} />
+              <LazyUsageChart
+                starts={chart.starts}
+                lines={chart.lines}
+                hourly={hourly}
+                unit={chart.unit}
+              />
             </figure>
           ))}
         </div>
@@ -52,7 +72,7 @@ function totalsSentence(totals: UsageSeries["totals"]): string {
   const unpriced =
     totals.unpriced > 0 ? ` (${plural(totals.unpriced, "reply", "replies")} without a price)` : "";
   return (
-    `${plural(totals.messages, "message")}, ${plural(totals.runs, "run")}, ` +
+    `${plural(totals.messages, "message")} delivered, ${plural(totals.runs, "run")} succeeded, ` +
     `${formatNumber(totals.input_tokens)} tokens in and ${formatNumber(totals.output_tokens)} out, ` +
     `cost ${cost}${unpriced}. Refused: ${formatNumber(totals.refused_quota)} by a limit, ` +
     `${formatNumber(totals.refused_rate)} by the rate limit.`
@@ -64,10 +84,11 @@ function chartsOf(series: UsageSeries) {
   const pick = (key: "messages" | "runs" | "input_tokens" | "output_tokens") =>
     series.points.map((point) => point[key]);
   const sum = (values: (number | null)[]) => values.reduce<number>((a, b) => a + (b ?? 0), 0);
-  const describe = (title: string, lines: ChartLine[]) => ({
+  const describe = (title: string, lines: ChartLine[], unit: ChartUnit = "count") => ({
     title,
     starts,
     lines,
+    unit,
     summary: `${title}, ${series.points.length} ${series.granularity === "hour" ? "hours" : "days"}: ${lines
       .map((line) => `${line.label} ${formatNumber(sum(line.values))} in all`)
       .join(", ")}. The table has every figure.`,
@@ -81,8 +102,10 @@ function chartsOf(series: UsageSeries) {
       { label: "Input", color: "#0d9488", values: pick("input_tokens") },
       { label: "Output", color: "#d97706", values: pick("output_tokens") },
     ]),
-    describe("Cost", [
-      { label: "Cost", color: "#dc2626", values: series.points.map((point) => point.cost) },
-    ]),
+    describe(
+      "Cost",
+      [{ label: "Cost", color: "#dc2626", values: series.points.map((point) => point.cost) }],
+      "cost",
+    ),
   ];
 }

@@ -18,7 +18,7 @@ export function UsageOverview() {
     <QueryState query={usage} what="usage">
       {(data) => (
         <>
-          <UsagePanel series={data} title="Usage, last 30 days" />
+          <UsagePanel series={data} title="Usage, last 30 days" scope="Every agent there is now" />
           <Panel title="Most tokens, last 30 days">
             {data.top_agents.length === 0 ? (
               <p className="muted">No agent has used any tokens in these 30 days.</p>
@@ -27,9 +27,9 @@ export function UsageOverview() {
                 <thead>
                   <tr>
                     <Th>Agent</Th>
-                    <Th>Messages</Th>
-                    <Th>Tokens in / out</Th>
-                    <Th>Cost</Th>
+                    <Th numeric>Messages</Th>
+                    <Th numeric>Tokens in / out</Th>
+                    <Th numeric>Cost</Th>
                   </tr>
                 </thead>
                 <tbody>
@@ -38,11 +38,13 @@ export function UsageOverview() {
                       <Td label="Agent">
                         <Link href={`/dashboard/agents/${agent.aid}`}>{agent.name}</Link>
                       </Td>
-                      <Td label="Messages">{formatNumber(agent.messages)}</Td>
-                      <Td label="Tokens in / out">
+                      <Td label="Messages" numeric>
+                        {formatNumber(agent.messages)}
+                      </Td>
+                      <Td label="Tokens in / out" numeric>
                         {formatNumber(agent.input_tokens)} / {formatNumber(agent.output_tokens)}
                       </Td>
-                      <Td label="Cost">
+                      <Td label="Cost" numeric>
                         {agent.cost === null ? "no price" : formatCost(agent.cost)}
                       </Td>
                     </tr>
@@ -65,7 +67,7 @@ export function AgentUsage({ aid }: { aid: string }) {
   );
   return (
     <QueryState query={usage} what="the agent's usage">
-      {(data) => <UsagePanel series={data} title="Usage, last 30 days" />}
+      {(data) => <UsagePanel series={data} title="Usage, last 30 days" scope="This agent" />}
     </QueryState>
   );
 }

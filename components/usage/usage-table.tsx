@@ -1,37 +1,54 @@
 import type { UsageSeries } from "@/server/usage/schema";
+import { formatUtcDay, formatUtcHour } from "../ui/dates";
 import { formatCost, formatNumber } from "../ui/format";
 import { Table, Td, Th } from "../ui/table";
 
-const dayOrHour = (iso: string, hourly: boolean) =>
-  hourly ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : iso.slice(0, 10);
-
-/** Every bucket of a usage series as a table: the charts' text alternative. */
+/**
+ * Every bucket of a usage series as a table, newest first (today at the top, where a reader
+ * looks first): the charts' text alternative.
+ */
 export function UsageTable({ series }: { series: UsageSeries }) {
   const hourly = series.granularity === "hour";
   return (
-    <Table layout="scroll" data-testid="usage-table">
+    <Table
+      layout="scroll"
+      scrollLabel={`Usage by ${hourly ? "hour" : "day"}`}
+      data-testid="usage-table"
+    >
       <caption className="sr-only">Usage by {hourly ? "hour" : "day"} (UTC)</caption>
       <thead>
         <tr>
           <Th scope="col">{hourly ? "Hour" : "Day"}</Th>
-          <Th scope="col">Messages</Th>
-          <Th scope="col">Runs</Th>
-          <Th scope="col">Tokens in</Th>
-          <Th scope="col">Tokens out</Th>
-          <Th scope="col">Cost</Th>
-          <Th scope="col">Refused (limit / rate)</Th>
+          <Th scope="col" numeric>
+            Messages
+          </Th>
+          <Th scope="col" numeric>
+            Runs
+          </Th>
+          <Th scope="col" numeric>
+            Tokens in
+          </Th>
+          <Th scope="col" numeric>
+            Tokens out
+          </Th>
+          <Th scope="col" numeric>
+            Cost
+          </Th>
+          <Th scope="col" numeric>
+            Refused (limit / rate)
+          </Th>
         </tr>
       </thead>
       <tbody>
-        {series.points.map((point) => (
+        {series.points.toReversed().map((point) => (
           <tr key={point.start}>
-            <Th scope="row">{dayOrHour(point.start, hourly)}</Th>
-            <Td>{formatNumber(point.messages)}</Td>
-            <Td>{formatNumber(point.runs)}</Td>
-            <Td>{formatNumber(point.input_tokens)}</Td>
-            <Td>{formatNumber(point.output_tokens)}</Td>
-            <Td>{point.cost === null ? "no price" : formatCost(point.cost)}</Td>
-            <Td>
+            <Th scope="row">{hourly ? formatUtcHour(point.start) : formatUtcDay(point.start)}</Th>
+            <Td numeric>{formatNumber(point.messages)}</Td>
+            <Td numeric>{formatNumber(point.runs)}</Td>
+            <Td numeric>{formatNumber(point.input_tokens)}</Td>
+            <Td numeric>{formatNumber(point.output_tokens)}</Td>
+            <Td numeric>{point.cost === null ? "no price" : formatCost(point.cost)}</Td>
+            <Td numeric>
               {formatNumber(point.refused_quota)} / {formatNumber(point.refused_rate)}
             </Td>
           </tr>

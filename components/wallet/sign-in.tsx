@@ -10,6 +10,7 @@ import { Input } from "@/components/ui/input";
 import { ErrorText, Notice } from "@/components/ui/notice";
 import { Panel } from "@/components/ui/panel";
 import { problemOf } from "@/components/ui/problem";
+import { DASHBOARD_HOME, dashboardPathOrNull } from "@/server/auth/view";
 import { ChainCheck, useChainAccepted } from "./chain-check";
 import { ConnectWallet } from "./connect-wallet";
 import { useSiweSigner } from "./use-siwe";
@@ -21,6 +22,8 @@ export type SignInProps = {
   chainIds: number[];
   /** Why the user is here: their session ended (`1`) or an admin ended all of them (`all`). */
   ended?: string;
+  /** The dashboard page to go back to once signed in (checked: a dashboard path only). */
+  next?: string;
 };
 
 export function SignInPage(props: SignInProps) {
@@ -33,7 +36,7 @@ export function SignInPage(props: SignInProps) {
   );
 }
 
-function SignIn({ chainIds, ended }: SignInProps) {
+function SignIn({ chainIds, ended, next }: SignInProps) {
   const router = useRouter();
   const { address, isConnected, connector } = useAccount();
   const { disconnect } = useDisconnect();
@@ -44,9 +47,12 @@ function SignIn({ chainIds, ended }: SignInProps) {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
 
-  // Admins start at the overview; a wallet at its deployments (the only pages it may see).
+  // Back to the page that sent the user here; otherwise admins start at the overview, a wallet
+  // at its deployments (the only pages it may see). `next` is checked again here, as it is read.
   const enter = (role: "admin" | "wallet" | undefined) => {
-    router.replace(role === "admin" ? "/dashboard" : "/dashboard/deployments");
+    router.replace(
+      dashboardPathOrNull(next) ?? (role === "admin" ? DASHBOARD_HOME : "/dashboard/deployments"),
+    );
     router.refresh();
   };
 

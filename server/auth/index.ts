@@ -18,3 +18,4 @@ export {
 export type { SignedIn } from "./sign-in";
 export { signInWithKey, signInWithWallet } from "./sign-in";
 export { blockedFor, purgeOldFailures, recordFailure, tooManyAttempts } from "./throttle";
+export { DASHBOARD_HOME, dashboardPathOrNull, signInPath } from "./view";

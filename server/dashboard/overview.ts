@@ -1,7 +1,14 @@
 import { count, desc, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
-import { agentQuotas, agents, autonomousRuns, DEPLOYMENT_STATUSES, deployments } from "@/db/schema";
+import {
+  agentQuotas,
+  agents,
+  autonomousRuns,
+  DEPLOYMENT_STATUSES,
+  deployments,
+  usageHourly,
+} from "@/db/schema";
 import type { Clock } from "@/server/clock";
 import { quotaFilterSql, utcDay, utcMonth } from "@/server/quota";
 import { presentRun, runSchema } from "@/server/runs";
@@ -10,8 +17,15 @@ import { presentRun, runSchema } from "@/server/runs";
 
 export const overviewSchema = z.object({
   agents: z.object({ total: z.int(), autonomous: z.int() }),
+  /**
+   * Chat replies delivered today and this month (UTC) by the agents there are now: the usage
+   * record, as the usage charts read it. Resetting counters does not change it.
+   */
   messages: z.object({ today: z.int(), this_month: z.int() }),
-  /** Agents at 80% or more of any of their five limits: the agents listing's `quota=near`. */
+  /**
+   * Agents at 80% or more of any of their limits (five counters, three token budgets): the agents
+   * listing's `quota=near`.
+   */
   agents_near_limit: z.int(),
   /** Agents at a limit (the next use of that kind is refused): the listing's `quota=over`. */
   agents_over_limit: z.int(),
@@ -29,8 +43,6 @@ export async function overview({
   const now = clock.now();
   const day = utcDay(now);
   const month = utcMonth(now);
-  const daily = sql<number>`CASE WHEN ${agentQuotas.messageDay} = ${day} THEN ${agentQuotas.messageCountDaily} ELSE 0 END`;
-  const monthly = sql<number>`CASE WHEN ${agentQuotas.messageMonth} = ${month} THEN ${agentQuotas.messageCountMonthly} ELSE 0 END`;
 
   const [agentCounts] = await db
     .select({
@@ -38,10 +50,21 @@ export async function overview({
       autonomous: sql<number>`count(*) FILTER (WHERE ${agents.autonomousEnabled})`.mapWith(Number),
     })
     .from(agents);
+  // Messages from the usage record, the one the usage charts read: the quota counters would
+  // disagree with them after a counter reset (which puts counters, not history, back to 0).
+  const dayStart = `${day}T00:00:00Z`;
+  const [delivered] = await db
+    .select({
+      today:
+        sql<number>`coalesce(sum(${usageHourly.messages}) FILTER (WHERE ${usageHourly.hour} >= ${dayStart}::timestamptz), 0)`.mapWith(
+          Number,
+        ),
+      thisMonth: sql<number>`coalesce(sum(${usageHourly.messages}), 0)`.mapWith(Number),
+    })
+    .from(usageHourly)
+    .where(sql`${usageHourly.hour} >= ${`${month}T00:00:00Z`}::timestamptz`);
   const [usage] = await db
     .select({
-      today: sql<number>`coalesce(sum(${daily}), 0)`.mapWith(Number),
-      thisMonth: sql<number>`coalesce(sum(${monthly}), 0)`.mapWith(Number),
       nearLimit: sql<number>`count(*) FILTER (WHERE ${quotaFilterSql("near", day, month)})`.mapWith(
         Number,
       ),
@@ -60,7 +83,7 @@ export async function overview({
   for (const { status, n } of byStatus) deploymentsByStatus[status] = n;
   return {
     agents: { total: agentCounts?.total ?? 0, autonomous: agentCounts?.autonomous ?? 0 },
-    messages: { today: usage?.today ?? 0, this_month: usage?.thisMonth ?? 0 },
+    messages: { today: delivered?.today ?? 0, this_month: delivered?.thisMonth ?? 0 },
     agents_near_limit: usage?.nearLimit ?? 0,
     agents_over_limit: usage?.overLimit ?? 0,
     recent_runs: recent.map(presentRun),

@@ -12,6 +12,13 @@
 export const PEER_HEADER = "x-agent-service-peer";
 
 /**
+ * The header that carries the path and query asked for to the dashboard's layout, which
+ * Next.js does not tell it: a page that needs a session sends the user to sign in with it, to
+ * come back there. Set by the entry on every request, like PEER_HEADER.
+ */
+export const PATH_HEADER = "x-agent-service-path";
+
+/**
  * The dashboard's pages are rendered with Next.js's inline bootstrap scripts, so scripts and
  * styles allow 'unsafe-inline' from this origin only (nonces would make every page dynamic);
  * wallets reach their chains' RPC endpoints over https/wss. Nothing may frame the service.

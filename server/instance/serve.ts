@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Duplex } from "node:stream";
 import type { Config } from "../config.ts";
 import { log, logRequest, requestIdFrom } from "../observability/index.ts";
-import { PEER_HEADER, securityHeaders } from "./headers.ts";
+import { PATH_HEADER, PEER_HEADER, securityHeaders } from "./headers.ts";
 import { loadRestRoutes, type RestRoutes } from "./rest-routes.ts";
 
 /**
@@ -44,6 +44,7 @@ export async function serve(config: Config, { dev }: { dev: boolean }): Promise<
     for (const [name, value] of headers) response.setHeader(name, value);
     // Never the client's word: overwritten on every request (server/callers/caller.ts).
     request.headers[PEER_HEADER] = request.socket.remoteAddress ?? "";
+    request.headers[PATH_HEADER] = request.url ?? "";
     const refusal = refusalOf(request);
     if (refusal) {
       answer(request, response, refusal);

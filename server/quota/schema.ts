@@ -7,17 +7,24 @@ import { isoDateTime } from "@/server/iso-date-time";
 /** The largest limit a counter (an `integer` column) can hold. */
 const MAX_LIMIT = INT4_MAX;
 
+/** What a limit takes, in full: a refusal names the maximum as well as the minimum. */
+const limitRule = (max: number, what = "") =>
+  `must be a whole number ${what}from 0 to ${max.toLocaleString("en")}, or null for unlimited`;
+
+const quotaRule = limitRule(MAX_LIMIT);
 const quotaLimit = z
-  .int({ error: "must be a whole number from 0 up, or null for unlimited" })
-  .min(0, "must be 0 or more, or null for unlimited")
-  .max(MAX_LIMIT, `must be at most ${MAX_LIMIT}, or null for unlimited`)
+  // Past JS's safe integers a number fails `int` and `max` alike: one refusal is enough.
+  .int({ error: quotaRule, abort: true })
+  .min(0, quotaRule)
+  .max(MAX_LIMIT, quotaRule)
   .nullable();
 
 /** A token budget may be larger than a counter of uses: tokens are counted in bigint. */
+const tokenRule = limitRule(Number.MAX_SAFE_INTEGER, "of tokens ");
 const tokenLimit = z
-  .int({ error: "must be a whole number of tokens from 0 up, or null for unlimited" })
-  .min(0, "must be 0 or more, or null for unlimited")
-  .max(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER}, or null for unlimited`)
+  .int({ error: tokenRule, abort: true })
+  .min(0, tokenRule)
+  .max(Number.MAX_SAFE_INTEGER, tokenRule)
   .nullable()
   .meta({ description: "Input + output tokens; null = unlimited." });
 

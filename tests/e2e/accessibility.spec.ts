@@ -75,6 +75,8 @@ const ADMIN_PAGES = () => [
     title: `Deployment #${deploymentId} · Agent Service`,
     name: "deployment",
   },
+  { path: "/dashboard/no-such-page", title: "Page not found · Agent Service", name: "not-found" },
+  { path: "/no-such-page", title: "Page not found · Agent Service", name: "not-found-plain" },
 ];
 
 /** Runs axe-core on the page as it is; fails with the serious and critical findings. */
@@ -116,7 +118,20 @@ for (const { name, viewport, suffix } of WIDTHS) {
         await visit(page, path, `page-${pageName}-${suffix}-${scheme}`);
         await expect(page).toHaveTitle(title);
       }
-      // Opened states: a confirm dialog, and the phone's menu.
+      // Opened states: the usage as a table, the question before leaving unsaved edits, a
+      // confirm dialog, and the phone's menu.
+      await page.goto("/dashboard/agents/za11y");
+      const usage = page.getByRole("region", { name: "Usage, last 30 days" });
+      await usage.getByRole("button", { name: "Show as table" }).click();
+      await expect(usage.getByTestId("usage-table")).toBeVisible();
+      await checkAccessibility(page, `usage table ${suffix} ${scheme}`);
+      expect(await scrollsSideways(page)).toBe(false);
+      await page.getByLabel("Name", { exact: true }).fill("Edited, not saved");
+      await page.getByRole("link", { name: "Back to agents" }).click();
+      const leave = page.getByRole("dialog", { name: "Leave without saving?" });
+      await expect(leave).toBeVisible();
+      await checkAccessibility(page, `leave dialog ${suffix} ${scheme}`);
+      await leave.getByRole("button", { name: "Stay" }).click();
       await page.goto("/dashboard/agents/za11y");
       await page.getByRole("button", { name: "Delete agent" }).click();
       await expect(page.getByRole("dialog")).toBeVisible();

@@ -1,6 +1,15 @@
 import { TEST_ADMIN_KEY } from "../helpers/context";
 import { expect, screenshot, test } from "./fixtures";
-import { api, createAgents, signInWithKey } from "./helpers";
+import {
+  api,
+  chatAsAdmin,
+  createAgents,
+  navigate,
+  nearest,
+  paintedColour,
+  signInWithKey,
+  tokenColour,
+} from "./helpers";
 
 /**
  * One agent's page: "New agent" never overwrites, edits say they were saved and refuse an empty
@@ -28,7 +37,12 @@ test("New agent refuses an ID in use beside the field, with a link to that agent
     temperature: 0.3,
     prompt: "Stay.",
   });
+  // The form holds what was typed: leaving it asks first.
   await error.getByRole("link", { name: "open zexisting" }).click();
+  await page
+    .getByRole("dialog", { name: "Leave without saving?" })
+    .getByRole("button", { name: "Leave" })
+    .click();
   await expect(page).toHaveURL(/\/dashboard\/agents\/zexisting$/);
   await expect(page.getByRole("heading", { name: "Keep Me" })).toBeVisible();
 });
@@ -106,7 +120,8 @@ test("the chat keeps the newest message in view, scrolls by keyboard, takes seve
   await expect.poll(atBottom).toBe(true);
   const asked = log.locator('[data-role="user"]').last().locator("time");
   await expect(asked).toHaveText("just now");
-  await expect(asked).toHaveAttribute("title", /\(.+\)$/);
+  // The exact time on hover: ISO date, 24-hour clock, the zone.
+  await expect(asked).toHaveAttribute("title", /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S/);
   await screenshot(page, "agent-chat-long");
 });
 
@@ -259,4 +274,74 @@ test("a key made with an end day and its own rate shows both, and the service ho
     fetch(`${baseURL}/zkeylimits/chat?q=hi`, { headers: { authorization: `Bearer ${key}` } });
   expect((await ask()).status).toBe(200);
   expect((await ask()).status).toBe(429);
+});
+
+test("unsaved edits ask before a link leaves them, and before a reload or close", async ({
+  page,
+}) => {
+  await createAgents([{ aid: "zunsaved", name: "Unsaved" }]);
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/zunsaved");
+  const name = page.getByLabel("Name", { exact: true });
+  await name.fill("Changed but not saved");
+
+  await navigate(page, "Agents");
+  const dialog = page.getByRole("dialog", { name: "Leave without saving?" });
+  await expect(dialog).toBeVisible();
+  await expect(page).toHaveURL(/\/dashboard\/agents\/zunsaved$/);
+  await dialog.getByRole("button", { name: "Stay" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(name).toHaveValue("Changed but not saved");
+  await navigate(page, "Agents");
+  await dialog.getByRole("button", { name: "Leave" }).click();
+  await expect(page.getByRole("heading", { name: "Agents", exact: true })).toBeVisible();
+  expect((await (await api("/agents/zunsaved")).json()).name).toBe("Unsaved");
+
+  // Saved edits leave without a word.
+  await page.goto("/dashboard/agents/zunsaved");
+  await name.fill("Saved");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
+  await navigate(page, "Agents");
+  await expect(page.getByRole("heading", { name: "Agents", exact: true })).toBeVisible();
+
+  // A reload or a closed tab: the browser's own question (which it asks of a page the user
+  // has acted on: a click, then typing).
+  await page.goto("/dashboard/agents/zunsaved");
+  await name.click();
+  await name.fill("Changed again");
+  const asked = page.waitForEvent("dialog");
+  await page.close({ runBeforeUnload: true });
+  const question = await asked;
+  expect(question.type()).toBe("beforeunload");
+  await question.dismiss();
+});
+
+test("meters turn amber from 80% of a limit, as the README says, and red at it", async ({
+  page,
+}) => {
+  await createAgents([
+    {
+      aid: "zmeters",
+      autonomous_prompt: "Tick.",
+      quota: { autonomous_limit_total: 3, message_limit_daily: 5, message_limit_monthly: 4 },
+    },
+  ]);
+  expect((await api("/agents/zmeters/quota/reset", { method: "POST" })).status).toBe(200);
+  for (let i = 0; i < 2; i++) {
+    expect((await api("/agents/zmeters/runs", { method: "POST" })).status).toBeLessThan(300);
+  }
+  for (let i = 0; i < 4; i++) await chatAsAdmin("zmeters", `question ${i}`);
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/zmeters");
+  const colours = {
+    green: await tokenColour(page, "--ok"),
+    amber: await tokenColour(page, "--warn"),
+    red: await tokenColour(page, "--danger"),
+  };
+  const meter = (name: string) => page.getByRole("meter", { name: new RegExp(`^${name}:`) });
+  // 2 of 3 runs is 67%: green. 4 of 5 messages today is 80%: amber. 4 of 4 this month: red.
+  expect(nearest(await paintedColour(meter("Runs total")), colours)).toBe("green");
+  expect(nearest(await paintedColour(meter("Msgs/day")), colours)).toBe("amber");
+  expect(nearest(await paintedColour(meter("Msgs/month")), colours)).toBe("red");
 });

@@ -1,5 +1,7 @@
+import { sampleProposal } from "../helpers/proposal";
 import { expect, screenshot, test } from "./fixtures";
 import { api, createAgents, navigate, signInWithKey } from "./helpers";
+import { userWallet } from "./wallets";
 
 /**
  * The agents list over many agents: sorting and filtering on the server over all of them, pages
@@ -21,6 +23,8 @@ test.beforeAll(async () => {
   // Near one: 4 of 5 messages a day.
   Object.assign(agents[56] as object, { quota: { message_limit_daily: 5 } });
   await createAgents(agents);
+  // From 0, also when a worker that failed runs this again on the same service.
+  expect((await api(`/agents/${aid(56)}/quota/reset`, { method: "POST" })).status).toBe(200);
   for (let i = 0; i < 4; i++) {
     const chat = await fetch(`${process.env.E2E_BASE_URL}/${aid(56)}/chat?q=hi+${i}`);
     expect(chat.status).toBe(200);
@@ -53,9 +57,10 @@ test("sorts and filters over all agents on the server, with the list in the URL"
     "aria-sort",
     "descending",
   );
-  await expect(page.getByTestId(`agent-row-${aid(56)}`).getByTestId("quota-use")).toHaveText(
-    "80% of its tightest limit",
-  );
+  // Its tightest limit, named, with its share.
+  const quotaUse = page.getByTestId(`agent-row-${aid(56)}`).getByTestId("quota-use");
+  await expect(quotaUse).toContainText("Msgs/day");
+  await expect(quotaUse).toContainText("4 / 5 · 80%");
   await screenshot(page, "agents-by-quota");
 
   // The state is in the URL: a reload shows the same list.
@@ -149,7 +154,7 @@ test("an agent shows when it was last active and when its counters reset, and ca
     .locator("time")
     .last();
   await expect(lastActive).toHaveText(/just now|minute/);
-  await expect(lastActive).toHaveAttribute("title", /\d{4}.*\(.+\)$/);
+  await expect(lastActive).toHaveAttribute("title", /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S/);
   await expect(page.getByTestId(`agent-row-${aid(0)}`)).toHaveCount(0);
 
   await page.goto(`/dashboard/agents/${aid(56)}`);
@@ -170,4 +175,68 @@ test("an agent shows when it was last active and when its counters reset, and ca
   expect((await api("/agents/zdelete-me")).status).toBe(404);
   await navigate(page, "Overview");
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+});
+
+test("an agent stopped by a token budget shows that budget as its tightest limit", async ({
+  page,
+}) => {
+  await createAgents([{ aid: "ztoken-capped", quota: { token_limit_daily: 5 } }]);
+  // One reply of more than 5 tokens spends the day's budget (a reply that crosses it is kept).
+  const chat = await fetch(
+    `${process.env.E2E_BASE_URL}/ztoken-capped/chat?q=${encodeURIComponent("a question of a good many words, well past five tokens")}`,
+  );
+  expect(chat.status).toBe(200);
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents?q=ztoken-capped&quota=over");
+  const row = page.getByTestId("agent-row-ztoken-capped");
+  await expect(row.getByTestId("quota-use")).toContainText("100%");
+  // The limit that is reached is named, with its meter, not only five nearly empty ones.
+  await expect(row.getByTestId("quota-use")).toContainText("Tokens/day");
+  await expect(row.getByRole("meter", { name: /^Tokens\/day/ })).toBeVisible();
+});
+
+test("a row is one line high at 1440 and names the model; on a phone, badges keep their size", async ({
+  page,
+}) => {
+  const agents = Array.from({ length: 8 }, (_, i) => ({
+    aid: `zrow-${i}`,
+    name: `Row agent ${i}`,
+    model: "gpt-4o-mini",
+    autonomous_enabled: true,
+    autonomous_minutes: 60,
+    autonomous_prompt: "Tick.",
+    quota: { message_limit_daily: 10 },
+  }));
+  await createAgents(agents);
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents?q=zrow-");
+  const rows = page.getByTestId("agents-list").locator("tbody tr");
+  await expect(rows).toHaveCount(8);
+  await expect(page.getByRole("columnheader", { name: "Model" })).toBeVisible();
+  await expect(rows.first().getByRole("cell", { name: "gpt-4o-mini" })).toBeVisible();
+  const heights = await rows.evaluateAll((trs) =>
+    trs.map((tr) => tr.getBoundingClientRect().height),
+  );
+  for (const height of heights) expect(height).toBeLessThanOrEqual(64);
+  await screenshot(page, "agents-compact-rows");
+
+  // A status in a table that becomes cards keeps its pill's size on a phone.
+  const made = await api("/v1/deployments", {
+    method: "POST",
+    body: JSON.stringify({
+      request_id: `zrow-deployment-${Date.now()}`,
+      user_address: userWallet.address,
+      proposal: sampleProposal,
+    }),
+  });
+  expect(made.status).toBe(201);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto("/dashboard/deployments");
+  const badge = page.locator("td [data-status]").first();
+  await expect(badge).toBeVisible();
+  const widths = await badge.evaluate((element) => ({
+    badge: element.getBoundingClientRect().width,
+    cell: (element.closest("td") as HTMLElement).getBoundingClientRect().width,
+  }));
+  expect(widths.badge).toBeLessThan(widths.cell / 2);
 });

@@ -48,8 +48,9 @@ for (const { name, viewport, suffix } of WIDTHS) {
         await page.getByRole("button", { name: "Menu" }).click();
       await page.getByRole("button", { name: "Sign out", exact: true }).click();
       await expect(page).toHaveURL(/\/login$/);
+      // Signed out, a dashboard page leads to sign in, and back there after.
       await page.goto("/dashboard/agents");
-      await expect(page).toHaveURL(/\/login$/);
+      await expect(page).toHaveURL(/\/login\?next=%2Fdashboard%2Fagents$/);
     });
 
     test("an admin creates, edits and searches agents, with errors beside the fields", async ({

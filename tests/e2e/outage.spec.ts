@@ -1,3 +1,4 @@
+import type { Page } from "@playwright/test";
 import { TEST_ADMIN_KEY } from "../helpers/context";
 import { type RunningServer, startServer } from "../helpers/server";
 import { expect, screenshot, test } from "./fixtures";
@@ -24,8 +25,11 @@ test.beforeAll(async () => {
 });
 test.afterAll(() => server?.stop());
 
+let stopped = false;
+
 /** Stops the server (its data directory stays) and starts it again on the same port. */
 async function stop() {
+  stopped = true;
   await server.signal("SIGTERM");
 }
 async function start() {
@@ -33,7 +37,12 @@ async function start() {
     { SCHEDULER: "off" },
     { port: Number(new URL(base).port), dataDir: server.dataDir },
   );
+  stopped = false;
 }
+// A test that failed while the server was stopped leaves it running for the next.
+test.afterEach(async () => {
+  if (stopped) await start();
+});
 
 test("an outage shows Retry, failed saves read as failures, and no link leads to the browser's error page", async ({
   page,
@@ -119,4 +128,81 @@ test("the overview says the service cannot be reached, and comes back by itself"
   await expect(notice).toHaveCount(0, { timeout: 30_000 });
   await expect(page.getByText("Healthy", { exact: true })).toBeVisible();
   await expect(page.locator("figure canvas")).toHaveCount(3);
+});
+
+async function signIn(page: Page) {
+  await page.goto(`${base}/login`);
+  await page.getByLabel("Admin API key", { exact: true }).fill(TEST_ADMIN_KEY);
+  await page.getByRole("button", { name: "Sign in with the key" }).click();
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+}
+
+const outageNotice = (page: Page) =>
+  page.getByRole("alert").filter({ hasText: "The service cannot be reached" });
+
+test("the overview shows no green Healthy beside an outage", async ({ page }) => {
+  test.setTimeout(120_000);
+  await signIn(page);
+  await expect(page.getByText("Healthy", { exact: true })).toBeVisible();
+  await stop();
+  await expect(outageNotice(page).first()).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByText("Healthy", { exact: true })).toHaveCount(0);
+  await expect(page.getByTestId("service-status")).toHaveText("Unreachable");
+  await start();
+  await expect(page.getByText("Healthy", { exact: true })).toBeVisible({ timeout: 30_000 });
+  await expect(outageNotice(page)).toHaveCount(0);
+});
+
+test("pages that refresh nothing by themselves show an outage within seconds", async ({ page }) => {
+  test.setTimeout(180_000);
+  await signIn(page);
+  for (const [path, heading] of [
+    ["/dashboard/agents", "Agents"],
+    ["/dashboard/prices", "Prices"],
+  ]) {
+    await page.goto(`${base}${path}`);
+    await expect(page.getByRole("heading", { name: heading, exact: true })).toBeVisible();
+    await stop();
+    await expect(outageNotice(page).first(), path).toBeVisible({ timeout: 15_000 });
+    await start();
+    await expect(outageNotice(page), path).toHaveCount(0, { timeout: 30_000 });
+  }
+});
+
+test("a request that gets no answer is shown at once, not after retries that cannot help", async ({
+  page,
+}) => {
+  await signIn(page);
+  await page.goto(`${base}/dashboard/agents`);
+  await expect(page.getByTestId("agent-row-outage-agent")).toBeVisible();
+  let attempts = 0;
+  await page.route("**/api/trpc/*agents.list*", (route) => {
+    attempts++;
+    return route.abort("connectionrefused");
+  });
+  await page.getByLabel("Quota", { exact: true }).selectOption("near");
+  await expect(page.getByRole("alert").filter({ hasText: "Could not load agents" })).toBeVisible();
+  expect(attempts).toBe(1);
+});
+
+test("a failed save and a failed chat offer no Retry they do not have", async ({ page }) => {
+  test.setTimeout(120_000);
+  await signIn(page);
+  await page.goto(`${base}/dashboard/agents/outage-agent`);
+  await expect(page.getByRole("heading", { name: "Outage Agent" })).toBeVisible();
+  await stop();
+  await page.getByRole("button", { name: "Save changes" }).click();
+  const notSaved = page.getByRole("alert").filter({ hasText: "Not saved" });
+  await expect(notSaved).toContainText("The service cannot be reached");
+  await expect(notSaved).not.toContainText("Retry");
+  await page.getByLabel("Message", { exact: true }).fill("are you there?");
+  await page.getByRole("button", { name: "Send" }).click();
+  const notSent = page
+    .getByRole("region", { name: "Chat" })
+    .getByRole("alert")
+    .filter({ hasText: "Not sent" });
+  await expect(notSent).toContainText("cannot be reached");
+  await expect(notSent).not.toContainText("Retry");
+  await expect(page.getByLabel("Message", { exact: true })).toHaveValue("are you there?");
+  await start();
 });

@@ -2,6 +2,7 @@ import { TEST_ADMIN_KEY } from "../helpers/context";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-server";
 import { type ModelServer, startModelServer } from "../helpers/model-server";
 import { expect, screenshot, test } from "./fixtures";
+import { wordsBrokenMidWord } from "./helpers";
 
 /**
  * Tools in the dashboard (issue #17): a service of its own on the fake model (the shared one
@@ -83,6 +84,8 @@ test("the chat shows a reply's tool calls folded, and the agent page lists the t
       }).length,
   );
   expect(overflowing).toBe(0);
+  // Tool names stay whole on a phone ("delete_everything", not "delete_ever ything").
+  expect(await wordsBrokenMidWord(page, '[data-testid="tool-server"] :is(th, td)')).toEqual([]);
 });
 
 test("an admin adds, edits, lists and removes an MCP server in the agent page, secrets never shown", async ({

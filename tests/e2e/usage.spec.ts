@@ -29,7 +29,9 @@ for (const { name, viewport, suffix } of WIDTHS) {
       await signInWithKey(page);
       await page.goto("/dashboard/agents/metered-ui");
       const usage = page.getByRole("region", { name: "Usage, last 30 days" });
-      await expect(usage.getByTestId("usage-totals")).toContainText(`${counted} messages, 0 runs`);
+      await expect(usage.getByTestId("usage-totals")).toContainText(
+        `${counted} messages delivered, 0 runs succeeded`,
+      );
       const figures = usage.getByTestId("usage-chart");
       await expect(figures).toHaveCount(3);
       // uPlot drew each chart on a canvas, with its legend.
@@ -40,10 +42,7 @@ for (const { name, viewport, suffix } of WIDTHS) {
       await screenshot(page, `usage-agent-${suffix}`);
 
       await usage.getByRole("button", { name: "Show as table" }).click();
-      await expect(usage.getByRole("button", { name: "Show as table" })).toHaveAttribute(
-        "aria-pressed",
-        "true",
-      );
+      await expect(usage.getByRole("button", { name: "Show as charts" })).toBeVisible();
       const table = usage.getByTestId("usage-table");
       await expect(table.locator("tbody tr")).toHaveCount(30);
       const today = new Date().toISOString().slice(0, 10);
@@ -116,13 +115,31 @@ test("charts whose code cannot be fetched say so, and the rest of the page stays
   await expect(failed).toHaveCount(3);
   await expect(page.getByText("This page couldn’t load")).toHaveCount(0);
   await expect(page.getByRole("heading", { name: "Metered", level: 1 })).toBeVisible();
-  await expect(usage.getByTestId("usage-totals")).toContainText("messages, 0 runs");
+  await expect(usage.getByTestId("usage-totals")).toContainText("messages delivered, 0 runs");
   await usage.getByRole("button", { name: "Show as table" }).click();
   await expect(usage.getByTestId("usage-table").locator("tbody tr")).toHaveCount(30);
 
   // Once the code arrives again, Reload brings the charts.
   await page.unrouteAll({ behavior: "wait" });
-  await usage.getByRole("button", { name: "Show as table" }).click();
+  await usage.getByRole("button", { name: "Show as charts" }).click();
   await failed.first().getByRole("button", { name: "Reload" }).click();
   await expect(usage.locator("figure canvas")).toHaveCount(3);
+});
+
+test("the table lists today first, and its button says what it will show", async ({ page }) => {
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/metered-ui");
+  const usage = page.getByRole("region", { name: "Usage, last 30 days" });
+  await usage.getByRole("button", { name: "Show as table" }).click();
+  const days = usage.getByTestId("usage-table").locator("tbody tr th");
+  await expect(days).toHaveCount(30);
+  const today = new Date();
+  const daysAgo = (n: number) =>
+    new Date(today.getTime() - n * 86_400_000).toISOString().slice(0, 10);
+  await expect(days.first()).toHaveText(daysAgo(0));
+  await expect(days.last()).toHaveText(daysAgo(29));
+  // The button now offers the charts back.
+  await usage.getByRole("button", { name: "Show as charts" }).click();
+  await expect(usage.locator("figure canvas")).toHaveCount(3);
+  await expect(usage.getByRole("button", { name: "Show as table" })).toBeVisible();
 });

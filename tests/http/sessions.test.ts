@@ -54,6 +54,27 @@ describe("sessions, throttling and nonce limits over HTTP", () => {
     expect(await sessionOf(second)).toBeNull();
   });
 
+  it("sends a dashboard page asked for without a session to sign in, naming that page, whatever the client claims", async () => {
+    const asked = (path: string, headers: Record<string, string> = {}) =>
+      fetch(`${server.url}${path}`, {
+        redirect: "manual",
+        headers: { ...newClient(), ...headers },
+      });
+    const deep = await asked("/dashboard/agents/support-bot?tab=runs");
+    expect(deep.status).toBe(307);
+    expect(deep.headers.get("location")).toBe(
+      "/login?next=%2Fdashboard%2Fagents%2Fsupport-bot%3Ftab%3Druns",
+    );
+    // The path is the request's own: a header of that name from the client is overwritten.
+    const claimed = await asked("/dashboard/prices", {
+      "x-agent-service-path": "https://evil.example/dashboard",
+    });
+    expect(claimed.headers.get("location")).toBe("/login?next=%2Fdashboard%2Fprices");
+    // A cookie that signs nobody in: the session ended, which the sign-in page says.
+    const ended = await asked("/dashboard/agents", { cookie: "agent_session=gone" });
+    expect(ended.headers.get("location")).toBe("/login?ended=1&next=%2Fdashboard%2Fagents");
+  });
+
   it("blocks a client after a few wrong admin keys, with a growing wait, right key or not", async () => {
     const attacker = newClient();
     const guess = (key: string) =>

@@ -217,6 +217,27 @@ describe.each(DATABASE_KINDS)("usage and cost on %s", (kind) => {
     expect(await quotaOf("daily")).toMatchObject({ input_tokens_total: 0, cost_total: 0 });
   });
 
+  it("gives the overview's messages from the usage record, which a counter reset leaves alone", async () => {
+    const model = runtime();
+    await agent("reset-me", { rate_limit_rpm: null });
+    await agent("deleted", { rate_limit_rpm: null });
+    replyUsing(5, 5);
+    // Yesterday's reply counts this month, not today.
+    clock.set("2026-11-20T12:00:00Z");
+    await admin(model).chat.send({ aid: "reset-me", q: "yesterday" });
+    clock.set("2026-11-21T20:30:00Z");
+    for (const q of ["one", "two"]) await admin(model).chat.send({ aid: "reset-me", q });
+    await admin(model).chat.send({ aid: "deleted", q: "gone with its agent" });
+    await admin().agents.resetQuota({ aid: "reset-me" });
+    await admin().agents.delete({ aid: "deleted" });
+
+    const overview = await admin().dashboard.overview();
+    expect(overview.messages).toEqual({ today: 2, this_month: 3 });
+    // The same figure as the usage series' today.
+    const series = await admin().usage.all({ granularity: "day" });
+    expect(series.points.at(-1)?.messages).toBe(overview.messages.today);
+  });
+
   it("bounds and pages a range, and refuses an empty one", async () => {
     await agent("ranged");
     const page = await admin().usage.agent({

@@ -3,12 +3,11 @@ import { describe, expect, it } from "vitest";
 import { ProviderNotFoundError, SwitchChainNotSupportedError } from "wagmi";
 import {
   formatAbsolute,
-  formatPercent,
+  formatDateTime,
   formatRelative,
-  formWords,
-  plural,
-  shortAddress,
-} from "@/components/ui/format";
+  localInstants,
+} from "@/components/ui/dates";
+import { formatPercent, formWords, plural, shortAddress } from "@/components/ui/format";
 import { problemOf, UNREACHABLE } from "@/components/ui/problem";
 import { walletErrorSentence } from "@/components/wallet/wallet-errors";
 import { agentInputSchema } from "@/server/agents";
@@ -26,10 +25,23 @@ describe("times", () => {
     expect(formatRelative("2025-11-01T00:00:00Z", now)).toBe("last year");
   });
 
-  it("gives the exact time with the time zone for the hover", () => {
-    const text = formatAbsolute("2026-11-24T12:00:00Z");
-    expect(text).toMatch(/2026/);
-    expect(text).toMatch(/\(([A-Za-z_]+\/[A-Za-z_]+|UTC)\)$/);
+  it("gives the exact time as an ISO date, a 24-hour clock and the zone once", () => {
+    expect(formatAbsolute("2026-11-24T12:00:00Z", "UTC")).toBe("2026-11-24 12:00:00 UTC");
+    expect(formatAbsolute("2026-11-24T00:05:49Z", "Asia/Tokyo")).toBe(
+      "2026-11-24 09:05:49 GMT+9 (Asia/Tokyo)",
+    );
+    // Midnight is 00, not 24 or 12 AM.
+    expect(formatDateTime("2026-11-24T23:00:00Z", "Europe/Berlin")).toBe(
+      "2026-11-25 00:00 GMT+1 (Europe/Berlin)",
+    );
+  });
+
+  it("says the instants in a sentence of the service's in the reader's time", () => {
+    const sentence =
+      "Daily message limit reached for agent 'a': 1 message allowed, it resets at 2026-11-25T00:00:00Z.";
+    expect(localInstants(sentence, now, "Asia/Tokyo")).toBe(
+      "Daily message limit reached for agent 'a': 1 message allowed, it resets at 2026-11-25 09:00 GMT+9 (Asia/Tokyo), in 12 hours.",
+    );
   });
 });
 
@@ -54,9 +66,37 @@ describe("the server's rules in a form", () => {
     const words = (issues ?? []).map((issue) => formWords(issue.message));
     expect(words).toEqual([
       "must be a number from 0 to 2, or left empty",
-      "must be 0 or more, or left empty for no limit",
+      "must be a whole number from 0 to 2,147,483,647, or left empty for no limit",
     ]);
     expect(words.join(" ")).not.toMatch(/null/);
+  });
+
+  it("names a limit's maximum for a number too large to hold", () => {
+    const issues = agentInputSchema.safeParse({
+      aid: "a-b",
+      // A 20-digit number, as typed in a form (past what a JS number holds exactly).
+      quota: { message_limit_daily: Number("12345678901234567890"), token_limit_daily: 2 ** 60 },
+    }).error?.issues;
+    expect((issues ?? []).map((issue) => formWords(issue.message))).toEqual([
+      "must be a whole number from 0 to 2,147,483,647, or left empty for no limit",
+      "must be a whole number of tokens from 0 to 9,007,199,254,740,991, or left empty for no limit",
+    ]);
+  });
+
+  it("calls fields by the page's words, not the API's names", () => {
+    expect(formWords("is required when autonomous_enabled is true")).toBe(
+      "is required when “Run on a schedule” is ticked",
+    );
+    expect(
+      formWords(
+        "The request has invalid fields: user_address must be a 0x-prefixed Ethereum address.",
+      ),
+    ).toBe(
+      "The request has invalid fields: the owner address must be a 0x-prefixed Ethereum address.",
+    );
+    expect(formWords("A deployment with request_id 'r-1' exists already.")).toBe(
+      "A deployment with the request ID 'r-1' exists already.",
+    );
   });
 });
 
