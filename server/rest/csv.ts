@@ -6,26 +6,13 @@ export function wantsCsv(request: Request): boolean {
   return accept.mediaType(["application/json", "text/csv"]) === "text/csv";
 }
 
-type Cell = string | number | null;
-
-/** RFC 4180 text: a header line, then one line per row, CRLF line ends, quoted where needed. */
-export function csvResponse(
-  columns: readonly string[],
-  rows: readonly Record<string, Cell>[],
-  filename: string,
-): Response {
-  const lines = [columns.map(cell), ...rows.map((row) => columns.map((c) => cell(row[c] ?? null)))];
-  return new Response(`${lines.map((line) => line.join(",")).join("\r\n")}\r\n`, {
+/** A CSV file as the answer, to be saved under `filename`. */
+export function csvResponse(text: string, filename: string): Response {
+  return new Response(text, {
     headers: {
       "content-type": "text/csv; charset=utf-8; header=present",
       "content-disposition": `attachment; filename="${filename}"`,
       "cache-control": "no-store",
     },
   });
-}
-
-function cell(value: Cell): string {
-  if (value === null) return "";
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

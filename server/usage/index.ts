@@ -5,3 +5,4 @@
  */
 export * from "./schema";
 export { agentUsage, allUsage } from "./usage";
+export * from "./view";

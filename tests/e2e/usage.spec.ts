@@ -143,3 +143,47 @@ test("the table lists today first, and its button says what it will show", async
   await expect(usage.locator("figure canvas")).toHaveCount(3);
   await expect(usage.getByRole("button", { name: "Show as table" })).toBeVisible();
 });
+
+test("usage over a chosen range, by day or hour, kept in the URL and downloaded as the API's CSV", async ({
+  page,
+}) => {
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/metered-ui");
+  const today = new Date().toISOString().slice(0, 10);
+  const weekAgo = new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10);
+  const controls = page.getByTestId("usage-range");
+  await controls.getByLabel("From (UTC day)").fill(weekAgo);
+  await controls.getByLabel("To (UTC day)").fill(today);
+  const usage = page.getByRole("region", { name: `Usage, ${weekAgo} to ${today} (UTC)` });
+  await usage.getByRole("button", { name: "Show as table" }).click();
+  await expect(usage.getByTestId("usage-table").locator("tbody tr")).toHaveCount(7);
+  await expect(page).toHaveURL(new RegExp(`usage_from=${weekAgo}.*usage_to=${today}`));
+
+  // By hour, today only: 24 buckets; kept across a reload.
+  await controls.getByLabel("From (UTC day)").fill(today);
+  await controls.getByLabel("By").selectOption("hour");
+  const hourly = page.getByRole("region", { name: `Usage, ${today} (UTC), by hour` });
+  await page.reload();
+  await hourly.getByRole("button", { name: "Show as table" }).click();
+  await expect(hourly.getByTestId("usage-table").locator("tbody tr")).toHaveCount(24);
+
+  // The download is the API's own CSV of the same range.
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    controls.getByRole("button", { name: "Download CSV" }).click(),
+  ]);
+  const text = await (await download.createReadStream()).toArray();
+  const csv = Buffer.concat(text as Buffer[]).toString("utf8");
+  const viaApi = await api(
+    `/agents/metered-ui/usage?granularity=hour&from=${today}T00:00:00Z&to=${today}T23:59:59Z`,
+    { headers: { accept: "text/csv" } },
+  );
+  expect(csv).toBe(await viaApi.text());
+  expect(viaApi.headers.get("content-disposition")).toBe(
+    `attachment; filename="${download.suggestedFilename()}"`,
+  );
+  expect(download.suggestedFilename()).toMatch(new RegExp(`^usage-metered-ui-${today}-`));
+  expect(csv.split("\r\n")[0]).toBe(
+    "start,messages,runs,input_tokens,output_tokens,cost,unpriced,refused_quota,refused_rate",
+  );
+});

@@ -1,0 +1,44 @@
+import type { UsageSeries } from "./schema";
+
+/**
+ * A usage series as CSV, one line per bucket, for GET …/usage with `Accept: text/csv` and for
+ * the dashboard's download alike: the same columns, the same file. No zod and nothing
+ * server-only: the browser loads it.
+ */
+
+export const USAGE_CSV_COLUMNS = [
+  "start",
+  "messages",
+  "runs",
+  "input_tokens",
+  "output_tokens",
+  "cost",
+  "unpriced",
+  "refused_quota",
+  "refused_rate",
+] as const;
+
+type Cell = string | number | null;
+
+/** RFC 4180 text: a header line, then one line per bucket, CRLF line ends, quoted where needed. */
+export function usageCsv(
+  series: Pick<UsageSeries, "points" | "from" | "to">,
+  name: string,
+): { text: string; filename: string } {
+  const rows = series.points as unknown as Record<string, Cell>[];
+  const lines = [
+    USAGE_CSV_COLUMNS.map(cell),
+    ...rows.map((row) => USAGE_CSV_COLUMNS.map((column) => cell(row[column] ?? null))),
+  ];
+  const day = (iso: string) => iso.slice(0, 10);
+  return {
+    text: `${lines.map((line) => line.join(",")).join("\r\n")}\r\n`,
+    filename: `${name}-${day(series.from)}-${day(series.to)}.csv`,
+  };
+}
+
+function cell(value: Cell): string {
+  if (value === null) return "";
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
