@@ -47,6 +47,10 @@ describe.skipIf(!TEST_DATABASE_URL)("webhooks under faults, on PostgreSQL", () =
     DATABASE_URL: database.url,
     // One process each: a kill -9 kills the sender itself, and two instances fit two cores.
     WEB_CONCURRENCY: "1",
+    // Few connections each: other reliability files run beside this one on the same server
+    // (100 connections in all); with 20 each, three instances here and a balancer test's four
+    // workers there ran it out, and an agent's creation was answered 503 (seen in CI).
+    DATABASE_POOL_SIZE: "6",
     SCHEDULER: "off",
     WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`,
     WEBHOOK_RETRY_BASE_S: "0.2",
@@ -93,6 +97,8 @@ describe.skipIf(!TEST_DATABASE_URL)("webhooks under faults, on PostgreSQL", () =
     expect(event).toMatchObject({ type: "run.succeeded", data: run.json });
     await sleep(500);
     expect(receiver.to("/crash")).toHaveLength(1);
+    // Stopped here, not after the file: the next test's two instances need the connections.
+    await second.stop();
   }, 120_000);
 
   it("delivers 1,000 events through two instances exactly once each, and retries each to a failing receiver", async () => {
@@ -119,7 +125,7 @@ describe.skipIf(!TEST_DATABASE_URL)("webhooks under faults, on PostgreSQL", () =
           const made = await send(instances[worker % 2] as RunningServer, "POST", "/agents", {
             aid: `many-${i}`,
           });
-          expect(made.status).toBe(201);
+          expect(made.status, JSON.stringify(made.json)).toBe(201);
         }
       }),
     );
