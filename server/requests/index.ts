@@ -6,6 +6,14 @@
  */
 
 export { listRequests, purgeOldRequests } from "./listing";
-export { type RequestEntry, RequestLog, recordRequest, requestLogOf } from "./recorder";
+export {
+  BATCH_ROWS,
+  FLUSH_MS,
+  MAX_BUFFERED,
+  type RequestEntry,
+  RequestLog,
+  recordRequest,
+  requestLogOf,
+} from "./recorder";
 export * from "./schema";
 export * from "./view";

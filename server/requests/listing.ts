@@ -33,7 +33,7 @@ export async function listRequests({ db }: { db: Db }, input: Input): Promise<Ou
   const backwards = cursor?.d === "b";
   const t = requestLog;
   const position = cursor
-    ? sql`(${t.startedAt}, ${t.id}) ${sql.raw(backwards ? ">" : "<")} (${new Date(cursor.at)}, ${cursor.id})`
+    ? sql`(${t.startedAt}, ${t.id}) ${sql.raw(backwards ? ">" : "<")} (${cursor.at}::timestamptz, ${cursor.id})`
     : undefined;
   const order = backwards ? [asc(t.startedAt), asc(t.id)] : [desc(t.startedAt), desc(t.id)];
   const fetched = await db
@@ -112,7 +112,7 @@ export async function purgeOldRequests(db: Db, now: Date, days: number): Promise
   for (let round = 0; round < PURGE_ROUNDS; round++) {
     const [gone] = rowsOf<{ n: number }>(
       await db.execute(sql`WITH gone AS (DELETE FROM request_log WHERE id IN (
-          SELECT id FROM request_log WHERE started_at < ${cutoff}
+          SELECT id FROM request_log WHERE started_at < ${cutoff.toISOString()}::timestamptz
           ORDER BY started_at LIMIT ${PURGE_BATCH}) RETURNING 1)
         SELECT count(*)::int AS n FROM gone`),
     );

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import type { RequestVia } from "@/db/enums";
-import { isDatabaseUnavailable } from "@/db/failures";
+import { codesOf, isDatabaseUnavailable } from "@/db/failures";
 import type { Config } from "@/server/config";
 import { log, metrics } from "@/server/observability";
 
@@ -44,6 +44,8 @@ export class RequestLog {
   /** The write in progress, or the last one: writes run one after another. */
   private writing: Promise<void> = Promise.resolve();
   private failing = false;
+  /** Closed (the process is stopping): nothing more is taken or tried again. */
+  private closed = false;
 
   constructor(db: Db) {
     this.db = db;
@@ -55,6 +57,7 @@ export class RequestLog {
   }
 
   record(entry: RequestEntry): void {
+    if (this.closed) return;
     if (this.buffer.length >= MAX_BUFFERED) {
       metrics.requestLogDropped.inc({ reason: "full" });
       return;
@@ -70,15 +73,19 @@ export class RequestLog {
     return this.writing;
   }
 
-  /** Stops the timer and writes what is left: at shutdown, before the database closes. */
+  /**
+   * Writes what is left, once, and takes no more: at shutdown, before the database closes.
+   * Rows the database does not take then are lost.
+   */
   async close(): Promise<void> {
+    this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.flush();
   }
 
   private schedule(): void {
-    if (this.timer !== undefined || this.buffer.length === 0) return;
+    if (this.closed || this.timer !== undefined || this.buffer.length === 0) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.flush();
@@ -100,7 +107,10 @@ export class RequestLog {
         if (!isDatabaseUnavailable(error)) {
           // Not an outage (no retry would help): the batch is given up, not the next ones.
           metrics.requestLogDropped.inc({ reason: "refused" }, batch.length);
-          log.error({ err: error, rows: batch.length }, "Request log: rows refused; dropped.");
+          log.error(
+            { ...failureOf(error), rows: batch.length },
+            "Request log: rows refused; dropped.",
+          );
           continue;
         }
         // Kept, oldest first, within the bound; tried again in a second.
@@ -111,7 +121,7 @@ export class RequestLog {
         if (!this.failing) {
           this.failing = true;
           log.warn(
-            { err: error, rows: this.buffer.length },
+            { ...failureOf(error), rows: this.buffer.length },
             "Request log: the database is unavailable; rows are kept and tried again each second.",
           );
         }
@@ -120,6 +130,15 @@ export class RequestLog {
       }
     }
   }
+}
+
+/**
+ * Why a write failed, for the log line: the driver's message and codes, never the error itself,
+ * whose message (drizzle's) and fields (postgres.js's) carry the whole batch as parameters.
+ */
+function failureOf(error: unknown): { reason: string; codes: string[] } {
+  const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+  return { reason: cause instanceof Error ? cause.message : String(cause), codes: codesOf(error) };
 }
 
 /** One INSERT of many rows: the rows travel as one JSON parameter, whatever their number. */
