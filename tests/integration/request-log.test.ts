@@ -107,7 +107,8 @@ describe.each(DATABASE_KINDS)("the request log on %s", (kind) => {
     );
     step();
     fake().behave({ kind: "hang" });
-    const slow = model({ LLM_TIMEOUT_MS: "300", LLM_MAX_CONCURRENCY: "1" });
+    // One model slot, held for a second: long enough to be refused a second one meanwhile.
+    const slow = model({ LLM_TIMEOUT_MS: "1000", LLM_MAX_CONCURRENCY: "1" });
     const held = problemOf(
       as("admin", "r-504", { model: slow }).chat.send({ aid: "logged", q: "hold" }),
     );
@@ -177,7 +178,7 @@ describe.each(DATABASE_KINDS)("the request log on %s", (kind) => {
       started_at: "2026-11-24T09:00:02.000Z",
     });
     // The one that waited for its deadline took about that long; a refusal took less.
-    expect(byId("r-504").latency_ms).toBeGreaterThanOrEqual(290);
+    expect(byId("r-504").latency_ms).toBeGreaterThanOrEqual(990);
     expect(byId("r-401").latency_ms).toBeLessThan(byId("r-504").latency_ms);
   });
 
