@@ -7,8 +7,6 @@
 
 export { listRequests, purgeOldRequests } from "./listing";
 export {
-  BATCH_ROWS,
-  FLUSH_MS,
   MAX_BUFFERED,
   type RequestEntry,
   RequestLog,

@@ -31,9 +31,10 @@ export type RequestEntry = {
   request_id: string | null;
 };
 
-export const FLUSH_MS = 1000;
+/** How long a row waits at most before its buffer is written (the database willing). */
+const FLUSH_MS = 1000;
 /** Rows one INSERT writes at most; a buffer this full is written at once. */
-export const BATCH_ROWS = 500;
+const BATCH_ROWS = 500;
 /** Rows a process holds at most while they cannot be written (a few MB). */
 export const MAX_BUFFERED = 20_000;
 
