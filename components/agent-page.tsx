@@ -30,11 +30,14 @@ export function AgentPage({
   aid,
   created,
   publicUrl,
+  thread,
 }: {
   aid: string;
   created: boolean;
   /** The service's PUBLIC_URL, for the OpenAI-compatible base URL. */
   publicUrl: string;
+  /** A thread to open in the conversations, from the page's URL. */
+  thread?: { caller: string; chat_id: string };
 }) {
   const router = useRouter();
   const utils = trpc.useUtils();
@@ -96,7 +99,7 @@ export function AgentPage({
           <ChatPanel aid={aid} />
           <OpenAiPanel aid={aid} publicUrl={publicUrl} keyOnly={data.chat_access === "key"} />
           <ToolsPanel aid={aid} servers={data.mcp_servers} maxSteps={data.max_tool_steps} />
-          <ThreadsPanel aid={aid} />
+          <ThreadsPanel aid={aid} initial={thread} />
           <KeysPanel aid={aid} />
           <RunsPanel aid={aid} canRun={data.autonomous_prompt !== null} />
           <h2>Configuration</h2>

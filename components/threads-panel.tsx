@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { MessageLog } from "./message-log";
 import { trpc } from "./trpc";
 import { Button } from "./ui/button";
@@ -13,14 +13,27 @@ type Thread = { caller: string; chat_id: string };
 
 const PAGE = 25;
 
-/** Every caller's threads with the agent, with whose each is; a thread opens read-only. */
-export function ThreadsPanel({ aid }: { aid: string }) {
-  const [open, setOpen] = useState<Thread>();
+/**
+ * Every caller's threads with the agent, with whose each is; a thread opens read-only. One given
+ * by the page's URL (`initial`, a link of the request log) is open from the start and scrolled
+ * to, whether or not it is among the threads listed.
+ */
+export function ThreadsPanel({ aid, initial }: { aid: string; initial?: Thread }) {
+  const [open, setOpen] = useState<Thread | undefined>(initial);
   const [pages, setPages] = useState(1);
   const messages = trpc.threads.messages.useQuery(
     { aid, caller: open?.caller ?? "admin", chat_id: open?.chat_id ?? "default", limit: 100 },
     { enabled: open !== undefined },
   );
+  // The thread the page opened with is far down the agent's page, below the list: shown once
+  // its messages are there.
+  const log = useRef<HTMLDivElement>(null);
+  const scrolled = useRef(initial === undefined);
+  useEffect(() => {
+    if (scrolled.current || !messages.data) return;
+    scrolled.current = true;
+    log.current?.scrollIntoView({ block: "center" });
+  }, [messages.data]);
 
   return (
     <Panel title="Conversations">
@@ -31,17 +44,23 @@ export function ThreadsPanel({ aid }: { aid: string }) {
         onOpen={setOpen}
         onMore={() => setPages((n) => n + 1)}
       />
-      {open && (
-        <QueryState query={messages} what="the thread">
-          {(data) => (
-            <MessageLog
-              label={`Thread ${open.chat_id}`}
-              messages={data.messages}
-              testId="thread-log"
-            />
-          )}
-        </QueryState>
-      )}
+      <div ref={log}>
+        {open && (
+          <QueryState query={messages} what="the thread">
+            {(data) => (
+              <MessageLog
+                label={`Thread ${open.chat_id}`}
+                messages={data.messages}
+                testId="thread-log"
+              >
+                {data.messages.length === 0 && (
+                  <p className="muted">No messages in this thread: no reply was stored in it.</p>
+                )}
+              </MessageLog>
+            )}
+          </QueryState>
+        )}
+      </div>
     </Panel>
   );
 }

@@ -38,3 +38,8 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number] | "webhook.t
 
 /** A delivery's state: being tried (or waiting for its next try), delivered, or given up. */
 export const WEBHOOK_DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
+
+/** The path a logged chat came by: GET /{aid}/chat (or the dashboard's chat), or POST /v1/chat/completions. */
+export const REQUEST_VIAS = ["chat", "completions"] as const;
+
+export type RequestVia = (typeof REQUEST_VIAS)[number];

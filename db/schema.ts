@@ -21,6 +21,7 @@ import {
   CHAT_ACCESS,
   DEPLOYMENT_STATUSES,
   type DeploymentStatus,
+  REQUEST_VIAS,
   WEBHOOK_DELIVERY_STATUSES,
 } from "./enums";
 
@@ -629,6 +630,44 @@ export const webhookDeliveries = pgTable(
   ],
 );
 
+/**
+ * The request log: one row per chat request that reached the chat engine (server/chat), its
+ * reply delivered or not, written in batches by each process (server/requests/recorder.ts) and
+ * deleted after REQUEST_LOG_DAYS by the housekeeping. No foreign key to the agent: a deleted
+ * agent's rows stay until they are old enough, and the insert checks nothing on the chat's path.
+ */
+export const requestLog = pgTable(
+  "request_log",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    /** When the chat engine took the request (the injected clock). */
+    startedAt: timestamptz().notNull(),
+    via: text({ enum: REQUEST_VIAS }).notNull(),
+    aid: text().notNull(),
+    /** The caller as threads store it (server/callers `callerId`): `admin`, `key:<id>`, … */
+    caller: text().notNull(),
+    /** The thread the exchange is (or would have been) stored in. */
+    chatId: text().notNull(),
+    /** The HTTP status of the chat's outcome: 200, or its problem's (a stream's `error` event's). */
+    status: integer().notNull(),
+    /** The problem's code, e.g. `quota_exceeded`; null for a delivered reply. */
+    code: text(),
+    latencyMs: integer().notNull(),
+    /** The stored reply's tokens and cost; null when no reply was stored (or it had no price). */
+    inputTokens: integer(),
+    outputTokens: integer(),
+    cost: numeric({ mode: "number" }),
+    /** The request's id (X-Request-Id); null for a chat made without HTTP. */
+    requestId: text(),
+  },
+  (t) => [
+    // Newest first, over all agents and per agent; the age purge reads the first too.
+    index("request_log_recent").on(t.startedAt, t.id),
+    index("request_log_by_agent").on(t.aid, t.startedAt, t.id),
+    check("request_log_via", sql`${t.via} IN ('chat', 'completions')`),
+  ],
+);
+
 export type AgentRow = typeof agents.$inferSelect;
 export type AutonomousRunRow = typeof autonomousRuns.$inferSelect;
 export type DeploymentRow = typeof deployments.$inferSelect;
@@ -641,3 +680,4 @@ export type SessionRow = typeof sessions.$inferSelect;
 export type ModelPriceRow = typeof modelPrices.$inferSelect;
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type RequestLogRow = typeof requestLog.$inferSelect;

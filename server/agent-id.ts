@@ -31,6 +31,7 @@ export const RESERVED_AIDS: ReadonlySet<string> = new Set([
   "prices",
   "problems",
   "public",
+  "requests",
   "robots",
   "signin",
   "sign-in",

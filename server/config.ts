@@ -113,6 +113,13 @@ export const envSchema = z.object({
   SCHEDULER_BATCH_SIZE: optional(z.coerce.number().int().min(1).max(10_000)).default(100),
   SCHEDULER_CONCURRENCY: optional(z.coerce.number().int().min(1).max(10_000)).default(16),
   SHUTDOWN_GRACE_MS: optional(z.coerce.number().int().min(0).max(600_000)).default(30_000),
+  REQUEST_LOG_DAYS: optional(
+    z.coerce
+      .number({ error: "must be a whole number of days" })
+      .int("must be a whole number of days")
+      .min(0, "must be 0 (no request log) or more")
+      .max(3650, "must be at most 3,650 (ten years)"),
+  ).default(14),
   QUOTA_DEFAULT_MESSAGE_LIMIT_TOTAL: quotaLimit(null),
   QUOTA_DEFAULT_MESSAGE_LIMIT_MONTHLY: quotaLimit(10_000),
   QUOTA_DEFAULT_MESSAGE_LIMIT_DAILY: quotaLimit(1_000),
@@ -326,6 +333,11 @@ export function parseConfig(env: Record<string, string | undefined>) {
       tokenLimitMonthly: e.QUOTA_DEFAULT_TOKEN_LIMIT_MONTHLY,
       tokenLimitDaily: e.QUOTA_DEFAULT_TOKEN_LIMIT_DAILY,
     },
+    /**
+     * Days a chat request's row stays in the request log (server/requests) before the
+     * housekeeping deletes it; 0 = no request log: nothing is written, and what is there goes.
+     */
+    requestLogDays: e.REQUEST_LOG_DAYS,
     /** Prices per million tokens by model, written to `model_prices` at start-up. */
     modelPrices: e.MODEL_PRICES,
   };

@@ -6,6 +6,7 @@ import { purgeExpiredNonces } from "@/server/nonces";
 import { log } from "@/server/observability";
 import { purgeOldNotices, reservationLifetimeMs, sweepReservations } from "@/server/quota";
 import { purgeOldWindows } from "@/server/rate-limits";
+import { purgeOldRequests } from "@/server/requests";
 import { purgeOldDeliveries } from "@/server/webhooks";
 
 /**
@@ -13,11 +14,11 @@ import { purgeOldDeliveries } from "@/server/webhooks";
  * run from many at once): every 5 s, give back the message uses of chats whose process died;
  * every minute, delete what no longer counts (rate windows long over, expired sessions and
  * nonces, forgotten sign-in failures, webhook deliveries past the log's days, limit notices of
- * periods long over). Returns a stop function.
+ * periods long over, request log rows past REQUEST_LOG_DAYS). Returns a stop function.
  */
 export function startHousekeeping(
   { db, clock }: { db: Db; clock: Clock },
-  { llmTimeoutMs }: { llmTimeoutMs: number },
+  { llmTimeoutMs, requestLogDays }: { llmTimeoutMs: number; requestLogDays: number },
 ): () => void {
   let ticks = 0;
   const tick = async () => {
@@ -39,6 +40,7 @@ export function startHousekeeping(
     await purgeOldFailures(db, now);
     await purgeOldDeliveries(db, now);
     await purgeOldNotices(db, now);
+    await purgeOldRequests(db, now, requestLogDays);
   };
   const timer = setInterval(() => {
     tick().catch((error: unknown) =>

@@ -1,4 +1,5 @@
 import { log } from "@/server/observability";
+import { requestLogOf } from "@/server/requests";
 import type { Scheduler } from "@/server/runs";
 import type { Services } from "@/server/services";
 import type { WebhookSender } from "@/server/webhooks";
@@ -10,7 +11,8 @@ export const isDraining = (): boolean => state.agentServiceDraining === true;
 /**
  * Graceful shutdown on SIGTERM or SIGINT: report not ready, stop claiming autonomous runs and
  * webhook deliveries, refuse new model calls (503), let the runs, chats and webhook attempts
- * in flight finish, close the MCP connections and the database, exit. The whole of it is
+ * in flight finish, close the MCP connections, write the request log's buffer, close the
+ * database, exit. The whole of it is
  * bounded by SHUTDOWN_GRACE_MS: the runs and the chats share one deadline rather than each
  * getting the full grace. Whatever is still running then is cut: its
  * run is swept and refunded by a scheduler later, a chat's use by the housekeeping.
@@ -42,8 +44,10 @@ export function installGracefulShutdown(
     const callsDone = await services.model.slots.drained(left());
     if (!runsDone || !callsDone || !sendsDone)
       log.warn("Agent Service: work still in flight was cut short.");
-    // After the calls: a chat or run still in flight may be using a connection.
+    // After the calls: a chat or run still in flight may be using a connection. The request
+    // log's last rows (the chats just finished) are written before the database closes.
     await services.model.tools.close().catch(() => {});
+    await requestLogOf(services.database.db).close();
     await services.database.close().catch(() => {});
     log.info({ took_ms: graceMs - left() }, "Agent Service: stopped.");
     // Let the logger's last lines reach stdout before the process goes.

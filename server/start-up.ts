@@ -38,7 +38,10 @@ export async function startUp(): Promise<void> {
 export function startBackgroundWork({ database, clock, config, auth }: Services): {
   sender: WebhookSender;
 } {
-  startHousekeeping({ db: database.db, clock }, { llmTimeoutMs: config.llm.timeoutMs });
+  startHousekeeping(
+    { db: database.db, clock },
+    { llmTimeoutMs: config.llm.timeoutMs, requestLogDays: config.requestLogDays },
+  );
   const sender = new WebhookSender(
     { db: database.db, clock },
     { config: config.webhooks, secretKey: auth.webhookKey },

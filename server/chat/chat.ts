@@ -17,9 +17,10 @@ import {
   releaseMessage,
   settleMessage,
 } from "@/server/quota";
+import type { RequestVia } from "@/server/requests";
 import { storeExchange, type ThreadRef } from "@/server/threads";
 import { admissionOf, type OpenedChat, type Opening, openChat } from "./opening";
-import { recordChat } from "./outcomes";
+import { beginChat, endChat } from "./outcomes";
 import { presentRateLimit, withRateLimit } from "./rate-limit";
 import type { ChatEvent, ChatInput, ChatReply } from "./schema";
 
@@ -36,7 +37,7 @@ import type { ChatEvent, ChatInput, ChatReply } from "./schema";
  */
 
 /** The slice of the request's context it needs (server/context.ts). */
-type ChatContext = Pick<Context, "db" | "clock" | "model" | "caller">;
+type ChatContext = Pick<Context, "db" | "clock" | "model" | "caller" | "config" | "requestId">;
 
 /**
  * A question to an agent, as GET /{aid}/chat asks it (its thread's stored history goes with it)
@@ -44,6 +45,8 @@ type ChatContext = Pick<Context, "db" | "clock" | "model" | "caller">;
  * and the thread's stored history is not read; the exchange is still stored in the thread).
  */
 export type Ask = {
+  /** Which path asks: it is logged with the request (server/requests). */
+  via: RequestVia;
   aid: string;
   chatId: string;
   question: string;
@@ -60,6 +63,7 @@ type Exchange = {
 };
 
 const askOf = (input: ChatInput): Ask => ({
+  via: "chat",
   aid: input.aid,
   chatId: input.chat_id,
   question: input.q,
@@ -80,15 +84,24 @@ export async function ask(
   question: Ask,
   signal?: AbortSignal,
 ): Promise<ChatReply> {
+  const chat = chatOf(ctx, question);
   try {
     const reply = await send(ctx, question, signal);
-    recordChat(question.aid);
+    endChat(ctx, chat, { reply });
     return reply;
   } catch (error) {
-    recordChat(question.aid, error);
+    endChat(ctx, chat, { error });
     throw error;
   }
 }
+
+/** What a chat's end is logged with (outcomes.ts), taken as it reaches the engine. */
+const chatOf = (ctx: ChatContext, { aid, chatId, via }: Ask) => ({
+  aid,
+  chatId,
+  via,
+  begun: beginChat(ctx),
+});
 
 async function send(ctx: ChatContext, question: Ask, signal?: AbortSignal): Promise<ChatReply> {
   const exchange = await beginExchange(ctx, question, signal);
@@ -125,16 +138,22 @@ export async function* askStreaming(
   question: Ask,
   signal?: AbortSignal,
 ): AsyncGenerator<ChatEvent, void, undefined> {
-  let outcome: { error?: unknown } | undefined;
+  const chat = chatOf(ctx, question);
+  const stored: { reply?: ChatReply } = {};
+  let failure: { error: unknown } | undefined;
   try {
-    yield* stream(ctx, question, signal);
-    outcome = {};
+    yield* stream(ctx, question, signal, stored);
   } catch (error) {
-    outcome = { error };
+    failure = { error };
     throw error;
   } finally {
-    // Left without an outcome: the consumer stopped early (the client went away).
-    recordChat(question.aid, outcome ? outcome.error : clientGone());
+    // A stored reply is a delivered one, even if the consumer stopped right after `done`; left
+    // without either, the consumer stopped early (the client went away).
+    endChat(
+      ctx,
+      chat,
+      stored.reply ? { reply: stored.reply } : (failure ?? { error: clientGone() }),
+    );
   }
 }
 
@@ -147,7 +166,9 @@ const clientGone = () =>
 async function* stream(
   ctx: ChatContext,
   question: Ask,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
+  /** Where the stored reply is put, as it is sent (`done`). */
+  stored: { reply?: ChatReply },
 ): AsyncGenerator<ChatEvent, void, undefined> {
   const exchange = await beginExchange(ctx, question, signal);
   let delivered = false;
@@ -182,6 +203,7 @@ async function* stream(
     if (signal?.aborted) throw exchange.call.failure(signal.reason);
     const done = await completeExchange(ctx, exchange, reply);
     delivered = true;
+    stored.reply = done;
     yield { type: "done", ...done };
   } finally {
     // Also reached when the consumer stops early (the client went away): not delivered.

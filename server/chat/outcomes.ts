@@ -1,6 +1,10 @@
 import { isDatabaseUnavailable } from "@/db/failures";
-import { AppError, type ProblemCode } from "@/server/errors";
+import { callerId } from "@/server/callers";
+import type { Context } from "@/server/context";
+import { AppError, type ProblemCode, problemFromError } from "@/server/errors";
 import { type ChatOutcome, countChat, metrics } from "@/server/observability";
+import { type RequestVia, recordRequest } from "@/server/requests";
+import type { ChatReply } from "./schema";
 
 /** What became of a chat, for the metrics: `ok`, or why it failed. */
 const OUTCOMES: Partial<Record<ProblemCode, ChatOutcome>> = {
@@ -35,4 +39,44 @@ export function recordChat(aid: string, error?: unknown): void {
   if (outcome === "quota" && error instanceof AppError)
     metrics.refusals.inc({ kind: "quota", limit: String(error.extras.limit ?? "unknown") });
   if (outcome === "rate") metrics.refusals.inc({ kind: "rate", limit: "rate_limit_rpm" });
+}
+
+type EndContext = Pick<Context, "db" | "clock" | "config" | "caller" | "requestId">;
+
+/** When a chat request reached the engine: the instant it is logged at, and a timer's start. */
+export type Begun = { at: Date; mark: number };
+
+export const beginChat = (ctx: Pick<Context, "clock">): Begun => ({
+  at: ctx.clock.now(),
+  mark: performance.now(),
+});
+
+/**
+ * Where every chat ends, once: its outcome counted (recordChat) and its row put in the request
+ * log (server/requests), with the reply's tokens and cost when one was stored, or the status
+ * and code its failure answers with.
+ */
+export function endChat(
+  ctx: EndContext,
+  chat: { aid: string; chatId: string; via: RequestVia; begun: Begun },
+  outcome: { reply: ChatReply } | { error: unknown },
+): void {
+  const failed = "error" in outcome;
+  recordChat(chat.aid, failed ? outcome.error : undefined);
+  const problem = failed ? problemFromError(outcome.error) : undefined;
+  const usage = failed ? undefined : outcome.reply.usage;
+  recordRequest(ctx, {
+    started_at: chat.begun.at,
+    via: chat.via,
+    aid: chat.aid,
+    caller: callerId(ctx.caller),
+    chat_id: chat.chatId,
+    status: problem?.status ?? 200,
+    code: problem?.code ?? null,
+    latency_ms: Math.round(performance.now() - chat.begun.mark),
+    input_tokens: usage?.input_tokens ?? null,
+    output_tokens: usage?.output_tokens ?? null,
+    cost: usage?.cost ?? null,
+    request_id: ctx.requestId ?? null,
+  });
 }

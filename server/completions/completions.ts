@@ -25,7 +25,10 @@ import type {
 /** The caller's thread completions are stored in. */
 export const COMPLETIONS_THREAD = "openai";
 
-type CompletionContext = Pick<Context, "db" | "clock" | "model" | "caller">;
+type CompletionContext = Pick<
+  Context,
+  "db" | "clock" | "model" | "caller" | "config" | "requestId"
+>;
 type RateLimitView = z.infer<typeof rateLimitSchema>;
 
 export type CompletionResult = { completion: ChatCompletion; rate_limit: RateLimitView };
@@ -140,6 +143,7 @@ function askOf(ctx: CompletionContext, request: CompletionRequest): Ask {
   const last = messages[messages.length - 1] as CompletionMessage;
   const stop = request.stop ?? undefined;
   return {
+    via: "completions",
     aid: model,
     chatId: COMPLETIONS_THREAD,
     question: textOf(last),

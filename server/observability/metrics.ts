@@ -36,6 +36,7 @@ type Metrics = {
   dueAgents: Gauge;
   deploymentChanges: Counter<"from" | "to">;
   webhookAttempts: Counter<"result">;
+  requestLogDropped: Counter<"reason">;
   /** Set once the services exist: what the in-use gauges read. */
   sources: {
     slotsInUse?: () => number;
@@ -139,6 +140,12 @@ function createMetrics(): Metrics {
       name: "agent_webhook_attempts_total",
       help: "Webhook delivery attempts by result: delivered, retrying (failed, tried again later), failed (failed, given up).",
       labelNames: ["result"],
+      registers: [registry],
+    }),
+    requestLogDropped: new client.Counter({
+      name: "agent_request_log_dropped_total",
+      help: "Request log rows never written, by reason: full (the process's buffer was at its bound, the database not taking rows) or refused (the database refused the batch).",
+      labelNames: ["reason"],
       registers: [registry],
     }),
   };

@@ -10,6 +10,7 @@ import { keysRouter } from "./keys";
 import { modelsRouter } from "./models";
 import { noncesRouter } from "./nonces";
 import { pricesRouter } from "./prices";
+import { requestsRouter } from "./requests";
 import { runsRouter } from "./runs";
 import { threadsRouter } from "./threads";
 import { toolsRouter } from "./tools";
@@ -28,6 +29,7 @@ export const appRouter = router({
   keys: keysRouter,
   prices: pricesRouter,
   usage: usageRouter,
+  requests: requestsRouter,
   tools: toolsRouter,
   runs: runsRouter,
   deployments: deploymentsRouter,

@@ -9,5 +9,5 @@ export type { StoreGuard } from "./exchange";
 export { storeExchange } from "./exchange";
 export type { ThreadRef } from "./history";
 export { historyFromJson, historyJson, loadHistory } from "./history";
-export { listMessages, listThreads } from "./listing";
+export { callerLabel, listMessages, listThreads } from "./listing";
 export * from "./schema";

@@ -115,8 +115,11 @@ export async function listThreads(
   };
 }
 
-/** Whose a thread is, in words (see chat_threads.caller for the stored forms). */
-function callerLabel(caller: string, keyName: string | null): string {
+/**
+ * Whose a thread is, in words (see chat_threads.caller for the stored forms), with the key's
+ * name for a key caller when it is known. The request log names its callers so too.
+ */
+export function callerLabel(caller: string, keyName: string | null): string {
   if (caller === "admin") return "admin";
   if (caller === AGENT_CALLER) return "autonomous runs";
   if (caller === "shared") return "shared (before thread owners)";

@@ -62,6 +62,12 @@ const ADMIN_PAGES = () => [
   { path: "/dashboard/agents", title: "Agents · Agent Service", name: "agents" },
   { path: "/dashboard/agents/new", title: "New agent · Agent Service", name: "agent-new" },
   { path: "/dashboard/agents/za11y", title: "Agent za11y · Agent Service", name: "agent" },
+  {
+    path: "/dashboard/agents/za11y?thread=default&caller=admin",
+    title: "Agent za11y · Agent Service",
+    name: "agent-thread",
+  },
+  { path: "/dashboard/requests", title: "Requests · Agent Service", name: "requests" },
   { path: "/dashboard/prices", title: "Prices · Agent Service", name: "prices" },
   { path: "/dashboard/webhooks", title: "Webhooks · Agent Service", name: "webhooks" },
   {

@@ -24,6 +24,7 @@ export function callerFor(
     model,
     signal,
     caller,
+    requestId,
   }: {
     clock?: Clock;
     config?: Config;
@@ -32,6 +33,8 @@ export function callerFor(
     signal?: AbortSignal;
     /** Who chats: the admin when admin, else one anonymous address, unless given. */
     caller?: Caller;
+    /** The request's id, as X-Request-Id gives it over HTTP. */
+    requestId?: string;
   } = {},
 ) {
   return createProcedureCaller(
@@ -43,6 +46,7 @@ export function callerFor(
       auth: authKeys(TEST_ADMIN_KEY),
       session: admin ? { role: "admin", via: "api_key" } : null,
       caller,
+      requestId,
     }),
     { signal },
   );

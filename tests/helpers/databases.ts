@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createDatabase, type Database } from "@/db/client";
+import { requestLogOf } from "@/server/requests";
 import { createThrowawayDatabase } from "./throwaway-postgres";
 
 /**
@@ -54,11 +55,14 @@ export async function createTestDatabase(
     ...database,
     url: throwaway?.url,
     truncate: async () => {
+      // The request log's rows of the test before are written first, so none lands after.
+      await requestLogOf(database.db).flush();
       await database.db.execute(
-        sql`TRUNCATE agents, agent_quotas, deployments, siwe_nonces, model_prices, webhook_endpoints CASCADE`,
+        sql`TRUNCATE agents, agent_quotas, deployments, siwe_nonces, model_prices, webhook_endpoints, request_log CASCADE`,
       );
     },
     destroy: async () => {
+      await requestLogOf(database.db).close();
       await database.close();
       await throwaway?.drop();
     },

@@ -8,6 +8,7 @@ import { modelEndpoints } from "./models";
 import { nonceEndpoints } from "./nonces";
 import { operationEndpoints } from "./operations";
 import { priceEndpoints } from "./prices";
+import { requestEndpoints } from "./requests";
 import { runEndpoints } from "./runs";
 import { threadEndpoints } from "./threads";
 import { usageEndpoints } from "./usage";
@@ -26,6 +27,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...threadEndpoints,
   ...keyEndpoints,
   ...usageEndpoints,
+  ...requestEndpoints,
   ...priceEndpoints,
   ...nonceEndpoints,
   ...deploymentEndpoints,

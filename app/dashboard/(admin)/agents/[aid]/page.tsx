@@ -11,10 +11,22 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: `Agent ${decodeURIComponent((await params).aid)}` };
 }
 
+/** One value of a query parameter (the first, when it is given more than once). */
+const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
 export default async function AgentDetailPage({ params, searchParams }: Props) {
   const { aid } = await params;
-  const created = (await searchParams).created === "1";
+  const query = await searchParams;
+  const created = query.created === "1";
+  // `?thread=<chat_id>&caller=<caller>` (a link of the request log): that thread opens at once.
+  const chatId = one(query.thread);
+  const thread = chatId ? { chat_id: chatId, caller: one(query.caller) || "admin" } : undefined;
   return (
-    <AgentPage aid={decodeURIComponent(aid)} created={created} publicUrl={getConfig().publicUrl} />
+    <AgentPage
+      aid={decodeURIComponent(aid)}
+      created={created}
+      publicUrl={getConfig().publicUrl}
+      thread={thread}
+    />
   );
 }

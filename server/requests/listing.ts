@@ -1,0 +1,124 @@
+import { and, asc, desc, eq, gte, lt, ne, type SQL, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "@/db/client";
+import { rowsOf } from "@/db/rows";
+import { agentKeys, requestLog } from "@/db/schema";
+import { instant } from "@/server/bounds";
+import { decodeCursor, encodeCursor } from "@/server/pagination";
+import { callerLabel } from "@/server/threads";
+import { requestLogOf } from "./recorder";
+import type { listRequestsInputSchema, listRequestsOutputSchema } from "./schema";
+import { FAILED_STATUSES } from "./view";
+
+/** Reading the request log back (admin): a page, newest first, with a cursor each way. */
+
+type Input = z.output<typeof listRequestsInputSchema>;
+type Output = z.output<typeof listRequestsOutputSchema>;
+
+/**
+ * Where a page starts: older than the row started at `at` with id `id`, or newer (`d: "b"`,
+ * the page before). Read through the same bounds as any instant a client sends.
+ */
+const requestCursor = z.object({
+  at: instant(),
+  id: z.int().positive(),
+  d: z.literal("b").optional(),
+});
+
+export async function listRequests({ db }: { db: Db }, input: Input): Promise<Output> {
+  // This process's own rows first, so that what it answered a moment ago is listed (other
+  // processes' rows follow within a second).
+  await requestLogOf(db).flush();
+  const cursor = input.cursor ? decodeCursor(input.cursor, requestCursor) : undefined;
+  const backwards = cursor?.d === "b";
+  const t = requestLog;
+  const position = cursor
+    ? sql`(${t.startedAt}, ${t.id}) ${sql.raw(backwards ? ">" : "<")} (${cursor.at}::timestamptz, ${cursor.id})`
+    : undefined;
+  const order = backwards ? [asc(t.startedAt), asc(t.id)] : [desc(t.startedAt), desc(t.id)];
+  const fetched = await db
+    .select({ entry: t, keyName: agentKeys.name })
+    .from(t)
+    .leftJoin(
+      agentKeys,
+      and(sql`${t.caller} LIKE 'key:%'`, eq(agentKeys.id, sql`substr(${t.caller}, 5)`)),
+    )
+    .where(and(...filters(input), position))
+    .orderBy(...order)
+    .limit(input.limit + 1);
+  const more = fetched.length > input.limit;
+  const rows = fetched.slice(0, input.limit);
+  if (backwards) rows.reverse();
+  const first = rows[0];
+  const last = rows.at(-1);
+  const cursorOf = (row: (typeof rows)[number], before: boolean) =>
+    encodeCursor({
+      at: row.entry.startedAt.toISOString(),
+      id: row.entry.id,
+      ...(before ? { d: "b" } : {}),
+    });
+  // Read forwards, a further page exists when more rows came; read backwards, a page follows.
+  const hasNext = backwards ? true : more;
+  const hasPrevious = backwards ? more : cursor !== undefined;
+  return {
+    requests: rows.map(({ entry, keyName }) => ({
+      id: entry.id,
+      started_at: entry.startedAt.toISOString(),
+      via: entry.via,
+      aid: entry.aid,
+      caller: entry.caller,
+      caller_label: callerLabel(entry.caller, keyName),
+      chat_id: entry.chatId,
+      status: entry.status,
+      code: entry.code,
+      latency_ms: entry.latencyMs,
+      input_tokens: entry.inputTokens,
+      output_tokens: entry.outputTokens,
+      cost: entry.cost,
+      request_id: entry.requestId,
+    })),
+    next_cursor: hasNext && last ? cursorOf(last, false) : null,
+    prev_cursor: hasPrevious && first ? cursorOf(first, true) : null,
+  };
+}
+
+function filters(input: Input): (SQL | undefined)[] {
+  const t = requestLog;
+  return [
+    input.aid === undefined ? undefined : eq(t.aid, input.aid),
+    input.caller === undefined ? undefined : eq(t.caller, input.caller),
+    input.status === undefined
+      ? undefined
+      : input.status === FAILED_STATUSES
+        ? ne(t.status, 200)
+        : eq(t.status, input.status),
+    input.from === undefined ? undefined : gte(t.startedAt, input.from),
+    input.to === undefined ? undefined : lt(t.startedAt, input.to),
+  ];
+}
+
+/** Rows one purge statement deletes at most, so that no statement holds locks for long. */
+const PURGE_BATCH = 5000;
+/** Statements one purge runs at most; the next housekeeping round goes on from there. */
+const PURGE_ROUNDS = 20;
+
+/**
+ * Deletes the rows older than `days` (all of them when `days` is 0: the log is off), in
+ * batches of PURGE_BATCH, oldest first. Returns how many went.
+ */
+export async function purgeOldRequests(db: Db, now: Date, days: number): Promise<number> {
+  const cutoff = new Date(now.getTime() - days * 86_400_000);
+  let purged = 0;
+  for (let round = 0; round < PURGE_ROUNDS; round++) {
+    const [gone] = rowsOf<{ n: number }>(
+      await db.execute(sql`WITH gone AS (DELETE FROM request_log WHERE id IN (
+          SELECT id FROM request_log WHERE started_at < ${cutoff.toISOString()}::timestamptz
+          ORDER BY started_at LIMIT ${PURGE_BATCH}) RETURNING 1)
+        SELECT count(*)::int AS n FROM gone`),
+    );
+    const deleted = gone?.n ?? 0;
+    purged += deleted;
+    if (deleted < PURGE_BATCH) break;
+  }
+  return purged;
+}

@@ -1,0 +1,117 @@
+import { z } from "zod";
+import { lookupAidSchema } from "@/server/agent-id";
+import { INSTANT_RANGE, instant, wholeNumberParam } from "@/server/bounds";
+import { isoDateTime } from "@/server/iso-date-time";
+import { pageParams } from "@/server/pagination/schema";
+import { NUL_RULE, withoutNul } from "@/server/text";
+import { FAILED_STATUSES, REQUEST_VIAS } from "./view";
+
+/**
+ * The request log's schemas (GET /requests), defined once for the procedure, the REST handler,
+ * OpenAPI and the dashboard.
+ */
+
+const STATUS_RULE = `must be an HTTP status from 100 to 599, or \`${FAILED_STATUSES}\` for every status but 200`;
+
+const statusFilter = z
+  .union(
+    [
+      z.literal(FAILED_STATUSES),
+      // A number from tRPC, text from a query string: both are read as the number they spell.
+      wholeNumberParam(100, 599, "an HTTP status"),
+    ],
+    { error: STATUS_RULE },
+  )
+  .meta({
+    description: `Only requests that ended with this HTTP status (e.g. 429), or \`${FAILED_STATUSES}\`: every one that did not deliver a reply (any status but 200).`,
+    examples: [429, FAILED_STATUSES],
+  });
+
+const when = (what: string) =>
+  instant()
+    .transform((value) => new Date(value))
+    .optional()
+    .meta({ description: `${what} (${INSTANT_RANGE}).` });
+
+export const listRequestsInputSchema = z
+  .strictObject({
+    aid: lookupAidSchema
+      .optional()
+      .meta({ description: "Only this agent's requests (a deleted agent's too)." }),
+    caller: z
+      .string()
+      .min(1, "must not be empty")
+      .max(200, "must be at most 200 characters")
+      .refine(withoutNul, NUL_RULE)
+      .optional()
+      .meta({
+        description:
+          "Only this caller's requests, as `caller` in the answer: `admin`, `key:<key id>`, `addr:<address hash>` or `wallet:<address>`.",
+        examples: ["key:3f9a1c0d2b4e"],
+      }),
+    status: statusFilter.optional(),
+    from: when("Only requests started at or after this instant"),
+    to: when("Only requests started before this instant"),
+    ...pageParams(500, 50),
+  })
+  .superRefine((input, ctx) => {
+    if (input.from && input.to && input.from.getTime() >= input.to.getTime())
+      ctx.addIssue({ code: "custom", path: ["to"], message: "must be after from" });
+  });
+
+export const requestRecordSchema = z
+  .object({
+    id: z.int(),
+    started_at: isoDateTime.meta({ description: "When the chat engine took the request." }),
+    via: z.enum(REQUEST_VIAS).meta({
+      description:
+        "`chat`: GET /{aid}/chat (or the dashboard's chat); `completions`: POST /v1/chat/completions.",
+    }),
+    aid: z.string(),
+    caller: z.string().meta({
+      description:
+        "Who asked, as threads store it: `admin`, `key:<key id>`, `addr:<address hash>` or `wallet:<address>`.",
+    }),
+    caller_label: z.string().meta({
+      description:
+        "Who asked, for people, as in the thread list (a key's name, a short address hash, a wallet).",
+    }),
+    chat_id: z
+      .string()
+      .meta({ description: "The thread the exchange was (or would have been) stored in." }),
+    status: z.int().meta({
+      description:
+        "200 for a delivered reply, else the refusal's or failure's status (499: the client left). For a stream that failed after it began, its `error` event's.",
+    }),
+    code: z.string().nullable().meta({
+      description: "The problem's code (e.g. `quota_exceeded`, `provider_timeout`); null for 200.",
+    }),
+    latency_ms: z
+      .int()
+      .meta({ description: "From the request reaching the chat engine to its end." }),
+    input_tokens: z.int().nullable().meta({ description: "The stored reply's; null without one." }),
+    output_tokens: z.int().nullable(),
+    cost: z.number().nullable().meta({
+      description:
+        "What the reply's tokens cost at its model's price; null without a reply or a price.",
+    }),
+    request_id: z.string().nullable().meta({
+      description: "The request's id (its X-Request-Id); null for a chat made without HTTP.",
+    }),
+  })
+  .meta({ id: "RequestRecord" });
+
+export type RequestRecord = z.infer<typeof requestRecordSchema>;
+
+export const listRequestsOutputSchema = z.object({
+  /** Newest first. */
+  requests: z.array(requestRecordSchema),
+  next_cursor: z
+    .string()
+    .nullable()
+    .meta({ description: "The next (older) page's cursor; null on the last." }),
+  prev_cursor: z
+    .string()
+    .nullable()
+    .meta({ description: "The page before this one (newer); null on the first." }),
+});
