@@ -30,6 +30,7 @@ const entry = (i: number): RequestEntry => ({
   aid: "support-bot",
   caller: `addr:${(i % 997).toString(16).padStart(16, "0")}`,
   chat_id: `c-${i}`,
+  model: "gpt-4o-mini",
   status: i % 10 === 0 ? 429 : 200,
   code: i % 10 === 0 ? "quota_exceeded" : null,
   latency_ms: 250 + (i % 50),

@@ -653,6 +653,8 @@ export const requestLog = pgTable(
     /** The problem's code, e.g. `quota_exceeded`; null for a delivered reply. */
     code: text(),
     latencyMs: integer().notNull(),
+    /** The model that wrote the stored reply (its price's); null when no reply was stored. */
+    model: text(),
     /** The stored reply's tokens and cost; null when no reply was stored (or it had no price). */
     inputTokens: integer(),
     outputTokens: integer(),

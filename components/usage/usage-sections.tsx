@@ -7,6 +7,7 @@ import { formatCost, formatNumber } from "../ui/format";
 import { Panel } from "../ui/panel";
 import { QueryState } from "../ui/query-state";
 import { Table, Td, Th } from "../ui/table";
+import { UsageBreakdown } from "./usage-breakdown";
 import { UsagePanel } from "./usage-panel";
 import { type UsageRange, UsageRangeControls, useUsageRange } from "./usage-range";
 
@@ -65,6 +66,7 @@ export function UsageOverview() {
           </>
         )}
       </QueryState>
+      <UsageBreakdown range={range} />
     </>
   );
 }
@@ -93,6 +95,7 @@ export function AgentUsage({ aid }: { aid: string }) {
           />
         )}
       </QueryState>
+      <UsageBreakdown aid={aid} range={range} />
     </>
   );
 }

@@ -334,6 +334,7 @@ async function completeExchange(
     aid: ask.aid,
     chat_id: ask.chatId,
     reply: reply.text,
+    model: reply.model,
     finish_reason: reply.finishReason,
     usage: { ...reply.usage, cost },
     quota,

@@ -74,6 +74,7 @@ export function endChat(
     status: problem?.status ?? 200,
     code: problem?.code ?? null,
     latency_ms: Math.round(performance.now() - chat.begun.mark),
+    model: failed ? null : outcome.reply.model,
     input_tokens: usage?.input_tokens ?? null,
     output_tokens: usage?.output_tokens ?? null,
     cost: usage?.cost ?? null,

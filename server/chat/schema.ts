@@ -59,6 +59,9 @@ export const chatReplySchema = z
     aid: z.string(),
     chat_id: z.string(),
     reply: z.string(),
+    model: z.string().meta({
+      description: "The model that wrote the reply (the agent's, or LLM_MODEL when it has none).",
+    }),
     finish_reason: z.enum(["stop", "length", "content_filter"]).meta({
       description:
         "Why the reply ended: `stop` (the model was done), `length` (cut at the token limit or at CHAT_MAX_REPLY_CHARS), `content_filter` (the provider withheld the rest).",

@@ -5,6 +5,7 @@
  * (docs/architecture.md).
  */
 
+export { requestBreakdown } from "./breakdown";
 export { listRequests, purgeOldRequests } from "./listing";
 export {
   MAX_BUFFERED,

@@ -72,6 +72,7 @@ export async function listRequests({ db }: { db: Db }, input: Input): Promise<Ou
       status: entry.status,
       code: entry.code,
       latency_ms: entry.latencyMs,
+      model: entry.model,
       input_tokens: entry.inputTokens,
       output_tokens: entry.outputTokens,
       cost: entry.cost,

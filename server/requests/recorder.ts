@@ -25,6 +25,7 @@ export type RequestEntry = {
   status: number;
   code: string | null;
   latency_ms: number;
+  model: string | null;
   input_tokens: number | null;
   output_tokens: number | null;
   cost: number | null;
@@ -145,12 +146,12 @@ function failureOf(error: unknown): { reason: string; codes: string[] } {
 /** One INSERT of many rows: the rows travel as one JSON parameter, whatever their number. */
 function insertEntries(db: Db, entries: RequestEntry[]) {
   return db.execute(sql`INSERT INTO request_log (started_at, via, aid, caller, chat_id, status,
-      code, latency_ms, input_tokens, output_tokens, cost, request_id)
-    SELECT started_at, via, aid, caller, chat_id, status, code, latency_ms, input_tokens,
+      code, latency_ms, model, input_tokens, output_tokens, cost, request_id)
+    SELECT started_at, via, aid, caller, chat_id, status, code, latency_ms, model, input_tokens,
       output_tokens, cost, request_id
     FROM json_to_recordset(${JSON.stringify(entries)}::json) AS r(started_at timestamptz,
       via text, aid text, caller text, chat_id text, status integer, code text,
-      latency_ms integer, input_tokens integer, output_tokens integer, cost numeric,
+      latency_ms integer, model text, input_tokens integer, output_tokens integer, cost numeric,
       request_id text)`);
 }
 

@@ -89,6 +89,9 @@ export const requestRecordSchema = z
     latency_ms: z
       .int()
       .meta({ description: "From the request reaching the chat engine to its end." }),
+    model: z.string().nullable().meta({
+      description: "The model that wrote the stored reply; null without one.",
+    }),
     input_tokens: z.int().nullable().meta({ description: "The stored reply's; null without one." }),
     output_tokens: z.int().nullable(),
     cost: z.number().nullable().meta({
@@ -115,3 +118,47 @@ export const listRequestsOutputSchema = z.object({
     .nullable()
     .meta({ description: "The page before this one (newer); null on the first." }),
 });
+
+export const BREAKDOWN_BY = ["model", "key"] as const;
+
+export const requestBreakdownInputSchema = z
+  .strictObject({
+    by: z.enum(BREAKDOWN_BY, { error: "must be `model` or `key`" }).meta({
+      description:
+        "`model`: by the model that wrote each reply; `key`: by the agent key that asked (callers without a key grouped by kind: anonymous addresses, the admin, wallets).",
+    }),
+    aid: lookupAidSchema.optional().meta({ description: "Only this agent's requests." }),
+    from: when("From this instant"),
+    to: when("Before this instant"),
+  })
+  .superRefine((input, ctx) => {
+    if (input.from && input.to && input.from.getTime() >= input.to.getTime())
+      ctx.addIssue({ code: "custom", path: ["to"], message: "must be after from" });
+  });
+
+export const requestBreakdownSchema = z
+  .object({
+    by: z.enum(BREAKDOWN_BY),
+    groups: z.array(
+      z.object({
+        group: z.string().nullable().meta({
+          description:
+            "The model, or `key:<id>` / `addr` / `admin` / `wallet`; null for requests refused before a model answered (by model).",
+        }),
+        label: z.string().meta({ description: "The group for people." }),
+        requests: z.int(),
+        delivered: z.int().meta({ description: "Of them, replies delivered (status 200)." }),
+        input_tokens: z.int(),
+        output_tokens: z.int(),
+        cost: z
+          .number()
+          .nullable()
+          .meta({ description: "Null when none of its replies had a price." }),
+      }),
+    ),
+  })
+  .meta({
+    id: "RequestBreakdown",
+    description:
+      "Chat requests and their tokens and cost grouped by model or by key, most tokens first (100 groups at most), from the request log: its REQUEST_LOG_DAYS days at most.",
+  });

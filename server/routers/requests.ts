@@ -1,4 +1,11 @@
-import { listRequests, listRequestsInputSchema, listRequestsOutputSchema } from "@/server/requests";
+import {
+  listRequests,
+  listRequestsInputSchema,
+  listRequestsOutputSchema,
+  requestBreakdown,
+  requestBreakdownInputSchema,
+  requestBreakdownSchema,
+} from "@/server/requests";
 import { adminProcedure, router } from "@/server/trpc";
 
 /** GET /requests: the request log, newest first, filtered (admin). */
@@ -7,4 +14,10 @@ export const requestsRouter = router({
     .input(listRequestsInputSchema)
     .output(listRequestsOutputSchema)
     .query(({ ctx, input }) => listRequests(ctx, input)),
+
+  /** GET /requests/breakdown: the log grouped by model or by key (admin). */
+  breakdown: adminProcedure
+    .input(requestBreakdownInputSchema)
+    .output(requestBreakdownSchema)
+    .query(({ ctx, input }) => requestBreakdown(ctx, input)),
 });

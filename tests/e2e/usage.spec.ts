@@ -187,3 +187,26 @@ test("usage over a chosen range, by day or hour, kept in the URL and downloaded 
     "start,messages,runs,input_tokens,output_tokens,cost,unpriced,refused_quota,refused_rate",
   );
 });
+
+test("the breakdown says which model and which key spent what", async ({ page }) => {
+  const key = (
+    await (
+      await api("/agents/metered-ui/keys", {
+        method: "POST",
+        body: JSON.stringify({ name: "breakdown key" }),
+      })
+    ).json()
+  ).key;
+  const chat = await fetch(`${process.env.E2E_BASE_URL}/metered-ui/chat?q=from+a+key`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  expect(chat.status).toBe(200);
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/metered-ui");
+  const panel = page.getByRole("region", { name: "Breakdown" });
+  await expect(panel.getByTestId("usage-breakdown")).toContainText("gpt-4o-mini");
+  await panel.getByLabel("By").selectOption("key");
+  const table = panel.getByTestId("usage-breakdown");
+  await expect(table.getByRole("row", { name: /key 'breakdown key' 1 1/ })).toBeVisible();
+  await expect(table).toContainText("the admin");
+});

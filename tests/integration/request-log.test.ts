@@ -318,6 +318,7 @@ function entry(fields: Partial<RequestEntry> = {}): RequestEntry {
     status: 200,
     code: null,
     latency_ms: 12,
+    model: null,
     input_tokens: 1,
     output_tokens: 2,
     cost: null,

@@ -16,6 +16,7 @@ export const reply = {
     aid: "support-bot",
     chat_id: "ticket-42",
     reply: "Your order #1042 left our warehouse yesterday; it should arrive by Thursday.",
+    model: "gpt-4o-mini",
     finish_reason: "stop",
     usage: {
       input_tokens: 42,
@@ -67,6 +68,7 @@ export const reply = {
     aid: "support-bot",
     chat_id: "default",
     reply: "You can return it within 30 days; the label is in your account.",
+    model: "gpt-4o-mini",
     finish_reason: "stop",
     usage: {
       input_tokens: 38,
@@ -120,7 +122,7 @@ export const replyEvents = {
   stream: {
     summary: "start, the deltas, done",
     value:
-      'event: start\ndata: {"aid":"support-bot","chat_id":"default","rate_limit":{"limit":60,"remaining":57,"reset_s":60}}\n\nevent: delta\ndata: {"text":"Your order #1042 left our warehouse yesterday."}\n\nevent: done\ndata: {"aid":"support-bot","chat_id":"default","reply":"Your order #1042 left our warehouse yesterday.","finish_reason":"stop","usage":{"input_tokens":42,"output_tokens":11,"estimated":false,"cost":0.0000129},"quota":{"message_count_total":3,"message_limit_total":null,"message_count_monthly":3,"message_limit_monthly":2000,"message_count_daily":3,"message_limit_daily":100,"autonomous_count_total":0,"autonomous_limit_total":null,"autonomous_count_monthly":0,"autonomous_limit_monthly":3000,"input_tokens_total":84,"output_tokens_total":34,"cost_total":0.000033,"token_limit_total":null,"input_tokens_monthly":84,"output_tokens_monthly":34,"cost_monthly":0.000033,"token_limit_monthly":null,"input_tokens_daily":84,"output_tokens_daily":34,"cost_daily":0.000033,"token_limit_daily":null,"last_message_at":"2026-11-24T08:52:06.294Z","last_autonomous_at":null,"daily_resets_at":"2026-11-25T00:00:00.000Z","monthly_resets_at":"2026-12-01T00:00:00.000Z"},"remaining":{"messages_total":null,"messages_monthly":1997,"messages_daily":97},"rate_limit":{"limit":60,"remaining":57,"reset_s":60},"tool_calls":[]}\n\n',
+      'event: start\ndata: {"aid":"support-bot","chat_id":"default","rate_limit":{"limit":60,"remaining":57,"reset_s":60}}\n\nevent: delta\ndata: {"text":"Your order #1042 left our warehouse yesterday."}\n\nevent: done\ndata: {"aid":"support-bot","chat_id":"default","reply":"Your order #1042 left our warehouse yesterday.","model":"gpt-4o-mini","finish_reason":"stop","usage":{"input_tokens":42,"output_tokens":11,"estimated":false,"cost":0.0000129},"quota":{"message_count_total":3,"message_limit_total":null,"message_count_monthly":3,"message_limit_monthly":2000,"message_count_daily":3,"message_limit_daily":100,"autonomous_count_total":0,"autonomous_limit_total":null,"autonomous_count_monthly":0,"autonomous_limit_monthly":3000,"input_tokens_total":84,"output_tokens_total":34,"cost_total":0.000033,"token_limit_total":null,"input_tokens_monthly":84,"output_tokens_monthly":34,"cost_monthly":0.000033,"token_limit_monthly":null,"input_tokens_daily":84,"output_tokens_daily":34,"cost_daily":0.000033,"token_limit_daily":null,"last_message_at":"2026-11-24T08:52:06.294Z","last_autonomous_at":null,"daily_resets_at":"2026-11-25T00:00:00.000Z","monthly_resets_at":"2026-12-01T00:00:00.000Z"},"remaining":{"messages_total":null,"messages_monthly":1997,"messages_daily":97},"rate_limit":{"limit":60,"remaining":57,"reset_s":60},"tool_calls":[]}\n\n',
   },
 };
 

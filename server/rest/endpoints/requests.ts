@@ -23,4 +23,20 @@ export const requestEndpoints = [
       ...adminErrors,
     },
   }),
+  endpoint({
+    method: "GET",
+    path: "/requests/breakdown",
+    procedure: (p) => p.requests.breakdown,
+    operationId: "requestBreakdown",
+    summary:
+      "Chat requests with their tokens and cost grouped by model or by agent key (callers without a key by kind), most tokens first, over a range of the request log.",
+    description:
+      "From the request log, so over its REQUEST_LOG_DAYS days at most; usage by day or hour is GET /usage's.",
+    security: ADMIN,
+    answers: { 200: { description: "The groups." } },
+    refusals: {
+      400: problem("A bad `by`, aid, from or to; the problem names it."),
+      ...adminErrors,
+    },
+  }),
 ];
