@@ -2,13 +2,14 @@
  * A CPU profile of the service answering streamed chats from a model endpoint, to see where a
  * chat's CPU goes (BENCHMARKS.md cites it):
  *
- *   npx tsx bench/profile-model-chat.ts [json|sse] [connections] [seconds]
+ *   npx tsx bench/profile-model-chat.ts [json|sse|text] [connections] [seconds]
  *
  * Needs a build (`next build`) and PostgreSQL at BENCH_DATABASE_URL or TEST_DATABASE_URL (a
  * throwaway database is made and dropped). Starts the fake model (bench/fake-model.ts) and the
  * service with `--cpu-prof`, drives `PROFILE_MODEL` (default fake-t200-w20-l250) for the given
  * time with autocannon, a fresh thread per chat, and leaves the .cpuprofile files of the
- * serving process in PROFILE_DIR (default bench/results/profiles).
+ * serving process in PROFILE_DIR (default bench/results/profiles). `PROFILE_MODEL=echo` profiles the
+ * echo rows' chat instead: the built-in echo provider (no fake), every chat on one thread.
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -19,6 +20,7 @@ import { createLoadAgent } from "./load-agent";
 import { startChild } from "./processes";
 
 const [format = "sse", connections = "16", seconds = "10"] = process.argv.slice(2);
+const ACCEPT: Record<string, string> = { json: "application/json", text: "text/plain" };
 const serverUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
 if (!serverUrl)
   throw new Error("Set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a PostgreSQL server.");
@@ -27,12 +29,14 @@ const profileDir = path.resolve(process.env.PROFILE_DIR || "bench/results/profil
 mkdirSync(profileDir, { recursive: true });
 
 const database = await createThrowawayDatabase(serverUrl, "profile");
-const fake = await startChild("bench/fake-model.ts");
+const echo = model === "echo";
+const fake = echo ? undefined : await startChild("bench/fake-model.ts");
 try {
   const server = await startServer({
     DATABASE_URL: database.url,
-    LLM_BASE_URL: fake.url,
-    LLM_API_KEY: "profile",
+    ...(fake
+      ? { LLM_BASE_URL: fake.url, LLM_API_KEY: "profile" }
+      : { LLM_MAX_CONCURRENCY: "1000" }),
     SCHEDULER: "off",
     // One web process: one profile holds every chat.
     WEB_CONCURRENCY: "1",
@@ -42,9 +46,9 @@ try {
   try {
     await createLoadAgent(server.url, { aid: "profiled", model });
     const result = await autocannon({
-      url: `${server.url}/profiled/chat?q=hello&chat_id=c[<id>]`,
-      idReplacement: true,
-      headers: { accept: format === "json" ? "application/json" : "text/event-stream" },
+      url: `${server.url}/profiled/chat?q=hello&chat_id=${echo ? "bench" : "c[<id>]"}`,
+      idReplacement: !echo,
+      headers: { accept: ACCEPT[format] ?? "text/event-stream" },
       connections: Number(connections),
       duration: Number(seconds),
     });
@@ -55,7 +59,7 @@ try {
     await server.stop();
   }
 } finally {
-  await fake.stop();
+  await fake?.stop();
   await database.drop();
 }
 console.info(`Profiles in ${profileDir}`);

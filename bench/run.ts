@@ -3,7 +3,8 @@
  * one run, on one real PostgreSQL, driven by autocannon: with the echo model, then with a fake
  * model endpoint (bench/model-rows.ts; `BENCH_ONLY=model` runs only those), then one tool round
  * trip against a direct MCP call (bench/tool-rows.ts; `BENCH_ONLY=tools`), then 1,000 webhook
- * events to a receiver on loopback (bench/webhooks.ts; `BENCH_ONLY=webhooks`). Prints a table and
+ * events to a receiver on loopback (bench/webhooks.ts; `BENCH_ONLY=webhooks`); `BENCH_ONLY=echo` runs
+ * only the echo chat row (1,000 agents, no soak or growth series), about a minute. Prints a table and
  * writes bench/results/latest.json. Needs a build (`npm run bench` makes one) and PostgreSQL at
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a throwaway database is
  * created on that server and dropped afterwards).
@@ -27,18 +28,20 @@ import { runWebhookBenchmarks } from "./webhooks";
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CONNECTIONS = [1, 16, 64];
-const AGENTS = Number(process.env.BENCH_AGENTS ?? 100_000);
 const SCHEDULER_AGENTS = Number(process.env.BENCH_SCHEDULER_AGENTS ?? 10_000);
 /**
  * `model`: only the model rows (no seeding, echo rows, growth series or scheduler); `tools`:
- * only the tool row (bench/tool-rows.ts); `webhooks`: only the webhook row (bench/webhooks.ts).
+ * only the tool row (bench/tool-rows.ts); `webhooks`: only the webhook row (bench/webhooks.ts);
+ * `echo`: only the echo chat row, on 1,000 agents (what issue 29's echo ratio is read from).
  */
 const ONLY = process.env.BENCH_ONLY || undefined;
-if (ONLY !== undefined && ONLY !== "model" && ONLY !== "tools" && ONLY !== "webhooks") {
-  throw new Error(`BENCH_ONLY=${ONLY}: the values understood are "model", "tools" and "webhooks"`);
+const KINDS = ["model", "tools", "webhooks", "echo"] as const;
+if (ONLY !== undefined && !(KINDS as readonly string[]).includes(ONLY)) {
+  throw new Error(`BENCH_ONLY=${ONLY}: the values understood are ${KINDS.join(", ")}`);
 }
 /** Whether the rows of `kind` run: all of them, or those BENCH_ONLY names. */
-const runs = (kind: "model" | "tools" | "webhooks") => ONLY === undefined || ONLY === kind;
+const runs = (kind: (typeof KINDS)[number]) => ONLY === undefined || ONLY === kind;
+const AGENTS = Number(process.env.BENCH_AGENTS ?? (ONLY === "echo" ? 1_000 : 100_000));
 
 type Measure = { rps: number; p50: number; p99: number; non2xx: number; errors: number };
 
@@ -162,7 +165,7 @@ async function runEchoBenchmarks(database: { url: string }) {
   const singleHost = `localhost:${new URL(single.url).port}`;
   /** A case's target on one of the two services. */
   type ServiceTarget = (base: string, host: string) => Target;
-  const cases: {
+  const allCases: {
     name: string;
     service: ServiceTarget;
     baseline: Target;
@@ -207,6 +210,7 @@ async function runEchoBenchmarks(database: { url: string }) {
     },
   ];
 
+  const cases = ONLY === "echo" ? allCases.slice(0, 1) : allCases;
   const rows: Record<string, unknown>[] = [];
   /** A measurement with where its CPU went (service processes, PostgreSQL, autocannon). */
   const measureWithCpu = async (target: Target, connections: number, pid: number) => {
@@ -253,6 +257,11 @@ async function runEchoBenchmarks(database: { url: string }) {
     }
   }
 
+  if (ONLY === "echo") {
+    memory.stop();
+    await Promise.all([single.stop(), service.stop(), baseline.stop()]);
+    return { rows };
+  }
   // Resident memory under a sustained chat load: sampled every second over the soak.
   const soakS = Number(process.env.BENCH_SOAK_S ?? 60);
   const soakFrom = memory.samples.length;
@@ -347,7 +356,7 @@ async function runScheduler(database: { url: string }) {
 }
 
 async function runBenchmarks(database: { url: string }) {
-  const echo = ONLY ? undefined : await runEchoBenchmarks(database);
+  const echo = runs("echo") ? await runEchoBenchmarks(database) : undefined;
   // The model rows come after the echo service has stopped: one service process at a time.
   const modelStarted = Date.now();
   const modelRows = runs("model") ? await runModelBenchmarks(database.url, DURATION_S) : undefined;
