@@ -81,7 +81,8 @@ export async function* runTurns(options: {
         const room = Math.max(0, cap - text.length - separator.length - turnText.length);
         const piece = cutText(chunk.text, room);
         if (piece) {
-          if (!text) metrics.firstToken.observe((performance.now() - started) / 1000);
+          // The call's first text: `text` holds earlier turns' only, so this turn's counts too.
+          if (!text && !turnText) metrics.firstToken.observe((performance.now() - started) / 1000);
           if (!turnText && separator) yield separator;
           turnText += piece;
           yield piece;

@@ -93,6 +93,47 @@ describe("running it in production", () => {
       expect(output).not.toContain(secret);
   });
 
+  it("times a streamed chat's first token once, however many pieces the reply comes in", async () => {
+    const scrape = async () =>
+      (
+        await fetch(`${server.url}/metrics`, {
+          headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+        })
+      ).text();
+    const count = (text: string, metric: string) =>
+      Number(new RegExp(`^${metric} (\\d+)$`, "m").exec(text)?.[1] ?? 0);
+    // An agent of its own: the tests after this one count ops-bot's chats and threads.
+    const created = await fetch(`${server.url}/agents`, {
+      method: "POST",
+      headers: admin,
+      body: JSON.stringify({ aid: "stream-bot" }),
+    });
+    expect(created.status).toBe(201);
+    const before = await scrape();
+    fake.behave({
+      kind: "reply",
+      text: "one two three four five six seven eight",
+      chunks: 8,
+      chunkDelayMs: 5,
+    });
+    try {
+      const chat = await fetch(`${server.url}/stream-bot/chat?q=stream`, {
+        headers: { accept: "text/event-stream" },
+      });
+      const events = await chat.text();
+      // The reply came in several deltas: the histogram could have counted each.
+      expect(events.match(/^event: delta$/gm)?.length).toBeGreaterThan(1);
+      expect(events).toContain("event: done");
+    } finally {
+      fake.behave({ kind: "reply", text: "a reply" });
+    }
+    const after = await scrape();
+    const firstTokens = "agent_model_time_to_first_token_seconds_count";
+    const streamedCalls = 'agent_model_call_duration_seconds_count\\{stream="true"\\}';
+    expect(count(after, firstTokens) - count(before, firstTokens)).toBe(1);
+    expect(count(after, streamedCalls) - count(before, streamedCalls)).toBe(1);
+  });
+
   it("serves Prometheus metrics to the admin key or METRICS_TOKEN only", async () => {
     expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
     const scraped = await fetch(`${server.url}/metrics`, {
