@@ -10,6 +10,8 @@
  * time with autocannon, a fresh thread per chat, and leaves the .cpuprofile files of the
  * serving process in PROFILE_DIR (default bench/results/profiles). `PROFILE_MODEL=echo` profiles the
  * echo rows' chat instead: the built-in echo provider (no fake), every chat on one thread.
+ * `PROFILE_TARGET=baseline` profiles the baseline (bench/baseline-process.ts) under the same load
+ * instead, so that the two profiles can be set side by side.
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -30,6 +32,11 @@ mkdirSync(profileDir, { recursive: true });
 
 const database = await createThrowawayDatabase(serverUrl, "profile");
 const echo = model === "echo";
+const baseline = process.env.PROFILE_TARGET === "baseline";
+const profiling = {
+  NODE_OPTIONS: `--max-old-space-size=1024 --max-semi-space-size=16 --require ${path.resolve("bench/cpu-profile-preload.cjs")}`,
+  CPU_PROFILE_DIR: profileDir,
+};
 const fake = echo ? undefined : await startChild("bench/fake-model.ts");
 try {
   const server = await startServer({
@@ -40,13 +47,20 @@ try {
     SCHEDULER: "off",
     // One web process: one profile holds every chat.
     WEB_CONCURRENCY: "1",
-    NODE_OPTIONS: `--max-old-space-size=1024 --max-semi-space-size=16 --require ${path.resolve("bench/cpu-profile-preload.cjs")}`,
-    CPU_PROFILE_DIR: profileDir,
+    ...(baseline ? {} : profiling),
   });
+  // The baseline reads the agent the service made, from the same database.
+  const target = baseline
+    ? await startChild("bench/baseline-process.ts", {
+        BASELINE_DATABASE_URL: database.url,
+        ...(fake ? { LLM_BASE_URL: fake.url, LLM_API_KEY: "profile" } : {}),
+        ...profiling,
+      })
+    : undefined;
   try {
     await createLoadAgent(server.url, { aid: "profiled", model });
     const result = await autocannon({
-      url: `${server.url}/profiled/chat?q=hello&chat_id=${echo ? "bench" : "c[<id>]"}`,
+      url: `${target?.url ?? server.url}/profiled/chat?q=hello&chat_id=${echo ? "bench" : "c[<id>]"}`,
       idReplacement: !echo,
       headers: { accept: ACCEPT[format] ?? "text/event-stream" },
       connections: Number(connections),
@@ -56,6 +70,7 @@ try {
       `${format} at ${connections} connections: ${result.requests.average} chats/s, p50 ${result.latency.p50} ms; statuses ${JSON.stringify(result.statusCodeStats)}`,
     );
   } finally {
+    await target?.stop();
     await server.stop();
   }
 } finally {
