@@ -1,6 +1,6 @@
-import { and, desc, eq, type SQL, sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { prepared } from "@/db/prepared";
+import { rowsOf } from "@/db/rows";
 import { chatMessages, type StoredToolCall } from "@/db/schema";
 import type { ChatConfig } from "@/server/config";
 import type { ChatTurn } from "@/server/providers";
@@ -15,8 +15,8 @@ export type ThreadRef = { aid: string; caller: string; chatId: string };
 
 /**
  * The thread's most recent messages, oldest first: at most `historyMessages`, and at most
- * `historyMaxChars` characters of them (the oldest go first). Read by one backward index scan,
- * so its cost does not grow with the thread.
+ * `historyMaxChars` characters of them (the oldest go first). The same read as the chat's
+ * opening statement makes (`historyJson`), on its own.
  */
 export async function loadHistory(
   db: Db,
@@ -24,26 +24,11 @@ export async function loadHistory(
   config: HistoryConfig,
 ): Promise<ChatTurn[]> {
   if (config.historyMessages === 0) return [];
-  const newestFirst = await prepared(db, "history", () =>
-    db
-      .select({
-        role: chatMessages.role,
-        content: chatMessages.content,
-        toolCalls: chatMessages.toolCalls,
-      })
-      .from(chatMessages)
-      .where(
-        and(
-          eq(chatMessages.aid, sql.placeholder("aid")),
-          eq(chatMessages.caller, sql.placeholder("caller")),
-          eq(chatMessages.chatId, sql.placeholder("chatId")),
-        ),
-      )
-      .orderBy(desc(chatMessages.id))
-      .limit(sql.placeholder("limit"))
-      .prepare("history"),
-  ).execute({ aid, caller, chatId, limit: config.historyMessages });
-  return asTurns(keepRecent(newestFirst.reverse(), config));
+  const result = await db.execute(
+    sql`SELECT ${historyJson({ aid, caller, chatId }, config.historyMessages)} AS history`,
+  );
+  const [row] = rowsOf<{ history: unknown }>(result);
+  return historyFromJson(row?.history ?? [], config);
 }
 
 type HistoryConfig = Pick<ChatConfig, "historyMessages" | "historyMaxChars">;
@@ -57,13 +42,20 @@ export function historyJson(
   thread: { aid: unknown; caller: unknown; chatId: unknown },
   limit: unknown,
 ): SQL {
+  // Read by one backward scan of the thread's index (aid, caller, chat_id, id), which stops
+  // after `limit` rows, so its cost grows with neither the thread nor the table. The thread's
+  // name is matched as a range (the same rows as `=`: collations here are deterministic) and
+  // ordered by: with `=` PostgreSQL drops chat_id from the order, and a prepared statement's
+  // generic plan may then read the primary key backwards and filter instead, which scans the
+  // whole table for a new or short thread beside a large one (24.9 ms at 204,000 rows,
+  // BENCHMARKS.md). Only the thread's index gives this order.
+  const m = chatMessages;
   return sql`(SELECT coalesce(json_agg(json_build_array(h.role, h.content, h.tool_calls) ORDER BY h.id), '[]'::json)
-    FROM (SELECT ${chatMessages.id} AS id, ${chatMessages.role} AS role, ${chatMessages.content} AS content,
-        ${chatMessages.toolCalls} AS tool_calls
-      FROM ${chatMessages}
-      WHERE ${chatMessages.aid} = ${thread.aid} AND ${chatMessages.caller} = ${thread.caller}
-        AND ${chatMessages.chatId} = ${thread.chatId}
-      ORDER BY ${chatMessages.id} DESC LIMIT ${limit}) h)`;
+    FROM (SELECT ${m.id} AS id, ${m.role} AS role, ${m.content} AS content, ${m.toolCalls} AS tool_calls
+      FROM ${m}
+      WHERE ${m.aid} = ${thread.aid} AND ${m.caller} = ${thread.caller}
+        AND ${m.chatId} >= ${thread.chatId} AND ${m.chatId} <= ${thread.chatId}
+      ORDER BY ${m.chatId} DESC, ${m.id} DESC LIMIT ${limit}) h)`;
 }
 
 /** A stored message as history reads it. */
