@@ -1,6 +1,7 @@
 import type { SchedulerConfig } from "@/server/config";
 import type { Context } from "@/server/context";
 import { log, metrics } from "@/server/observability";
+import { settlesWithin } from "@/server/settles-within";
 import { type ClaimedRun, claimDueRuns } from "./claim";
 import { executeRun } from "./execute";
 import { sweepInterruptedRuns } from "./sweep";
@@ -80,17 +81,11 @@ export class Scheduler {
   async stop(graceMs: number): Promise<boolean> {
     this.stopping = true;
     clearTimeout(this.timer);
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), graceMs);
-    });
     // The tick in progress is bounded by the grace too: a claim may be waiting on the database.
-    const finished = await Promise.race([
-      this.ticking.then(() => this.idle()).then(() => true as const),
-      timedOut,
-    ]);
-    clearTimeout(timer);
-    return finished;
+    return settlesWithin(
+      this.ticking.then(() => this.idle()),
+      graceMs,
+    );
   }
 
   private track(run: ClaimedRun): void {

@@ -3,6 +3,7 @@ import type { StoredWebhookAttempt } from "@/db/schema";
 import type { Clock } from "@/server/clock";
 import type { WebhooksConfig } from "@/server/config";
 import { log, metrics } from "@/server/observability";
+import { settlesWithin } from "@/server/settles-within";
 import { type AttemptResult, attemptDelivery, Connections } from "./attempt";
 import { afterFailure, giveUpTime } from "./backoff";
 import { type ClaimedDelivery, claimDue, recordAttempt, type Settled } from "./claims";
@@ -86,15 +87,10 @@ export class WebhookSender {
   async stop(graceMs: number): Promise<boolean> {
     this.stopping = true;
     clearTimeout(this.timer);
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), graceMs);
-    });
-    const finished = await Promise.race([
-      this.passing.then(() => this.idle()).then(() => true as const),
-      timedOut,
-    ]);
-    clearTimeout(timer);
+    const finished = await settlesWithin(
+      this.passing.then(() => this.idle()),
+      graceMs,
+    );
     await this.connections.close();
     return finished;
   }
