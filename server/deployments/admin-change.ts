@@ -1,13 +1,13 @@
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
-import { type DeploymentRow, deploymentStatusHistory, deployments } from "@/db/schema";
+import { deployments } from "@/db/schema";
 import type { Session } from "@/server/auth";
 import type { Context } from "@/server/context";
 import { AppError } from "@/server/errors";
 import { metrics } from "@/server/observability";
-import { emitEvent } from "@/server/webhooks";
-import { getDeployment, presentDeployment } from "./deployments";
+import { presentDeployment } from "./deployments";
 import type { adminStatusChangeInputSchema, Deployment } from "./schema";
+import { recordStatusChange } from "./status-change";
 import { ADMIN_SIGNER, allowedNext, canTransition } from "./view";
 
 /**
@@ -46,32 +46,14 @@ export async function changeStatusAsAdmin(
         ),
       };
     }
-    const [updated] = await tx
-      .update(deployments)
-      .set({
-        status: input.status,
-        deploymentDetails: { ...current.deploymentDetails, ...input.deployment_details },
-        updatedAt: now,
-      })
-      .where(eq(deployments.id, current.id))
-      .returning();
-    await tx.insert(deploymentStatusHistory).values({
-      deploymentId: current.id,
-      fromStatus: current.status,
-      toStatus: input.status,
-      signerAddress: signer,
+    const updated = await recordStatusChange(tx, clock, current, {
+      status: input.status,
+      details: input.deployment_details,
+      signer,
       nonce: "",
-      deploymentDetails: input.deployment_details ?? null,
-      createdAt: now,
+      at: now,
     });
-    // As for a signed change: a new status is an event, written with the change.
-    if (current.status !== input.status)
-      await emitEvent(tx, {
-        type: "deployment.status_changed",
-        at: now,
-        data: () => getDeployment({ db: tx, clock }, current.id),
-      });
-    return { updated: updated as DeploymentRow, from: current.status };
+    return { updated, from: current.status };
   });
   if ("refused" in outcome) throw outcome.refused;
   metrics.deploymentChanges.inc({ from: outcome.from, to: input.status });

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
-import { type DeploymentRow, deploymentStatusHistory, deployments } from "@/db/schema";
+import { deployments } from "@/db/schema";
 import type { Config } from "@/server/config";
 import type { Context } from "@/server/context";
 import { AppError } from "@/server/errors";
@@ -12,8 +12,7 @@ import {
   verifySiweMessage,
   wrongPurpose,
 } from "@/server/siwe";
-import { emitEvent } from "@/server/webhooks";
-import { getDeployment, presentDeployment } from "./deployments";
+import { presentDeployment } from "./deployments";
 import { isAdmin, notYours, refusal } from "./permissions";
 import {
   type Deployment,
@@ -21,6 +20,7 @@ import {
   statusStatementSchema,
   type statusUpdateInputSchema,
 } from "./schema";
+import { recordStatusChange } from "./status-change";
 
 /** POST /v1/deployments/worker/status: the signed status change of a deployment. */
 
@@ -69,37 +69,19 @@ export async function updateStatus(
 
     const claims =
       !current.workerAddress && statement.status === "pick_up" && !isAdmin(message.address, config);
-    const [updated] = await tx
-      .update(deployments)
-      .set({
-        status: statement.status,
-        deploymentDetails: { ...current.deploymentDetails, ...statement.deployment_details },
+    const updated = await recordStatusChange(tx, clock, current, {
+      status: statement.status,
+      details: statement.deployment_details,
+      signer: message.address,
+      nonce: message.nonce,
+      assign: {
         ...(statement.worker_name ? { workerName: statement.worker_name } : {}),
         ...(statement.worker_uuid ? { workerUuid: statement.worker_uuid } : {}),
         ...(claims ? { workerAddress: message.address } : {}),
-        updatedAt: now,
-      })
-      .where(eq(deployments.id, current.id))
-      .returning();
-    await tx.insert(deploymentStatusHistory).values({
-      deploymentId: current.id,
-      fromStatus: current.status,
-      toStatus: statement.status,
-      signerAddress: message.address,
-      nonce: message.nonce,
-      deploymentDetails: statement.deployment_details ?? null,
-      createdAt: now,
+      },
+      at: now,
     });
-    // A change of status (not the same status again, which updates details) is an event, its
-    // data the record GET /v1/deployments/{id} shows, history included; read only when an
-    // endpoint subscribes.
-    if (current.status !== statement.status)
-      await emitEvent(tx, {
-        type: "deployment.status_changed",
-        at: now,
-        data: () => getDeployment({ db: tx, clock }, current.id),
-      });
-    return { updated: updated as DeploymentRow, from: current.status };
+    return { updated, from: current.status };
   });
   if ("refused" in outcome) throw outcome.refused;
   metrics.deploymentChanges.inc({ from: outcome.from, to: statement.status });

@@ -1,0 +1,60 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { type DeploymentRow, deploymentStatusHistory, deployments } from "@/db/schema";
+import type { Clock } from "@/server/clock";
+import { emitEvent } from "@/server/webhooks";
+import { getDeployment } from "./deployments";
+
+/** A change of a deployment's status as recorded: by whom, under which nonce, with what. */
+export type StatusChange = {
+  status: DeploymentRow["status"];
+  details: Record<string, unknown> | undefined;
+  /** The history's signer: the worker's or admin wallet's address, or `admin` for the key. */
+  signer: string;
+  /** The signed message's nonce; empty for an admin's change, which spends none. */
+  nonce: string;
+  /** Further fields of the row (the worker a signed change assigns). */
+  assign?: Partial<Pick<DeploymentRow, "workerName" | "workerUuid" | "workerAddress">>;
+  at: Date;
+};
+
+/**
+ * Writes an allowed change to the locked row `current`, inside the caller's transaction: the row
+ * (its details merged), its history entry and, for a new status (not the same status again,
+ * which updates details), the `deployment.status_changed` event, its data the record GET
+ * /v1/deployments/{id} shows, history included, read only when an endpoint subscribes. The one
+ * write of a worker's signed change and an admin's alike.
+ */
+export async function recordStatusChange(
+  tx: Db,
+  clock: Clock,
+  current: DeploymentRow,
+  change: StatusChange,
+): Promise<DeploymentRow> {
+  const [updated] = await tx
+    .update(deployments)
+    .set({
+      status: change.status,
+      deploymentDetails: { ...current.deploymentDetails, ...change.details },
+      ...change.assign,
+      updatedAt: change.at,
+    })
+    .where(eq(deployments.id, current.id))
+    .returning();
+  await tx.insert(deploymentStatusHistory).values({
+    deploymentId: current.id,
+    fromStatus: current.status,
+    toStatus: change.status,
+    signerAddress: change.signer,
+    nonce: change.nonce,
+    deploymentDetails: change.details ?? null,
+    createdAt: change.at,
+  });
+  if (current.status !== change.status)
+    await emitEvent(tx, {
+      type: "deployment.status_changed",
+      at: change.at,
+      data: () => getDeployment({ db: tx, clock }, current.id),
+    });
+  return updated as DeploymentRow;
+}
