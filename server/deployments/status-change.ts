@@ -4,10 +4,11 @@ import { type DeploymentRow, deploymentStatusHistory, deployments } from "@/db/s
 import type { Clock } from "@/server/clock";
 import { emitEvent } from "@/server/webhooks";
 import { getDeployment } from "./deployments";
+import type { DeploymentStatus } from "./view";
 
 /** A change of a deployment's status as recorded: by whom, under which nonce, with what. */
 export type StatusChange = {
-  status: DeploymentRow["status"];
+  status: DeploymentStatus;
   details: Record<string, unknown> | undefined;
   /** The history's signer: the worker's or admin wallet's address, or `admin` for the key. */
   signer: string;
