@@ -1,9 +1,9 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
 import { Field } from "./ui/field";
 import { Input } from "./ui/input";
 import { Select } from "./ui/select";
+import { useTypedParam } from "./ui/use-typed-param";
 
 type Changes = Record<string, string | undefined>;
 
@@ -22,26 +22,7 @@ export function AgentsFilters({
   autonomous: string | undefined;
   onChange: (changes: Changes, how?: "push" | "replace") => void;
 }) {
-  const [draft, setDraft] = useState(q);
-  const written = useRef(q);
-  const change = useRef(onChange);
-  change.current = onChange;
-  // Back or a link changed the search: show it (but not an echo of what was just typed).
-  useEffect(() => {
-    if (q !== written.current) {
-      written.current = q;
-      setDraft(q);
-    }
-  }, [q]);
-  useEffect(() => {
-    const value = draft.trim();
-    if (value === written.current) return;
-    const timer = setTimeout(() => {
-      written.current = value;
-      change.current({ q: value || undefined }, "replace");
-    }, 250);
-    return () => clearTimeout(timer);
-  }, [draft]);
+  const [draft, setDraft] = useTypedParam(q, (typed) => onChange({ q: typed }, "replace"));
 
   return (
     <div className="filters">

@@ -1,10 +1,10 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
 import { FAILED_STATUSES } from "@/server/requests/view";
 import { Field } from "../ui/field";
 import { Input } from "../ui/input";
 import { Select } from "../ui/select";
+import { useTypedParam } from "../ui/use-typed-param";
 import { instantOf, localInput } from "./times";
 
 type Changes = Record<string, string | undefined>;
@@ -118,25 +118,9 @@ function TypedFilter({
   placeholder: string;
   onChange: OnChange;
 }) {
-  const [draft, setDraft] = useState(value);
-  const written = useRef(value);
-  const change = useRef(onChange);
-  change.current = onChange;
-  useEffect(() => {
-    if (value !== written.current) {
-      written.current = value;
-      setDraft(value);
-    }
-  }, [value]);
-  useEffect(() => {
-    const typed = draft.trim();
-    if (typed === written.current) return;
-    const timer = setTimeout(() => {
-      written.current = typed;
-      change.current({ [param]: typed || undefined }, "replace");
-    }, 250);
-    return () => clearTimeout(timer);
-  }, [draft, param]);
+  const [draft, setDraft] = useTypedParam(value, (typed) =>
+    onChange({ [param]: typed }, "replace"),
+  );
   return (
     <Field name={name} label={label}>
       {(control) => (
