@@ -9,7 +9,9 @@ const dir = process.env.CPU_PROFILE_DIR;
 if (dir) {
   const session = new Session();
   session.connect();
-  session.post("Profiler.setSamplingInterval", { interval: 200 });
+  session.post("Profiler.setSamplingInterval", {
+    interval: Number(process.env.CPU_PROFILE_INTERVAL_US || 200),
+  });
   session.post("Profiler.enable");
   session.post("Profiler.start");
   process.on("exit", () => {

@@ -36,6 +36,9 @@ const baseline = process.env.PROFILE_TARGET === "baseline";
 const profiling = {
   NODE_OPTIONS: `--max-old-space-size=1024 --max-semi-space-size=16 --require ${path.resolve("bench/cpu-profile-preload.cjs")}`,
   CPU_PROFILE_DIR: profileDir,
+  ...(process.env.CPU_PROFILE_INTERVAL_US
+    ? { CPU_PROFILE_INTERVAL_US: process.env.CPU_PROFILE_INTERVAL_US }
+    : {}),
 };
 const fake = echo ? undefined : await startChild("bench/fake-model.ts");
 try {
