@@ -11,9 +11,8 @@
  * Only the last `seconds` (default 12) before the load ended are counted, not the start-up.
  * Prints each group's share of the busy time, then the origins within it.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { SourceMap } from "node:module";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { groupOf, originOf } from "./profile-origins";
 
 type ProfileNode = {
   id: number;
@@ -49,75 +48,6 @@ function selfTimes(): Map<number, number> {
   return self;
 }
 
-const maps = new Map<string, SourceMap | undefined>();
-function sourceMap(path: string): SourceMap | undefined {
-  if (!maps.has(path)) {
-    const mapPath = `${path}.map`;
-    maps.set(
-      path,
-      existsSync(mapPath) ? new SourceMap(JSON.parse(readFileSync(mapPath, "utf8"))) : undefined,
-    );
-  }
-  return maps.get(path);
-}
-
-/**
- * The package of a path under node_modules. drizzle-orm's own source maps name its files
- * `../src/…`, which resolve to `node_modules/src/…`.
- */
-function packageOf(path: string): string | undefined {
-  const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(decodeURIComponent(path))?.[1];
-  return name === "src" ? "drizzle-orm" : name;
-}
-
-/** Where a node's code comes from: a package, a file of the service, node's internals, native. */
-function originOf({ callFrame }: ProfileNode): string {
-  const { url, functionName, lineNumber, columnNumber } = callFrame;
-  if (!url) return functionName.startsWith("(") ? functionName : `native ${functionName}`;
-  if (url.startsWith("node:")) return url.split("/").slice(0, 3).join("/");
-  // The only WebAssembly a chat runs is undici's HTTP parser (llhttp).
-  if (url.startsWith("wasm://")) return "wasm (undici's llhttp)";
-  const path = url.startsWith("file://") ? fileURLToPath(url) : url;
-  if (path.includes("/.next/server/")) {
-    const map = sourceMap(path);
-    if (!map) return "bundled, without a source map";
-    const source = (map.findEntry(lineNumber, columnNumber) as { originalSource?: string })
-      .originalSource;
-    if (!source) return "bundled, unmapped";
-    const bundled = packageOf(source);
-    if (bundled) return `package ${bundled}`;
-    return source.includes("[turbopack]")
-      ? "package next"
-      : `service ${source.replace(/^.*?(?=(server|app|db|components)\/)/, "")}`;
-  }
-  return `package ${packageOf(path) ?? path}`;
-}
-
-/** The groups reported, by origin. */
-function groupOf(origin: string): string {
-  if (origin === "(garbage collector)") return "garbage collection";
-  if (/^native (writev|writeBuffer|writeString|writeUtf8String)$/.test(origin))
-    return "socket writes";
-  if (/^node:(_http|net|internal\/stream_base_commons|internal\/http)/.test(origin))
-    return "node http and sockets";
-  if (/^node:internal\/(webstreams|streams)/.test(origin)) return "streams (web and node)";
-  if (
-    /async_hooks|^node:internal\/(process\/task_queues|abort_controller|event_target)/.test(origin)
-  )
-    return "async context, timers, signals";
-  if (/^package (next|react|react-dom|path-to-regexp)$/.test(origin)) return "Next.js";
-  if (/^package (postgres|drizzle-orm)$/.test(origin)) return "database driver and ORM";
-  if (/^package (@trpc\/.*|zod)$/.test(origin)) return "tRPC and zod";
-  if (/^package (prom-client|pino|.*opentelemetry.*)$/.test(origin)) return "metrics and logs";
-  if (/^(package (undici|eventsource-parser)|node:internal\/deps\/undici|wasm)/.test(origin))
-    return "model client (undici, SSE parser)";
-  if (/^native parse$|^service server\/providers\//.test(origin))
-    return "model client (undici, SSE parser)";
-  if (origin.startsWith("service ")) return "the service's own code";
-  if (origin === "native runMicrotasks" || origin === "(program)") return "microtasks, program";
-  return "other";
-}
-
 const self = selfTimes();
 const byNode = new Map(profile.nodes.map((node) => [node.id, node]));
 const groups = new Map<string, Map<string, number>>();
@@ -125,7 +55,7 @@ let busy = 0;
 for (const [id, time] of self) {
   const node = byNode.get(id);
   if (!node || node.callFrame.functionName === "(idle)") continue;
-  const origin = originOf(node);
+  const origin = originOf(node.callFrame);
   const group = groupOf(origin);
   const origins = groups.get(group) ?? new Map<string, number>();
   origins.set(origin, (origins.get(origin) ?? 0) + time);
