@@ -32,7 +32,7 @@ import { startServer } from "../tests/helpers/server";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
 import { createLoadAgent } from "./load-agent";
 import { chatSteps, PERF_NODE_OPTIONS, PERF_RECORD_ARGS } from "./perf-steps";
-import { startChild } from "./processes";
+import { startChild, startServerIn } from "./processes";
 
 const chats = Number(process.argv[2] ?? 400);
 const perf = process.env.CHAT_PHASES_PERF === "1";
@@ -99,7 +99,14 @@ const baseline = await startChild("bench/baseline-process.ts", {
   ...(perf ? { NODE_OPTIONS: PERF_NODE_OPTIONS } : {}),
 });
 const againstDir = process.env.CHAT_PHASES_AGAINST;
-const against = againstDir ? await startServerIn(againstDir) : undefined;
+const against = againstDir
+  ? await startServerIn(againstDir, {
+      DATABASE_URL: database.url,
+      SCHEDULER: "off",
+      WEB_CONCURRENCY: "1",
+      ...llm,
+    })
+  : undefined;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 /** One chat (or, `direct`, one call of the fake), timed against the fake's own clock. */
@@ -129,22 +136,6 @@ function ask(target: string, i: number) {
     request.on("error", reject);
     request.end(direct ? JSON.stringify({ model: "phases", messages: [] }) : undefined);
   });
-}
-
-/** The built service of another checkout (startServer starts the one of the working directory). */
-async function startServerIn(directory: string) {
-  const here = process.cwd();
-  process.chdir(directory);
-  try {
-    return await startServer({
-      DATABASE_URL: database.url,
-      SCHEDULER: "off",
-      WEB_CONCURRENCY: "1",
-      ...llm,
-    });
-  } finally {
-    process.chdir(here);
-  }
 }
 
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;

@@ -11,6 +11,10 @@
  * thread each, and prints it per chat by thread name: the main thread, V8's workers (GC and
  * compilation), libuv's pool. bench/cpu-per-request.ts mixes every kind of request in one
  * process in rounds of 300; this asks one kind, more times, and says which thread spent it.
+ *
+ * CPU_AGAINST=<directory> measures a second service beside the first: another checkout of this
+ * repository, built there (an A/B of two builds in one run). CPU_ROUNDS (default 1) repeats the
+ * measurement of each, in turn, so that drift falls on all of them alike.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import autocannon from "autocannon";
@@ -18,7 +22,7 @@ import { createDatabase } from "../db/client";
 import { startServer } from "../tests/helpers/server";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
 import { createLoadAgent } from "./load-agent";
-import { startChild } from "./processes";
+import { startChild, startServerIn } from "./processes";
 
 const [format = "json", chatsArg = "1200"] = process.argv.slice(2);
 const chats = Number(chatsArg);
@@ -61,6 +65,15 @@ const service = await startServer({
   WEB_CONCURRENCY: "1",
   ...llm,
 });
+const againstDir = process.env.CPU_AGAINST;
+const against = againstDir
+  ? await startServerIn(againstDir, {
+      DATABASE_URL: database.url,
+      SCHEDULER: "off",
+      WEB_CONCURRENCY: "1",
+      ...llm,
+    })
+  : undefined;
 const baseline = await startChild("bench/baseline-process.ts", {
   BASELINE_DATABASE_URL: database.url,
   ...llm,
@@ -68,10 +81,17 @@ const baseline = await startChild("bench/baseline-process.ts", {
 try {
   await createLoadAgent(service.url, { aid: "threads", model });
   const accept = format === "sse" ? "text/event-stream" : "application/json";
-  for (const [name, url, pid] of [
+  const targets: [string, string, number][] = [
     ["service", service.url, service.pid],
+    ...(against ? [["against", against.url, against.pid] as [string, string, number]] : []),
     ["baseline", baseline.url, baseline.pid],
-  ] as const) {
+  ];
+  const rounds = Number(process.env.CPU_ROUNDS || 1);
+  for (const [index, [name, url, pid]] of Array.from({ length: rounds }, () => targets)
+    .flat()
+    .entries()) {
+    // Each is warmed up before its first round.
+    const warm = index < targets.length;
     const ask = (amount: number) =>
       autocannon({
         url: `${url}/threads/chat?q=hello&chat_id=c-[<id>]`,
@@ -80,7 +100,7 @@ try {
         connections: 16,
         amount,
       });
-    await ask(400);
+    if (warm) await ask(400);
     const before = cpuByThread(pid);
     const result = await ask(chats);
     const after = cpuByThread(pid);
@@ -96,6 +116,7 @@ try {
   }
 } finally {
   await service.stop();
+  await against?.stop();
   await baseline.stop();
   await fake.stop();
   await database.drop();

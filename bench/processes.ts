@@ -1,6 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { pids, processTree } from "../tests/helpers/processes";
+import { startServer } from "../tests/helpers/server";
 
 /**
  * A bench helper run as a process of its own (`node --import tsx <script>`), so that its work
@@ -158,4 +159,19 @@ export function cpuSpent(before: CpuSplit, after: CpuSplit): CpuSplit {
     load_generator: after.load_generator - before.load_generator,
     model: after.model - before.model,
   };
+}
+
+/**
+ * The built service of another checkout of this repository (`directory`, built there), started
+ * from its own server entry: startServer starts the one of the working directory. For an A/B of
+ * two builds in one run (bench/chat-phases.ts, bench/cpu-by-thread.ts).
+ */
+export async function startServerIn(directory: string, env: Record<string, string>) {
+  const here = process.cwd();
+  process.chdir(directory);
+  try {
+    return await startServer(env);
+  } finally {
+    process.chdir(here);
+  }
 }
