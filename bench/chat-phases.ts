@@ -84,11 +84,9 @@ const migrated = createDatabase({ kind: "postgres", url: database.url });
 await migrated.migrate();
 await migrated.close();
 const llm = { LLM_BASE_URL: modelUrl, LLM_API_KEY: "sk-phases" };
+const serviceEnv = { DATABASE_URL: database.url, SCHEDULER: "off", WEB_CONCURRENCY: "1", ...llm };
 const service = await startServer({
-  DATABASE_URL: database.url,
-  SCHEDULER: "off",
-  WEB_CONCURRENCY: "1",
-  ...llm,
+  ...serviceEnv,
   ...(perf
     ? { NODE_OPTIONS: `--max-old-space-size=1024 --max-semi-space-size=16 ${PERF_NODE_OPTIONS}` }
     : {}),
@@ -98,15 +96,7 @@ const baseline = await startChild("bench/baseline-process.ts", {
   ...llm,
   ...(perf ? { NODE_OPTIONS: PERF_NODE_OPTIONS } : {}),
 });
-const againstDir = process.env.CHAT_PHASES_AGAINST;
-const against = againstDir
-  ? await startServerIn(againstDir, {
-      DATABASE_URL: database.url,
-      SCHEDULER: "off",
-      WEB_CONCURRENCY: "1",
-      ...llm,
-    })
-  : undefined;
+const against = await startServerIn(process.env.CHAT_PHASES_AGAINST, serviceEnv);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 /** One chat (or, `direct`, one call of the fake), timed against the fake's own clock. */

@@ -59,21 +59,9 @@ await migrated.migrate();
 await migrated.close();
 const fake = await startChild("bench/fake-model.ts");
 const llm = { LLM_BASE_URL: fake.url, LLM_API_KEY: "sk-bench" };
-const service = await startServer({
-  DATABASE_URL: database.url,
-  SCHEDULER: "off",
-  WEB_CONCURRENCY: "1",
-  ...llm,
-});
-const againstDir = process.env.CPU_AGAINST;
-const against = againstDir
-  ? await startServerIn(againstDir, {
-      DATABASE_URL: database.url,
-      SCHEDULER: "off",
-      WEB_CONCURRENCY: "1",
-      ...llm,
-    })
-  : undefined;
+const serviceEnv = { DATABASE_URL: database.url, SCHEDULER: "off", WEB_CONCURRENCY: "1", ...llm };
+const service = await startServer(serviceEnv);
+const against = await startServerIn(process.env.CPU_AGAINST, serviceEnv);
 const baseline = await startChild("bench/baseline-process.ts", {
   BASELINE_DATABASE_URL: database.url,
   ...llm,
