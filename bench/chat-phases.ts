@@ -28,9 +28,10 @@ import { readdirSync, rmSync } from "node:fs";
 import http from "node:http";
 import autocannon from "autocannon";
 import { createDatabase } from "../db/client";
-import { startServer } from "../tests/helpers/server";
+import { SERVER_NODE_OPTIONS, startServer } from "../tests/helpers/server";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
 import { createLoadAgent } from "./load-agent";
+import { median as p50 } from "./median";
 import { chatSteps, PERF_NODE_OPTIONS, PERF_RECORD_ARGS } from "./perf-steps";
 import { startChild, startServerIn } from "./processes";
 
@@ -87,9 +88,7 @@ const llm = { LLM_BASE_URL: modelUrl, LLM_API_KEY: "sk-phases" };
 const serviceEnv = { DATABASE_URL: database.url, SCHEDULER: "off", WEB_CONCURRENCY: "1", ...llm };
 const service = await startServer({
   ...serviceEnv,
-  ...(perf
-    ? { NODE_OPTIONS: `--max-old-space-size=1024 --max-semi-space-size=16 ${PERF_NODE_OPTIONS}` }
-    : {}),
+  ...(perf ? { NODE_OPTIONS: `${SERVER_NODE_OPTIONS} ${PERF_NODE_OPTIONS}` } : {}),
 });
 const baseline = await startChild("bench/baseline-process.ts", {
   BASELINE_DATABASE_URL: database.url,
@@ -128,7 +127,6 @@ function ask(target: string, i: number) {
   });
 }
 
-const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const targets: [string, string, number | undefined][] = [
   ["direct", "direct", undefined],
   ["service", service.url, service.pid],

@@ -26,6 +26,7 @@ import { createDatabase } from "../db/client";
 import { startServer } from "../tests/helpers/server";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
 import { createLoadAgent } from "./load-agent";
+import { median } from "./median";
 import { cpuMs, startChild } from "./processes";
 
 const serverUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
@@ -140,9 +141,8 @@ try {
   );
   for (const row of rows) {
     const values = spent.get(row) ?? [];
-    const median = [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
     console.info(
-      `${row.name.padEnd(22)} ${median.toFixed(2).padStart(6)}   ${values.map((v) => v.toFixed(2)).join(" ")}`,
+      `${row.name.padEnd(22)} ${median(values).toFixed(2).padStart(6)}   ${values.map((v) => v.toFixed(2)).join(" ")}`,
     );
   }
 } finally {

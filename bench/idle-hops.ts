@@ -14,6 +14,7 @@
 import http from "node:http";
 import postgres from "postgres";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
+import { median as p50 } from "./median";
 import { startChild } from "./processes";
 
 const pauseMs = Number(process.argv[2] ?? 40);
@@ -22,7 +23,6 @@ if (!serverUrl)
   throw new Error("Set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a PostgreSQL server.");
 
 const now = () => Number(process.hrtime.bigint()) / 1e6;
-const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const database = await createThrowawayDatabase(serverUrl, "hops");

@@ -16,7 +16,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
-import { startServer } from "../tests/helpers/server";
+import { SERVER_NODE_OPTIONS, startServer } from "../tests/helpers/server";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
 import { createLoadAgent } from "./load-agent";
 import { startChild } from "./processes";
@@ -34,7 +34,7 @@ const database = await createThrowawayDatabase(serverUrl, "profile");
 const echo = model === "echo";
 const baseline = process.env.PROFILE_TARGET === "baseline";
 const profiling = {
-  NODE_OPTIONS: `--max-old-space-size=1024 --max-semi-space-size=16 --require ${path.resolve("bench/cpu-profile-preload.cjs")}`,
+  NODE_OPTIONS: `${SERVER_NODE_OPTIONS} --require ${path.resolve("bench/cpu-profile-preload.cjs")}`,
   CPU_PROFILE_DIR: profileDir,
   ...(process.env.CPU_PROFILE_INTERVAL_US
     ? { CPU_PROFILE_INTERVAL_US: process.env.CPU_PROFILE_INTERVAL_US }

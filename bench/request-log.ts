@@ -12,6 +12,7 @@
 import { createDatabase } from "../db/client";
 import { type RequestEntry, RequestLog } from "../server/requests";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
+import { median } from "./median";
 
 const serverUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
 if (!serverUrl)
@@ -61,8 +62,6 @@ try {
     recordUs.push((afterRecord - beforeRecord) / ROWS);
     writeUs.push((afterWrite - afterRecord) / ROWS);
   }
-  const median = (values: number[]) =>
-    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
   console.info(`CPU µs per row, ${ROWS.toLocaleString("en")} rows a round, ${ROUNDS} rounds:`);
   console.info(
     `record (on the chat's path)  ${median(recordUs).toFixed(2).padStart(6)}   ${recordUs.map((v) => v.toFixed(2)).join(" ")}`,

@@ -18,6 +18,7 @@ import { callerHashKey, hashAddress } from "@/server/callers";
 import { encodeCursor } from "@/server/pagination";
 import { startServer, TEST_ADMIN_KEY } from "../tests/helpers/server";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
+import { median } from "./median";
 import { runModelBenchmarks } from "./model-rows";
 import { cpuSpent, cpuSplit, residentMiB, startChild } from "./processes";
 import { measureSchedulerThroughput, type SchedulerThroughput } from "./scheduler";
@@ -388,10 +389,6 @@ async function runBenchmarks(database: { url: string }) {
 
 /** First and last as medians of five samples (one GC does not make a trend), and the maximum. */
 function summariseMemory(samples: number[]) {
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((x, y) => x - y);
-    return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-  };
   return {
     samples: samples.length,
     first: median(samples.slice(0, 5)),

@@ -23,6 +23,9 @@ export type RunningServer = {
 
 export { TEST_ADMIN_KEY } from "./context";
 
+/** The V8 flags `npm start` runs the service with (package.json; README, "Memory"). */
+export const SERVER_NODE_OPTIONS = "--max-old-space-size=1024 --max-semi-space-size=16";
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -56,7 +59,7 @@ export async function startServer(
         NEXT_TELEMETRY_DISABLED: "1",
         // As `npm start` does (see README, "Memory").
         NODE_ENV: "production",
-        NODE_OPTIONS: "--max-old-space-size=1024 --max-semi-space-size=16",
+        NODE_OPTIONS: SERVER_NODE_OPTIONS,
         NODE_COMPILE_CACHE: path.resolve(".next", "cache", "node"),
         HOST: "127.0.0.1",
         SHUTDOWN_GRACE_MS: "5000",

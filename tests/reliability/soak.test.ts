@@ -15,7 +15,12 @@ import {
   readProc,
   residentKb,
 } from "../helpers/processes";
-import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
+import {
+  type RunningServer,
+  SERVER_NODE_OPTIONS,
+  startServer,
+  TEST_ADMIN_KEY,
+} from "../helpers/server";
 
 /**
  * A soak: "10 minutes-equivalent" of chat, i.e. the requests of 10 minutes at 50 req/s
@@ -189,7 +194,7 @@ describe.skipIf(!TEST_DATABASE_URL || !onLinux)("a soak at a steady rate", () =>
     server = await startServer({
       DATABASE_URL: database.url,
       // The heap cap of `npm start`, and the probe.
-      NODE_OPTIONS: `--max-old-space-size=1024 --max-semi-space-size=16 --expose-gc --require ${probe}`,
+      NODE_OPTIONS: `${SERVER_NODE_OPTIONS} --expose-gc --require ${probe}`,
       MEMORY_PROBE_FILE: path.join(probeDir, "probe.jsonl"),
       // One web process: the soak follows one process's memory, heap and pool (the cluster's
       // own behaviour is tests/reliability/cluster.test.ts's).
