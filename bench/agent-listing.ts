@@ -80,8 +80,21 @@ async function seed(db: ReturnType<typeof createDatabase>["db"]) {
       date_trunc('month', current_date)::date, date_trunc('month', current_date)::date, 10000,
       i % 9000, CASE WHEN i % 3 = 0 THEN now() - (i || ' seconds')::interval END
     FROM generate_series(1, ${AGENTS}) AS i`);
+  // Token counters for the agents that have had a reply stored (half of them), some with a
+  // daily budget: the quota order and filter read them too (agent_quota_view).
+  await db.execute(sql`
+    INSERT INTO agent_token_usage (aid, input_tokens_total, output_tokens_total,
+      input_tokens_daily, output_tokens_daily, token_day, holds_settled)
+    SELECT 'agent-' || lpad(i::text, 6, '0'), i * 10, i * 5, i % 700, i % 300, current_date, i % 500
+    FROM generate_series(1, ${AGENTS}) AS i WHERE i % 2 = 0`);
+  // Every hold ended (the holds taken equal those settled; none for agents without a row).
+  await db.execute(sql`
+    UPDATE agent_quotas SET token_holds = CASE WHEN message_count_total % 2 = 0
+        THEN message_count_total ELSE 0 END,
+      token_limit_daily = CASE WHEN aid LIKE '%7' THEN 1200 END`);
   await db.execute(sql`VACUUM ANALYZE agents`);
   await db.execute(sql`VACUUM ANALYZE agent_quotas`);
+  await db.execute(sql`VACUUM ANALYZE agent_token_usage`);
   console.info(`seeded ${AGENTS} agents in ${(performance.now() - started).toFixed(0)} ms`);
 }
 

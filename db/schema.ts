@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { getViewSelectedFields, sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
@@ -11,6 +11,7 @@ import {
   jsonb,
   numeric,
   pgTable,
+  pgView,
   primaryKey,
   serial,
   text,
@@ -106,12 +107,16 @@ export const agents = pgTable(
 );
 
 /**
- * One row per agent with its five counters and five limits (null = unlimited).
+ * One row per agent with its five counters and five limits (null = unlimited), its token
+ * budgets and the token holds its chats and runs took.
  *
  * Kept apart from `agents` because every chat updates it: a narrow, hot row keeps those
  * updates cheap and leaves the configuration row alone. Daily and monthly counters belong to
  * the UTC day or month named beside them; a counter whose period has passed counts as 0, and
  * the statement that next reserves a use of it starts it again (server/quota/counters.ts).
+ * Only the statements that take or give back a use write it: a stored reply's tokens go to
+ * `agent_token_usage`, so a chat takes this row once, not twice (BENCHMARKS.md).
+ * `agent_quota_view` reads the two as one.
  */
 export const agentQuotas = pgTable(
   "agent_quotas",
@@ -119,6 +124,34 @@ export const agentQuotas = pgTable(
     aid: text()
       .primaryKey()
       .references(() => agents.aid, { onDelete: "cascade" }),
+    ...quotaCountColumns(),
+    /**
+     * Token holds taken: one by each chat or run admitted, given back (-1) by one that was not
+     * delivered. A delivered one's hold ends in `agent_token_usage.holds_settled` instead, so
+     * the holds in flight are this minus that (`agent_quota_view.token_holds`).
+     */
+    tokenHolds: bigint({ mode: "number" }).notNull().default(0),
+  },
+  (t) => [
+    check(
+      "agent_quotas_counts_not_negative",
+      sql`${t.messageCountTotal} >= 0 AND ${t.messageCountMonthly} >= 0 AND ${t.messageCountDaily} >= 0 AND ${t.autonomousCountTotal} >= 0 AND ${t.autonomousCountMonthly} >= 0`,
+    ),
+    check(
+      "agent_quotas_limits_not_negative",
+      sql`${t.messageLimitTotal} >= 0 AND ${t.messageLimitMonthly} >= 0 AND ${t.messageLimitDaily} >= 0 AND ${t.autonomousLimitTotal} >= 0 AND ${t.autonomousLimitMonthly} >= 0`,
+    ),
+    check("agent_quotas_token_holds_not_negative", sql`${t.tokenHolds} >= 0`),
+    check(
+      "agent_quotas_token_limits_not_negative",
+      sql`${t.tokenLimitTotal} >= 0 AND ${t.tokenLimitMonthly} >= 0 AND ${t.tokenLimitDaily} >= 0`,
+    ),
+  ],
+);
+
+/** The columns of `agent_quotas` that its view shows as they are. */
+function quotaCountColumns() {
+  return {
     messageCountTotal: integer().notNull().default(0),
     messageLimitTotal: integer(),
     messageCountMonthly: integer().notNull().default(0),
@@ -134,11 +167,20 @@ export const agentQuotas = pgTable(
     autonomousMonth: date({ mode: "string" }).notNull(),
     lastMessageAt: timestamptz(),
     lastAutonomousAt: timestamptz(),
-    /**
-     * Tokens of delivered replies and succeeded runs (as the provider reported them, or
-     * estimated), added by the statement that stores the reply, so they always equal what is
-     * stored; total, UTC month and UTC day like the message counters. A null period is none yet.
-     */
+    /** Token budgets (input + output tokens); null = unlimited. */
+    tokenLimitTotal: bigint({ mode: "number" }),
+    tokenLimitMonthly: bigint({ mode: "number" }),
+    tokenLimitDaily: bigint({ mode: "number" }),
+  };
+}
+
+/**
+ * Tokens of delivered replies and succeeded runs (as the provider reported them, or estimated),
+ * added by the statement that stores the reply, so they always equal what is stored; total, UTC
+ * month and UTC day like the message counters. A null period is none yet.
+ */
+function tokenUsageColumns() {
+  return {
     inputTokensTotal: bigint({ mode: "number" }).notNull().default(0),
     outputTokensTotal: bigint({ mode: "number" }).notNull().default(0),
     inputTokensMonthly: bigint({ mode: "number" }).notNull().default(0),
@@ -151,36 +193,50 @@ export const agentQuotas = pgTable(
     costTotal: numeric({ mode: "number" }).notNull().default(0),
     costMonthly: numeric({ mode: "number" }).notNull().default(0),
     costDaily: numeric({ mode: "number" }).notNull().default(0),
-    /** Token budgets (input + output tokens); null = unlimited. */
-    tokenLimitTotal: bigint({ mode: "number" }),
-    tokenLimitMonthly: bigint({ mode: "number" }),
-    tokenLimitDaily: bigint({ mode: "number" }),
-    /**
-     * Chats and runs admitted and not yet stored or given back. A reply's tokens are known only
-     * when it ends, so each one in flight counts as one token against the budgets: at the
-     * boundary, no more start than there are tokens left.
-     */
-    tokenHolds: integer().notNull().default(0),
+  };
+}
+
+/**
+ * An agent's token counters, written by the statement that stores a reply (the settle,
+ * server/quota/settle.ts), made by the first one. A row of its own so that storing a reply
+ * does not take the quota row, which the next chat's reserve waits on: each chat then takes
+ * each row once. A reserve still sees every reply stored before it took the quota row: its
+ * budget check, `agent_token_budgets_have_room` (migration 0015), reads this row with a
+ * snapshot of its own, taken after the lock.
+ */
+export const agentTokenUsage = pgTable(
+  "agent_token_usage",
+  {
+    aid: text()
+      .primaryKey()
+      .references(() => agents.aid, { onDelete: "cascade" }),
+    ...tokenUsageColumns(),
+    /** Token holds ended by a delivered reply or a succeeded run (see agent_quotas.token_holds). */
+    holdsSettled: bigint({ mode: "number" }).notNull().default(0),
   },
   (t) => [
     check(
-      "agent_quotas_counts_not_negative",
-      sql`${t.messageCountTotal} >= 0 AND ${t.messageCountMonthly} >= 0 AND ${t.messageCountDaily} >= 0 AND ${t.autonomousCountTotal} >= 0 AND ${t.autonomousCountMonthly} >= 0`,
-    ),
-    check(
-      "agent_quotas_limits_not_negative",
-      sql`${t.messageLimitTotal} >= 0 AND ${t.messageLimitMonthly} >= 0 AND ${t.messageLimitDaily} >= 0 AND ${t.autonomousLimitTotal} >= 0 AND ${t.autonomousLimitMonthly} >= 0`,
-    ),
-    check(
-      "agent_quotas_tokens_not_negative",
-      sql`${t.inputTokensTotal} >= 0 AND ${t.outputTokensTotal} >= 0 AND ${t.inputTokensMonthly} >= 0 AND ${t.outputTokensMonthly} >= 0 AND ${t.inputTokensDaily} >= 0 AND ${t.outputTokensDaily} >= 0 AND ${t.tokenHolds} >= 0`,
-    ),
-    check(
-      "agent_quotas_token_limits_not_negative",
-      sql`${t.tokenLimitTotal} >= 0 AND ${t.tokenLimitMonthly} >= 0 AND ${t.tokenLimitDaily} >= 0`,
+      "agent_token_usage_not_negative",
+      sql`${t.inputTokensTotal} >= 0 AND ${t.outputTokensTotal} >= 0 AND ${t.inputTokensMonthly} >= 0 AND ${t.outputTokensMonthly} >= 0 AND ${t.inputTokensDaily} >= 0 AND ${t.outputTokensDaily} >= 0 AND ${t.holdsSettled} >= 0`,
     ),
   ],
 );
+
+/**
+ * An agent's quota as one row: `agent_quotas` with its `agent_token_usage` (zeros before its
+ * first stored reply), and `token_holds` the holds still in flight. Defined in migration 0015;
+ * what every read of a quota reads.
+ */
+export const agentQuotaView = pgView("agent_quota_view", {
+  aid: text().notNull(),
+  ...quotaCountColumns(),
+  ...tokenUsageColumns(),
+  /** Chats and runs admitted and not yet stored or given back (each holds one token). */
+  tokenHolds: bigint({ mode: "number" }).notNull(),
+}).existing();
+
+/** The view's columns, as a selection (`select({ quota: agentQuotaFields })`). */
+export const agentQuotaFields = getViewSelectedFields(agentQuotaView);
 
 /**
  * A conversation thread of an agent, with what listing threads needs kept up to date. A thread
@@ -674,7 +730,10 @@ export type AgentRow = typeof agents.$inferSelect;
 export type AutonomousRunRow = typeof autonomousRuns.$inferSelect;
 export type DeploymentRow = typeof deployments.$inferSelect;
 export type DeploymentHistoryRow = typeof deploymentStatusHistory.$inferSelect;
-export type AgentQuotaRow = typeof agentQuotas.$inferSelect;
+/** An agent's whole quota, as `agent_quota_view` reads it. */
+export type AgentQuotaRow = typeof agentQuotaView.$inferSelect;
+export type AgentQuotaCountsRow = typeof agentQuotas.$inferSelect;
+export type AgentTokenUsageRow = typeof agentTokenUsage.$inferSelect;
 export type ChatMessageRow = typeof chatMessages.$inferSelect;
 export type ChatThreadRow = typeof chatThreads.$inferSelect;
 export type AgentKeyRow = typeof agentKeys.$inferSelect;

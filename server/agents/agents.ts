@@ -1,6 +1,13 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { type AgentQuotaRow, type AgentRow, agentQuotas, agents } from "@/db/schema";
+import {
+  type AgentQuotaRow,
+  type AgentRow,
+  agentQuotaFields,
+  agentQuotas,
+  agentQuotaView,
+  agents,
+} from "@/db/schema";
 import type { AuthKeys } from "@/server/auth";
 import type { Config, QuotaLimits } from "@/server/config";
 import type { Context } from "@/server/context";
@@ -232,9 +239,9 @@ export async function deleteAgent({ db, clock }: AgentsContext, aid: string): Pr
 
 export async function getAgent({ db, clock }: AgentsContext, aid: string): Promise<Agent> {
   const [found] = await db
-    .select({ agent: agents, quota: agentQuotas })
+    .select({ agent: agents, quota: agentQuotaFields })
     .from(agents)
-    .innerJoin(agentQuotas, eq(agentQuotas.aid, agents.aid))
+    .innerJoin(agentQuotaView, eq(agentQuotaView.aid, agents.aid))
     .where(eq(agents.aid, aid));
   if (!found) throw agentNotFound(aid);
   return presentAgent(found.agent, found.quota, clock.now());

@@ -15,7 +15,7 @@ import {
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
-import { agentQuotas, agents } from "@/db/schema";
+import { agentQuotaFields, agentQuotaView, agents } from "@/db/schema";
 import type { Context } from "@/server/context";
 import { AppError } from "@/server/errors";
 import { decodeCursor, encodeCursor } from "@/server/pagination";
@@ -77,7 +77,7 @@ function sortKey(sort: AgentSort, day: string, month: string): SQL {
     case "activity":
       // Microseconds since 1970, -1 for never: an integer, so any cursor value is checked by a
       // pattern and none can make PostgreSQL fail to read it.
-      return sql`COALESCE((EXTRACT(EPOCH FROM GREATEST(${agentQuotas.lastMessageAt}, ${agentQuotas.lastAutonomousAt})) * 1000000)::bigint, -1)`;
+      return sql`COALESCE((EXTRACT(EPOCH FROM GREATEST(${agentQuotaView.lastMessageAt}, ${agentQuotaView.lastAutonomousAt})) * 1000000)::bigint, -1)`;
   }
 }
 
@@ -210,16 +210,16 @@ function pageQuery(db: Db, shape: PageShape) {
       // The bound on the quota side too, as in agentsPageQuery: it keeps the merge join short.
       position =
         keyDirection === "asc"
-          ? and(gt(agents.aid, cursor.a), gt(agentQuotas.aid, cursor.a))
-          : and(lt(agents.aid, cursor.a), lt(agentQuotas.aid, cursor.a));
+          ? and(gt(agents.aid, cursor.a), gt(agentQuotaView.aid, cursor.a))
+          : and(lt(agents.aid, cursor.a), lt(agentQuotaView.aid, cursor.a));
     } else if (cursor) {
       // One row comparison, which the agents_by_name index seeks to.
       position = sql`(${key}, ${agents.aid}) ${keyDirection === "asc" ? sql`>` : sql`<`} (${cursor.v}, ${cursor.a})`;
     }
     return db
-      .select({ agent: agents, quota: agentQuotas, key: sql<string>`(${key})::text` })
+      .select({ agent: agents, quota: agentQuotaFields, key: sql<string>`(${key})::text` })
       .from(agents)
-      .innerJoin(agentQuotas, eq(agentQuotas.aid, agents.aid))
+      .innerJoin(agentQuotaView, eq(agentQuotaView.aid, agents.aid))
       .where(and(position, quotaCondition, ...agentFilters(input, pattern)))
       .orderBy(...(sort === "aid" ? [] : [by(key, keyDirection)]), by(agents.aid, aidDirection))
       .limit(input.limit + 1);
@@ -228,7 +228,7 @@ function pageQuery(db: Db, shape: PageShape) {
   // Quota use and activity: the page is chosen first from the narrow quota rows (joined to the
   // agents only when a search or the autonomous filter needs them), so the sort over every
   // agent moves small rows; then the page's full rows are read by aid.
-  const aid = agentQuotas.aid;
+  const aid = agentQuotaView.aid;
   const beyond = (d: Direction) => (d === "asc" ? sql`>` : sql`<`);
   const value = cursor ? keyValue(sort, cursor.v as string) : undefined;
   const position =
@@ -238,9 +238,9 @@ function pageQuery(db: Db, shape: PageShape) {
   const needsAgents = pattern !== undefined || input.autonomous !== undefined;
   const candidates = db
     .select({ aid: sql<string>`${aid}`.as("page_aid"), key: sql`${key}`.as("page_key") })
-    .from(agentQuotas);
+    .from(agentQuotaView);
   const page = (
-    needsAgents ? candidates.innerJoin(agents, eq(agents.aid, agentQuotas.aid)) : candidates
+    needsAgents ? candidates.innerJoin(agents, eq(agents.aid, agentQuotaView.aid)) : candidates
   )
     .where(and(position, quotaCondition, ...agentFilters(input, pattern)))
     // By the output column's name, so the key is not computed once more for the sort.
@@ -250,13 +250,13 @@ function pageQuery(db: Db, shape: PageShape) {
   return db
     .select({
       agent: agents,
-      quota: agentQuotas,
+      quota: agentQuotaFields,
       // Named apart from page_key: ORDER BY page_key below must mean the number, not this text.
       key: sql<string>`(${page.key})::text`.as("cursor_key"),
     })
     .from(page)
     .innerJoin(agents, eq(agents.aid, page.aid))
-    .innerJoin(agentQuotas, eq(agentQuotas.aid, page.aid))
+    .innerJoin(agentQuotaView, eq(agentQuotaView.aid, page.aid))
     .orderBy(by(sql`${page.key}`, keyDirection), by(sql`${page.aid}`, aidDirection));
 }
 
@@ -270,7 +270,7 @@ async function countAgents(
 ): Promise<number> {
   const onAgents = agentFilters(input, pattern);
   // Each side is read only when a condition needs it: all agents is a count of `agents`; the
-  // quota filter alone, a count of `agent_quotas` (one row per agent).
+  // quota filter alone, a count of `agent_quota_view` (one row per agent).
   const [row] =
     input.quota === undefined
       ? await db
@@ -280,12 +280,12 @@ async function countAgents(
       : onAgents.length === 0
         ? await db
             .select({ n: count() })
-            .from(agentQuotas)
+            .from(agentQuotaView)
             .where(quotaFilterSql(input.quota, day, month))
         : await db
             .select({ n: count() })
             .from(agents)
-            .innerJoin(agentQuotas, eq(agentQuotas.aid, agents.aid))
+            .innerJoin(agentQuotaView, eq(agentQuotaView.aid, agents.aid))
             .where(and(quotaFilterSql(input.quota, day, month), ...onAgents));
   return row?.n ?? 0;
 }
@@ -301,16 +301,16 @@ function agentsPageQuery(db: Db, hasCursor: boolean, hasPattern: boolean) {
     const after = sql.placeholder("after");
     const pattern = sql.placeholder("pattern");
     return db
-      .select({ agent: agents, quota: agentQuotas })
+      .select({ agent: agents, quota: agentQuotaFields })
       .from(agents)
-      .innerJoin(agentQuotas, eq(agentQuotas.aid, agents.aid))
+      .innerJoin(agentQuotaView, eq(agentQuotaView.aid, agents.aid))
       .where(
         and(
           hasCursor ? gt(agents.aid, after) : undefined,
           // The same bound on the quota side: PostgreSQL does not carry it across the merge
           // join, and without it the quota index is read from the start (a page cost grew with
           // its depth).
-          hasCursor ? gt(agentQuotas.aid, after) : undefined,
+          hasCursor ? gt(agentQuotaView.aid, after) : undefined,
           hasPattern ? or(ilike(agents.aid, pattern), ilike(agents.name, pattern)) : undefined,
         ),
       )

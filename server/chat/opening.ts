@@ -6,6 +6,7 @@ import {
   type AgentRow,
   agentKeys,
   agents,
+  agentTokenUsage,
   chatRateLimits,
   usageHourly,
 } from "@/db/schema";
@@ -23,6 +24,7 @@ import {
   reservePeriods,
   utcHour,
   whyRefused,
+  withTokenUsage,
 } from "@/server/quota";
 import { historyFromJson, historyJson } from "@/server/threads";
 import { RATE_WINDOW_MS, type RateLimit, rateLimitAfter } from "./rate-limit";
@@ -99,7 +101,7 @@ export async function openChat(
       return {
         outcome: "opened",
         agent: row.agent,
-        quotaRow: row.quota,
+        quotaRow: withTokenUsage(row.quota, row.tokenUsage),
         reservationId: row.reservationId,
         history: historyFromJson(row.history, config),
         rateLimit,
@@ -297,6 +299,8 @@ function openingStatement(db: Db) {
         ).mapWith(Number),
         // The counted row as the UPDATE returned it; all null (so: null) when it counted nothing.
         quota: row,
+        // Its token counters, as of the statement's start (null before the first stored reply).
+        tokenUsage: getTableColumns(agentTokenUsage),
         reservationId: reserved.id,
         history: historyJson(
           { aid: p("aid"), caller: p("caller"), chatId: p("chatId") },
@@ -305,6 +309,7 @@ function openingStatement(db: Db) {
       })
       .from(agents)
       .leftJoin(counted, eq(counted.aid, agents.aid))
+      .leftJoin(agentTokenUsage, eq(agentTokenUsage.aid, agents.aid))
       .leftJoin(reserved, sql`true`)
       .leftJoin(rate, sql`true`)
       .where(eq(agents.aid, p("aid")))

@@ -2,7 +2,7 @@ import { count, desc, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import {
-  agentQuotas,
+  agentQuotaView,
   agents,
   autonomousRuns,
   DEPLOYMENT_STATUSES,
@@ -72,7 +72,7 @@ export async function overview({
         Number,
       ),
     })
-    .from(agentQuotas);
+    .from(agentQuotaView);
   const recent = await db.select().from(autonomousRuns).orderBy(desc(autonomousRuns.id)).limit(8);
   const byStatus = await db
     .select({ status: deployments.status, n: count() })

@@ -39,4 +39,5 @@ export { resetQuotaCounts } from "./reset";
 export * from "./schema";
 export type { Accounted } from "./settle";
 export { accountedPeriods, settleMessage, settleUsage } from "./settle";
+export { withTokenUsage } from "./tokens";
 export * from "./view";

@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { agentQuotas } from "@/db/schema";
+import { agentQuotaView } from "@/db/schema";
 
 /**
  * Quota use, in SQL: how near an agent is to its limits, as the agents listing sorts and filters
@@ -16,7 +16,7 @@ const QUOTA_NEAR = 0.8;
  * reached, counts as full; an unlimited counter as 0.
  */
 export function quotaUseSql(day: string, month: string): SQL<number> {
-  const q = agentQuotas;
+  const q = agentQuotaView;
   const share = (counter: SQL, limit: SQL) =>
     sql`CASE WHEN ${limit} IS NULL THEN 0 WHEN ${counter} >= ${limit} THEN 10000 ELSE (${counter}::bigint * 10000 / ${limit})::int END`;
   // A daily or monthly count of an earlier period counts 0, as everywhere (counters.ts).
@@ -57,7 +57,7 @@ export function quotaUseSql(day: string, month: string): SQL<number> {
   )})`;
 }
 
-/** The quota filter's condition on `agent_quotas`: `near` from 80% of a limit, `over` at one. */
+/** The quota filter's condition on `agent_quota_view`: `near` from 80% of a limit, `over` at one. */
 export function quotaFilterSql(filter: "near" | "over", day: string, month: string): SQL {
   return sql`${quotaUseSql(day, month)} >= ${filter === "over" ? 10000 : QUOTA_NEAR * 10000}`;
 }

@@ -11,7 +11,13 @@ import {
   sql,
 } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { type AgentQuotaRow, agentQuotas, chatReservations } from "@/db/schema";
+import {
+  type AgentQuotaCountsRow,
+  type AgentQuotaRow,
+  agentQuotas,
+  agentQuotaView,
+  chatReservations,
+} from "@/db/schema";
 import type { Clock } from "@/server/clock";
 import { COUNTERS, effectiveCount, LAST_AT, periodValue, type QuotaKind } from "./counters";
 import { type LimitRefusal, noticeLimitsReached } from "./notices";
@@ -25,7 +31,8 @@ import { withinTokenBudgets } from "./tokens";
  *
  * The check and the count are one `UPDATE … WHERE <every limit has room> RETURNING`, so no
  * number of concurrent callers can pass a limit: PostgreSQL re-checks the WHERE clause against
- * the newest row version once a concurrent update commits. Daily and monthly counters restart
+ * the newest row version once a concurrent update commits (and the token budgets' check reads
+ * the replies stored by then: tokens.ts). Daily and monthly counters restart
  * in that same statement (counters.ts). A chat's opening statement embeds it, with the row of
  * `chat_reservations` that records the held use (`reserveMessage`); the scheduler's claim runs
  * it in its transaction for every agent it claims, and records the held use on the run
@@ -73,9 +80,9 @@ export function reserveMessage(
   const row = Object.fromEntries(
     Object.keys(getTableColumns(agentQuotas)).map((key) => [
       key,
-      counted[key as keyof AgentQuotaRow],
+      counted[key as keyof AgentQuotaCountsRow],
     ]),
-  ) as { [K in keyof AgentQuotaRow]: (typeof counted)[K] };
+  ) as { [K in keyof AgentQuotaCountsRow]: (typeof counted)[K] };
   return { counted, reserved, row };
 }
 
@@ -143,7 +150,7 @@ export async function whyRefused(
   kind: QuotaKind,
   now: Date,
 ): Promise<Map<string, Refused | undefined>> {
-  const current = await db.select().from(agentQuotas).where(inArray(agentQuotas.aid, aids));
+  const current = await db.select().from(agentQuotaView).where(inArray(agentQuotaView.aid, aids));
   const byAid = new Map(current.map((row) => [row.aid, row]));
   return new Map(
     aids.map((aid): [string, Refused | undefined] => {
@@ -183,6 +190,6 @@ function countUse(
   return db
     .update(agentQuotas)
     .set(set)
-    .where(and(which, ...withinLimits, ...withinTokenBudgets(day, month)))
+    .where(and(which, ...withinLimits, withinTokenBudgets(day, month)))
     .returning();
 }

@@ -1,15 +1,16 @@
-import { and, type SQL, sql } from "drizzle-orm";
-import type { Db } from "@/db/client";
-import { agentQuotas, chatReservations, modelPrices, usageHourly } from "@/db/schema";
+import { type SQL, sql } from "drizzle-orm";
+import { toSnakeCase } from "drizzle-orm/casing";
+import { agentTokenUsage, chatReservations, modelPrices, usageHourly } from "@/db/schema";
 import { periodsAt, utcHour } from "./periods";
-import { inPeriod, periodOf, TOKEN_BUDGETS } from "./tokens";
+import { periodOf, TOKEN_BUDGETS } from "./tokens";
 
 /**
  * Settle: a delivered reply ends the use it held, in the statement that stores it (the exchange
  * store of server/threads). Its guard deletes the chat's reservation (`settleMessage`; a run's
  * guard marks the run succeeded), and the WITH clauses of `settleUsage` count the reply's tokens
  * and cost on the agent's quota, release its token hold and count its hour of usage, only if the
- * guard returned a row. The use itself stays counted. A reservation already deleted (released,
+ * guard returned a row. The use itself stays counted, and the quota row is not taken: the tokens,
+ * cost and ended hold go to `agent_token_usage` (db/schema.ts). A reservation already deleted (released,
  * or swept) stores nothing, so a use is never both given back and delivered.
  */
 
@@ -58,36 +59,51 @@ export function settleMessage(id: number): {
 /**
  * The WITH clauses that count a stored reply, for the statement that stores it, beside its guard
  * (a WITH clause named `guard`): `price`, the reply's cost (no row when its model has no price;
- * the store reads it too, so it must be named so); `quota`, its tokens and cost added to the
- * agent's counters (started again in a new day or month) and its token hold released,
- * returning the agent's aid; `usage`, its hour of usage counted up. Each writes only if the
- * guard returned a row.
+ * the store reads it too, so it must be named so); `tokens`, its tokens and cost added to the
+ * agent's `agent_token_usage` (started again in a new day or month, the row made by the first
+ * reply) and its token hold ended, returning the agent's aid; `usage`, its hour of usage counted
+ * up. Each writes only if the guard returned a row.
  */
-export function settleUsage(db: Db, accounted: Accounted): { price: SQL; quota: SQL; usage: SQL } {
+export function settleUsage(accounted: Accounted): { price: SQL; tokens: SQL; usage: SQL } {
   const { aid, kind, model, inputTokens, outputTokens, day, month, hour } = accounted;
   const cost = sql`coalesce((SELECT cost FROM price), 0)`;
-  const q = agentQuotas;
-  const set: Record<string, SQL> = { tokenHolds: sql`GREATEST(${q.tokenHolds} - 1, 0)` };
+  const t = agentTokenUsage;
+  // The columns by their names in the database (the schema's keys are camelCase), as an
+  // INSERT's column list and ON CONFLICT's SET need them.
+  const column = (key: string) => sql`${sql.identifier(toSnakeCase(key))}`;
+  const inserted: SQL[] = [sql`${aid}::text`, sql`1`];
+  const columns: SQL[] = [column("aid"), column("holdsSettled")];
+  const updates: SQL[] = [sql`${column("holdsSettled")} = t.holds_settled + 1`];
   for (const budget of TOKEN_BUDGETS) {
-    set[budget.input] =
-      sql`${inPeriod(budget, q[budget.input], day, month)} + ${inputTokens}::bigint`;
-    set[budget.output] =
-      sql`${inPeriod(budget, q[budget.output], day, month)} + ${outputTokens}::bigint`;
-    set[budget.cost] = sql`${inPeriod(budget, q[budget.cost], day, month)} + ${cost}`;
-    if (budget.periodColumn) set[budget.periodColumn] = sql`${periodOf(budget, day, month)}::date`;
+    for (const [name, added] of [
+      [budget.input, sql`${inputTokens}::bigint`],
+      [budget.output, sql`${outputTokens}::bigint`],
+      [budget.cost, cost],
+    ] as const) {
+      columns.push(column(name));
+      inserted.push(added);
+      // A daily or monthly count of an earlier period starts again from 0.
+      const kept = budget.periodColumn
+        ? sql`CASE WHEN t.${column(budget.periodColumn)} = ${periodOf(budget, day, month)}::date THEN t.${column(name)} ELSE 0 END`
+        : sql`t.${column(name)}`;
+      updates.push(sql`${column(name)} = ${kept} + EXCLUDED.${column(name)}`);
+    }
+    if (budget.periodColumn) {
+      const name = budget.periodColumn;
+      columns.push(column(name));
+      inserted.push(sql`${periodOf(budget, day, month)}::date`);
+      updates.push(sql`${column(name)} = EXCLUDED.${column(name)}`);
+    }
   }
   const u = usageHourly;
   return {
     price: sql`SELECT ${modelPrices.inputPerMillion} * ${inputTokens}::numeric / 1000000
         + ${modelPrices.outputPerMillion} * ${outputTokens}::numeric / 1000000 AS cost
       FROM ${modelPrices} WHERE ${modelPrices.model} = ${model}::text`,
-    quota: db
-      .update(q)
-      .set(set)
-      .where(and(sql`${q.aid} = ${aid}::text`, sql`EXISTS (SELECT 1 FROM guard)`))
-      // Returned so that the store can read it, which orders its row locks (see the store).
-      .returning({ aid: q.aid })
-      .getSQL(),
+    tokens: sql`INSERT INTO ${t} AS t (${sql.join(columns, sql`, `)})
+      SELECT ${sql.join(inserted, sql`, `)} WHERE EXISTS (SELECT 1 FROM guard)
+      ON CONFLICT (aid) DO UPDATE SET ${sql.join(updates, sql`, `)}
+      RETURNING aid`,
     usage: sql`INSERT INTO ${u} AS u (aid, hour, messages, runs, input_tokens, output_tokens, cost, unpriced)
       SELECT ${aid}::text, ${hour}::timestamptz, ${kind === "message" ? 1 : 0}, ${kind === "run" ? 1 : 0},
         ${inputTokens}::bigint, ${outputTokens}::bigint, ${cost},

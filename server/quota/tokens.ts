@@ -1,5 +1,10 @@
-import { isNull, lt, or, type SQL, sql } from "drizzle-orm";
-import { type AgentQuotaRow, agentQuotas } from "@/db/schema";
+import { type SQL, sql } from "drizzle-orm";
+import {
+  type AgentQuotaCountsRow,
+  type AgentQuotaRow,
+  type AgentTokenUsageRow,
+  agentQuotas,
+} from "@/db/schema";
 import type { Period } from "./counters";
 import { periodsAt } from "./periods";
 import type { QuotaLimitField } from "./schema";
@@ -12,6 +17,10 @@ import type { QuotaLimitField } from "./schema";
  * each chat or run still in flight (`token_holds`), are under the limit. So a reply that crosses
  * the limit is delivered and counted, the next start is refused, and however many start at once
  * at the boundary, no more start than there are tokens left.
+ *
+ * The tokens and the holds that ended with a stored reply are counted in `agent_token_usage`,
+ * apart from the quota row that a reserve takes (db/schema.ts): the reserve reads them in
+ * `agent_token_budgets_have_room` (migration 0015), after it has the quota row.
  */
 
 export type TokenBudget = {
@@ -58,25 +67,15 @@ export const TOKEN_BUDGETS: TokenBudget[] = [
 export const periodOf = <T>(budget: TokenBudget, day: T, month: T): T =>
   budget.periodColumn === "tokenDay" ? day : month;
 
-/** `column` as of `day`/`month`: itself in the stored period, else 0. */
-export function inPeriod(budget: TokenBudget, column: unknown, day: unknown, month: unknown): SQL {
-  if (!budget.periodColumn) return sql`${column}`;
-  const stored = agentQuotas[budget.periodColumn];
-  return sql`(CASE WHEN ${stored} = ${periodOf(budget, day, month)} THEN ${column} ELSE 0 END)`;
-}
-
-/** The WHERE terms of a reserve: every budget has room for one more start. */
-export function withinTokenBudgets(day: unknown, month: unknown): SQL[] {
-  return TOKEN_BUDGETS.map(
-    (budget) =>
-      or(
-        isNull(agentQuotas[budget.limit]),
-        lt(
-          sql`${inPeriod(budget, sql`${agentQuotas[budget.input]} + ${agentQuotas[budget.output]}`, day, month)} + ${agentQuotas.tokenHolds}`,
-          agentQuotas[budget.limit],
-        ),
-      ) as SQL,
-  );
+/**
+ * The WHERE term of a reserve (an UPDATE of `agent_quotas`): every budget has room for one more
+ * start. Agents without budgets (most) never call the function.
+ */
+export function withinTokenBudgets(day: unknown, month: unknown): SQL {
+  const q = agentQuotas;
+  return sql`((${q.tokenLimitTotal} IS NULL AND ${q.tokenLimitMonthly} IS NULL AND ${q.tokenLimitDaily} IS NULL)
+    OR agent_token_budgets_have_room(${q.aid}, ${q.tokenHolds}, ${q.tokenLimitTotal},
+      ${q.tokenLimitMonthly}, ${q.tokenLimitDaily}, ${day}::date, ${month}::date))`;
 }
 
 /** Tokens used in the budget's period as of `now`, in the row as read. */
@@ -100,3 +99,32 @@ export function tokenFigure(
   const { day, month } = periodsAt(now);
   return row[budget.periodColumn] === periodOf(budget, day, month) ? value : 0;
 }
+
+/**
+ * An agent's whole quota from its quota row and its token counters (null before its first
+ * stored reply), as `agent_quota_view` shows them: for a statement that has just written the
+ * quota row, which a read of the view in that statement would not yet see.
+ */
+export function withTokenUsage(
+  counts: AgentQuotaCountsRow,
+  usage: AgentTokenUsageRow | null,
+): AgentQuotaRow {
+  const { holdsSettled = 0, aid: _aid, ...tokens } = usage ?? NO_TOKEN_USAGE;
+  return { ...counts, ...tokens, tokenHolds: counts.tokenHolds - holdsSettled };
+}
+
+const NO_TOKEN_USAGE: AgentTokenUsageRow = {
+  aid: "",
+  inputTokensTotal: 0,
+  outputTokensTotal: 0,
+  inputTokensMonthly: 0,
+  outputTokensMonthly: 0,
+  tokenMonth: null,
+  inputTokensDaily: 0,
+  outputTokensDaily: 0,
+  tokenDay: null,
+  costTotal: 0,
+  costMonthly: 0,
+  costDaily: 0,
+  holdsSettled: 0,
+};

@@ -140,15 +140,10 @@ function storeStatement(db: Db, kind: Accounted["kind"], guard: StoreGuard) {
       -- The question gets the lower id: history and listings are ordered by id.
       ORDER BY m.position`,
     );
-    // Data-modifying WITH clauses run to completion whether or not the main statement reads them,
-    // but in no order the SQL states: PostgreSQL runs those the statement never reads last, in
-    // reverse, which took the agent's usage_hourly row before its quota row. The chat's opening
-    // statement takes the quota row first (a refused chat too: its UPDATE keeps the lock on the
-    // row it re-checked) and then usage_hourly, so the two deadlocked under a burst of chats.
-    // Reading `settle_quota` (the quota update) in the select runs it before the rest: the
-    // quota row is taken first here too.
-    const settle = settleUsage(db, accounted);
-    const settleQuota = clause("settle_quota", settle.quota);
+    // The store takes no quota row (the next chat's reserve waits on it): a reply's tokens go to
+    // agent_token_usage (server/quota). Every store takes its rows in the same order, and the
+    // reserve, which takes the quota row, only reads agent_token_usage.
+    const settle = settleUsage(accounted);
     return db
       .with(
         clause("price", settle.price),
@@ -156,13 +151,12 @@ function storeStatement(db: Db, kind: Accounted["kind"], guard: StoreGuard) {
         ...(guard.effects ? [clause("guard_effects", guard.effects())] : []),
         thread,
         messages,
-        settleQuota,
+        clause("settle_tokens", settle.tokens),
         clause("settle_usage", settle.usage),
       )
       .select({
         stored: sql<number>`count(*)::int`.mapWith(Number),
         cost: sql<number | string | null>`(SELECT cost FROM price)::float8`,
-        quotaFirst: sql<number>`(SELECT count(*)::int FROM ${settleQuota})`,
       })
       .from(thread)
       .prepare(`store_${kind}_${guard.key}`);

@@ -1,9 +1,12 @@
+import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDatabase } from "@/db/client";
-import { agentQuotas } from "@/db/schema";
+import { rowsOf } from "@/db/rows";
+import { agentQuotaView } from "@/db/schema";
 import { openChat } from "@/server/chat";
 import { fixedClock } from "@/server/clock";
-import { releaseMessage } from "@/server/quota";
+import { releaseMessage, settleMessage } from "@/server/quota";
+import { storeExchange } from "@/server/threads";
 import { callerFor } from "../helpers/context";
 import {
   createThrowawayPostgres,
@@ -18,7 +21,7 @@ describe.skipIf(!TEST_DATABASE_URL)("concurrency on real PostgreSQL", () => {
   const testDatabase = useTestDatabase("postgres", { maxConnections: 50 });
 
   const storedRow = async () => {
-    const [row] = await testDatabase().db.select().from(agentQuotas);
+    const [row] = await testDatabase().db.select().from(agentQuotaView);
     if (!row) throw new Error("no quota row");
     return row;
   };
@@ -74,6 +77,70 @@ describe.skipIf(!TEST_DATABASE_URL)("concurrency on real PostgreSQL", () => {
     const kept = outcomes.reduce<number>((sum, n) => sum + n, 0);
     expect(kept).toBe(100);
     expect(await storedRow()).toMatchObject({ messageCountDaily: 100, messageCountTotal: 100 });
+  });
+
+  it("a reserve that waited for the quota row sees the replies stored while it waited", async () => {
+    // A reply's tokens are stored without taking the quota row (agent_token_usage), so a chat can
+    // be stored while a reserve waits for that row. The reserve's budget check must then read
+    // the stored tokens as of when it has the row, not as of when its statement began: here one
+    // reply of 150 tokens uses up a budget of 100 during the wait, and the waiting chat must be
+    // refused (read with the statement's snapshot it would see 0 tokens and 1 hold, and start).
+    const db = testDatabase().db;
+    await callerFor(db, { clock }).agents.upsert({
+      aid: "budgeted",
+      rate_limit_rpm: null,
+      quota: { token_limit_daily: 100 },
+    });
+    const inFlight = await openingOf("budgeted");
+    if (inFlight.outcome !== "opened") throw new Error("the first chat was not opened");
+    const waiting = { locks: 0 };
+    const waiter = await db.transaction(async (tx) => {
+      // Another statement holds the quota row (as a reserve or a release does while it commits).
+      await tx.execute(
+        sql`UPDATE agent_quotas SET last_message_at = last_message_at WHERE aid = 'budgeted'`,
+      );
+      const opening = openingOf("budgeted");
+      for (let tries = 0; waiting.locks === 0 && tries < 500; tries++) {
+        const [row] = rowsOf<{ n: number }>(
+          await db.execute(sql`SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'`),
+        );
+        waiting.locks = row?.n ?? 0;
+        if (waiting.locks === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const { stored } = await storeExchange(
+        db,
+        {
+          aid: "budgeted",
+          caller: "admin",
+          chatId: "default",
+          question: "q",
+          reply: "a long reply",
+          model: "gpt-4o-mini",
+          usage: { input_tokens: 100, output_tokens: 50, estimated: false },
+          toolCalls: [],
+          askedAt: clock.now(),
+          answeredAt: clock.now(),
+        },
+        settleMessage(inFlight.reservationId),
+        "message",
+      );
+      expect(stored).toBe(true);
+      // Wrapped: a promise returned as is would be waited for before the commit it waits on.
+      return { opening };
+    });
+    expect(waiting.locks).toBe(1);
+    const refused = await waiter.opening;
+    expect(refused).toMatchObject({
+      outcome: "quota_exceeded",
+      exceeded: { limitField: "token_limit_daily" },
+    });
+    expect(await storedRow()).toMatchObject({
+      inputTokensDaily: 100,
+      outputTokensDaily: 50,
+      messageCountDaily: 1,
+      tokenHolds: 0,
+    });
   });
 
   it("100 parallel runs started by the run's claim against a limit of 20 start exactly 20", async () => {

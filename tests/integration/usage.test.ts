@@ -160,7 +160,7 @@ describe.each(DATABASE_KINDS)("usage and cost on %s", (kind) => {
     expect(usage.totals).toMatchObject({ messages: 16, refused_quota: 191 });
     const holds = rowsOf<{ holds: number }>(
       await testDatabase().db.execute(
-        sql`SELECT token_holds AS holds FROM agent_quotas WHERE aid = 'budget'`,
+        sql`SELECT token_holds::int AS holds FROM agent_quota_view WHERE aid = 'budget'`,
       ),
     );
     expect(holds[0]?.holds).toBe(0);
