@@ -107,6 +107,49 @@ describe.skipIf(!TEST_DATABASE_URL)("an instance of two web workers, on PostgreS
     expect(schedulers.map((line) => line.worker)).toEqual([1]);
   });
 
+  it("holds a token budget across the workers while replies are stored beside new chats", async () => {
+    const created = await fetch(`${server.url}/agents`, {
+      method: "POST",
+      headers: admin,
+      body: JSON.stringify({
+        aid: "budgeted",
+        rate_limit_rpm: null,
+        quota: { token_limit_daily: 100, message_limit_daily: null, message_limit_monthly: null },
+      }),
+    });
+    expect(created.status).toBe(201);
+    // 15 tokens a reply: six replies leave 10 tokens, so 10 more may start (each holding one
+    // until its reply is stored, when it counts 15). Replies are stored (agent_token_usage)
+    // while other chats reserve (agent_quotas), on both workers.
+    fake.behave({ kind: "reply", text: "ok", usage: { prompt_tokens: 10, completion_tokens: 5 } });
+    for (let i = 0; i < 6; i++) {
+      expect((await fetch(`${server.url}/budgeted/chat?q=warm${i}`)).status).toBe(200);
+    }
+    fake.behave({
+      kind: "reply",
+      text: "ok",
+      delayMs: 5,
+      usage: { prompt_tokens: 10, completion_tokens: 5 },
+    });
+    const statuses = await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        fetch(`${server.url}/budgeted/chat?q=q${i}`, { headers: { connection: "close" } }).then(
+          (response) => response.status,
+        ),
+      ),
+    );
+    const counts = Object.fromEntries(
+      [...new Set(statuses)].map((status) => [status, statuses.filter((s) => s === status).length]),
+    );
+    expect(counts).toEqual({ 200: 10, 429: 290 });
+    const agent = await (await fetch(`${server.url}/agents/budgeted`, { headers: admin })).json();
+    expect(agent.quota).toMatchObject({
+      message_count_daily: 16,
+      input_tokens_daily: 160,
+      output_tokens_daily: 80,
+    });
+  });
+
   it("replaces a worker killed under load while the other answers, and loses no count", async () => {
     const created = await fetch(`${server.url}/agents`, {
       method: "POST",
