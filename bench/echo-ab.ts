@@ -48,7 +48,11 @@ try {
       body: JSON.stringify({
         aid: "bench-chat",
         rate_limit_rpm: null,
-        quota: { message_limit_total: null, message_limit_monthly: null, message_limit_daily: null },
+        quota: {
+          message_limit_total: null,
+          message_limit_monthly: null,
+          message_limit_daily: null,
+        },
       }),
     });
     if (created.status !== 201) throw new Error(`agent not created: ${created.status}`);
