@@ -6,7 +6,7 @@ import { autonomousRuns } from "@/db/schema";
 import { fixedClock } from "@/server/clock";
 import { createModelRuntime } from "@/server/model-call";
 import { Scheduler, sweepInterruptedRuns } from "@/server/runs";
-import { WebhookSender, webhookSecretKey } from "@/server/webhooks";
+import { WEBHOOK_EVENT_TYPES, WebhookSender, webhookSecretKey } from "@/server/webhooks";
 import { callerFor, TEST_ADMIN_KEY, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 import { buildMessage, newAccount, signedBody } from "../helpers/siwe";
@@ -20,16 +20,8 @@ import { useFakeOpenAi } from "../helpers/use-fake-openai";
  */
 
 const START = "2026-11-24T09:00:00.000Z";
-const EVERYTHING = [
-  "run.succeeded",
-  "run.failed",
-  "run.skipped",
-  "agent.limit_reached",
-  "agent.created",
-  "agent.updated",
-  "agent.deleted",
-  "deployment.status_changed",
-] as const;
+/** Every event type the service writes, from the list endpoints are checked against. */
+const EVERYTHING = WEBHOOK_EVENT_TYPES;
 
 type Event = { type: string; timestamp: string; data: Record<string, unknown> };
 
