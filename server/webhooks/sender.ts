@@ -1,9 +1,9 @@
 import type { Db } from "@/db/client";
 import type { StoredWebhookAttempt } from "@/db/schema";
+import { ClaimLoop } from "@/server/claim-loop";
 import type { Clock } from "@/server/clock";
 import type { WebhooksConfig } from "@/server/config";
 import { log, metrics } from "@/server/observability";
-import { settlesWithin } from "@/server/settles-within";
 import { type AttemptResult, attemptDelivery, Connections } from "./attempt";
 import { afterFailure, giveUpTime } from "./backoff";
 import { type ClaimedDelivery, claimDue, recordAttempt, type Settled } from "./claims";
@@ -12,19 +12,13 @@ import { openSecret } from "./secrets";
 /**
  * The loop that sends webhooks, one per instance (where its housekeeping runs): a few times a
  * second it claims due deliveries, as many as it has room for (WEBHOOK_CONCURRENCY at once),
- * sends each and records the attempt. Any number of these share the outbox without sending a
- * claim twice. On shutdown it stops claiming and lets the attempts in flight finish.
+ * sends each and records the attempt (server/claim-loop.ts). Any number of these share the
+ * outbox without sending a claim twice. On shutdown it stops claiming and lets the attempts in
+ * flight finish.
  */
 export class WebhookSender {
-  private timer: NodeJS.Timeout | undefined;
-  private stopping = false;
-  private passing: Promise<unknown> = Promise.resolve();
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly loop: ClaimLoop<ClaimedDelivery>;
   private readonly connections: Connections;
-  /** A claim holds a delivery this long: an attempt's bound, and room to record it. */
-  private readonly leaseMs: number;
-  /** The fewest free places worth a claim while attempts are in flight. */
-  private readonly minClaim: number;
 
   constructor(
     private readonly ctx: { db: Db; clock: Clock },
@@ -37,19 +31,23 @@ export class WebhookSender {
   ) {
     const { config } = options;
     this.connections = new Connections({ rules: config.allowedHosts, timeoutMs: config.timeoutMs });
-    this.leaseMs = config.timeoutMs + 30_000;
-    this.minClaim = Math.max(1, Math.ceil(config.concurrency / 4));
+    // A claim holds a delivery this long: an attempt's bound, and room to record it.
+    const leaseMs = config.timeoutMs + 30_000;
+    this.loop = new ClaimLoop({
+      everyMs: config.pollMs,
+      concurrency: config.concurrency,
+      minClaim: Math.max(1, Math.ceil(config.concurrency / 4)),
+      failedPass: "Webhook sender failed; trying again at its next poll",
+      claim: async (room) => {
+        const due = await claimDue(ctx.db, { now: ctx.clock.now(), limit: room, leaseMs });
+        return { claimed: due, more: due.length >= room };
+      },
+      work: (delivery) => this.attempt(delivery),
+    });
   }
 
   start(): void {
-    const loop = async () => {
-      this.passing = this.pass().catch((error: unknown) => {
-        log.error({ err: error }, "Webhook sender failed; trying again at its next poll");
-      });
-      await this.passing;
-      if (!this.stopping) this.timer = setTimeout(loop, this.options.config.pollMs);
-    };
-    void loop();
+    this.loop.start();
   }
 
   /**
@@ -57,55 +55,32 @@ export class WebhookSender {
    * fewer than a quarter free, it waits for attempts to finish). Returns how many it claimed;
    * `idle()` waits for them.
    */
-  async pass(): Promise<number> {
-    const { concurrency } = this.options.config;
-    let claimed = 0;
-    while (!this.stopping) {
-      const room = concurrency - this.inFlight.size;
-      if (room < this.minClaim && this.inFlight.size > 0) {
-        await Promise.race(this.inFlight);
-        continue;
-      }
-      const due = await claimDue(this.ctx.db, {
-        now: this.ctx.clock.now(),
-        limit: room,
-        leaseMs: this.leaseMs,
-      });
-      for (const delivery of due) this.track(delivery);
-      claimed += due.length;
-      if (due.length < room) break; // nothing more is due
-    }
-    return claimed;
+  pass(): Promise<number> {
+    return this.loop.pass();
   }
 
   /** Resolves when every attempt started so far has been recorded. */
-  async idle(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  idle(): Promise<void> {
+    return this.loop.idle();
   }
 
   /** Stops claiming and waits up to `graceMs` for the attempts in flight; true if all finished. */
   async stop(graceMs: number): Promise<boolean> {
-    this.stopping = true;
-    clearTimeout(this.timer);
-    const finished = await settlesWithin(
-      this.passing.then(() => this.idle()),
-      graceMs,
-    );
+    const finished = await this.loop.stop(graceMs);
     await this.connections.close();
     return finished;
   }
 
-  private track(delivery: ClaimedDelivery): void {
-    const attempt: Promise<void> = this.deliver(delivery)
-      .catch((error: unknown) => {
-        // Not recorded: the claim's lease runs out and the delivery is sent again.
-        log.error(
-          { err: error, delivery_id: delivery.id },
-          `Webhook delivery ${delivery.id}: the attempt could not be recorded; it is sent again after its lease`,
-        );
-      })
-      .finally(() => this.inFlight.delete(attempt));
-    this.inFlight.add(attempt);
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    try {
+      await this.deliver(delivery);
+    } catch (error) {
+      // Not recorded: the claim's lease runs out and the delivery is sent again.
+      log.error(
+        { err: error, delivery_id: delivery.id },
+        `Webhook delivery ${delivery.id}: the attempt could not be recorded; it is sent again after its lease`,
+      );
+    }
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
