@@ -13,7 +13,7 @@
  * process in rounds of 300; this asks one kind, more times, and says which thread spent it.
  *
  * CPU_AGAINST=<directory> measures a second service beside the first: another checkout of this
- * repository, built there (an A/B of two builds in one run). CPU_ROUNDS (default 1) repeats the
+ * repository, built there (an A/B of two builds in one run), on a database of its own. CPU_ROUNDS (default 1) repeats the
  * measurement of each, in turn, so that drift falls on all of them alike.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -61,13 +61,21 @@ const fake = await startChild("bench/fake-model.ts");
 const llm = { LLM_BASE_URL: fake.url, LLM_API_KEY: "sk-bench" };
 const serviceEnv = { DATABASE_URL: database.url, SCHEDULER: "off", WEB_CONCURRENCY: "1", ...llm };
 const service = await startServer(serviceEnv);
-const against = await startServerIn(process.env.CPU_AGAINST, serviceEnv);
+// The other build on a database of its own: the two may differ in schema (it migrates its own).
+const againstDatabase = process.env.CPU_AGAINST
+  ? await createThrowawayDatabase(serverUrl, "threads")
+  : undefined;
+const against = await startServerIn(process.env.CPU_AGAINST, {
+  ...serviceEnv,
+  ...(againstDatabase ? { DATABASE_URL: againstDatabase.url } : {}),
+});
 const baseline = await startChild("bench/baseline-process.ts", {
   BASELINE_DATABASE_URL: database.url,
   ...llm,
 });
 try {
   await createLoadAgent(service.url, { aid: "threads", model });
+  if (against) await createLoadAgent(against.url, { aid: "threads", model });
   const accept = format === "sse" ? "text/event-stream" : "application/json";
   const targets: [string, string, number][] = [
     ["service", service.url, service.pid],
@@ -108,4 +116,5 @@ try {
   await baseline.stop();
   await fake.stop();
   await database.drop();
+  await againstDatabase?.drop();
 }
