@@ -109,7 +109,7 @@ export function withTokenUsage(
   counts: AgentQuotaCountsRow,
   usage: AgentTokenUsageRow | null,
 ): AgentQuotaRow {
-  const { holdsSettled = 0, aid: _aid, ...tokens } = usage ?? NO_TOKEN_USAGE;
+  const { holdsSettled, aid: _aid, ...tokens } = usage ?? NO_TOKEN_USAGE;
   return { ...counts, ...tokens, tokenHolds: counts.tokenHolds - holdsSettled };
 }
 
