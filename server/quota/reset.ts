@@ -1,12 +1,12 @@
-import { type SQL, sql } from "drizzle-orm";
-import { toSnakeCase } from "drizzle-orm/casing";
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { rowsOf } from "@/db/rows";
 import { agentQuotas, agentTokenUsage } from "@/db/schema";
 import type { Clock } from "@/server/clock";
+import { COUNTERS, periodValue, type QuotaKind } from "./counters";
 import { forgetNotices } from "./notices";
 import { utcDay, utcMonth } from "./periods";
 import { QUOTA_COUNTERS, type QuotaCounterName } from "./schema";
+import { periodOf, TOKEN_BUDGETS } from "./tokens";
 
 /**
  * Sets the named counters of an agent back to 0 (all of them when none are named), the periodic
@@ -20,76 +20,52 @@ export async function resetQuotaCounts(
   counters: readonly QuotaCounterName[] = QUOTA_COUNTERS,
 ): Promise<boolean> {
   const now = clock.now();
-  const named = new Set(counters);
-  const q = agentQuotas;
-  const t = agentTokenUsage;
-  const assign = (pairs: [{ name: string }, unknown][]): SQL[] =>
-    // By their names in the database: the schema's keys are camelCase.
-    pairs.map(([column, value]) => sql`${sql.identifier(toSnakeCase(column.name))} = ${value}`);
-  // The quota row is named in the statement even when none of its counters is: it says whether
-  // the agent exists, and it is taken first, as a reserve takes it.
-  const onQuota: SQL[] = [sql`aid = aid`];
-  if (named.has("message_total")) onQuota.push(...assign([[q.messageCountTotal, 0]]));
-  if (named.has("message_monthly"))
-    onQuota.push(
-      ...assign([
-        [q.messageCountMonthly, 0],
-        [q.messageMonth, sql`${utcMonth(now)}::date`],
-      ]),
+  const [day, month] = [utcDay(now), utcMonth(now)];
+  const named = new Set<string>(counters);
+  // The quota row is written even when none of its counters is named: it says whether the
+  // agent exists, and it is taken first, as a reserve takes it.
+  const onQuota: Record<string, unknown> = { aid: sql`${agentQuotas.aid}` };
+  for (const kind of ["message", "autonomous"] as QuotaKind[]) {
+    for (const counter of COUNTERS[kind]) {
+      if (!named.has(`${kind}_${counter.period}`)) continue;
+      onQuota[counter.count] = 0;
+      if (counter.periodColumn) onQuota[counter.periodColumn] = periodValue(counter, day, month);
+    }
+  }
+  // A token counter's reset clears its cost too.
+  const onTokens: Record<string, unknown> = {};
+  for (const budget of TOKEN_BUDGETS) {
+    if (!named.has(`token_${budget.period}`)) continue;
+    Object.assign(onTokens, { [budget.input]: 0, [budget.output]: 0, [budget.cost]: 0 });
+    if (budget.periodColumn) onTokens[budget.periodColumn] = periodOf(budget, day, month);
+  }
+  const quota = db
+    .$with("quota")
+    .as(
+      db
+        .update(agentQuotas)
+        .set(onQuota)
+        .where(eq(agentQuotas.aid, aid))
+        .returning({ aid: agentQuotas.aid }),
     );
-  if (named.has("message_daily"))
-    onQuota.push(
-      ...assign([
-        [q.messageCountDaily, 0],
-        [q.messageDay, sql`${utcDay(now)}::date`],
-      ]),
-    );
-  if (named.has("autonomous_total")) onQuota.push(...assign([[q.autonomousCountTotal, 0]]));
-  if (named.has("autonomous_monthly"))
-    onQuota.push(
-      ...assign([
-        [q.autonomousCountMonthly, 0],
-        [q.autonomousMonth, sql`${utcMonth(now)}::date`],
-      ]),
-    );
-  const onTokens: SQL[] = [];
-  if (named.has("token_total"))
-    onTokens.push(
-      ...assign([
-        [t.inputTokensTotal, 0],
-        [t.outputTokensTotal, 0],
-        [t.costTotal, 0],
-      ]),
-    );
-  if (named.has("token_monthly"))
-    onTokens.push(
-      ...assign([
-        [t.inputTokensMonthly, 0],
-        [t.outputTokensMonthly, 0],
-        [t.costMonthly, 0],
-        [t.tokenMonth, sql`${utcMonth(now)}::date`],
-      ]),
-    );
-  if (named.has("token_daily"))
-    onTokens.push(
-      ...assign([
-        [t.inputTokensDaily, 0],
-        [t.outputTokensDaily, 0],
-        [t.costDaily, 0],
-        [t.tokenDay, sql`${utcDay(now)}::date`],
-      ]),
-    );
-  const tokens =
-    onTokens.length === 0
-      ? sql``
-      : sql`, tokens AS (UPDATE ${t} SET ${sql.join(onTokens, sql`, `)}
-          WHERE aid IN (SELECT aid FROM quota))`;
-  const reset = rowsOf<{ aid: string }>(
-    await db.execute(sql`
-      WITH quota AS (UPDATE ${q} SET ${sql.join(onQuota, sql`, `)} WHERE aid = ${aid}
-        RETURNING aid)${tokens}
-      SELECT aid FROM quota`),
-  );
+  const withTokens =
+    Object.keys(onTokens).length === 0
+      ? []
+      : [
+          db
+            .$with("tokens")
+            .as(
+              db
+                .update(agentTokenUsage)
+                .set(onTokens)
+                .where(sql`${agentTokenUsage.aid} IN (SELECT aid FROM quota)`)
+                .returning({ aid: agentTokenUsage.aid }),
+            ),
+        ];
+  const reset = await db
+    .with(quota, ...withTokens)
+    .select({ aid: quota.aid })
+    .from(quota);
   // Counting starts again: a limit reached after this is news again (agent.limit_reached).
   if (reset.length > 0) await forgetNotices(db, aid);
   return reset.length > 0;
