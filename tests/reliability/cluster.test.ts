@@ -30,6 +30,27 @@ function metricValue(text: string, series: string): number {
   return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
 
+/**
+ * `n` chats to `aid` at once, a connection each (so that the primary hands them to both
+ * workers); how many got each status.
+ */
+async function chatsAtOnce(
+  server: RunningServer,
+  aid: string,
+  n: number,
+): Promise<Record<number, number>> {
+  const statuses = await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      fetch(`${server.url}/${aid}/chat?q=q${i}`, { headers: { connection: "close" } }).then(
+        (response) => response.status,
+      ),
+    ),
+  );
+  const counts: Record<number, number> = {};
+  for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+}
+
 describe.skipIf(!TEST_DATABASE_URL)("an instance of two web workers, on PostgreSQL", () => {
   let fake: FakeOpenAi;
   let database: { url: string; drop(): Promise<void> };
@@ -80,17 +101,7 @@ describe.skipIf(!TEST_DATABASE_URL)("an instance of two web workers, on PostgreS
     });
     expect(created.status).toBe(201);
     fake.behave({ kind: "reply", text: "ok", delayMs: 20 });
-    // A connection each, so that the primary hands them to both workers.
-    const statuses = await Promise.all(
-      Array.from({ length: 500 }, (_, i) =>
-        fetch(`${server.url}/limited/chat?q=q${i}`, { headers: { connection: "close" } }).then(
-          (response) => response.status,
-        ),
-      ),
-    );
-    const counts = Object.fromEntries(
-      [...new Set(statuses)].map((status) => [status, statuses.filter((s) => s === status).length]),
-    );
+    const counts = await chatsAtOnce(server, "limited", 500);
     expect(counts).toEqual({ 200: 100, 429: 400 });
 
     const metrics = await (await fetch(`${server.url}/metrics`, { headers: admin })).text();
@@ -131,16 +142,7 @@ describe.skipIf(!TEST_DATABASE_URL)("an instance of two web workers, on PostgreS
       delayMs: 5,
       usage: { prompt_tokens: 10, completion_tokens: 5 },
     });
-    const statuses = await Promise.all(
-      Array.from({ length: 300 }, (_, i) =>
-        fetch(`${server.url}/budgeted/chat?q=q${i}`, { headers: { connection: "close" } }).then(
-          (response) => response.status,
-        ),
-      ),
-    );
-    const counts = Object.fromEntries(
-      [...new Set(statuses)].map((status) => [status, statuses.filter((s) => s === status).length]),
-    );
+    const counts = await chatsAtOnce(server, "budgeted", 300);
     expect(counts).toEqual({ 200: 10, 429: 290 });
     const agent = await (await fetch(`${server.url}/agents/budgeted`, { headers: admin })).json();
     expect(agent.quota).toMatchObject({
