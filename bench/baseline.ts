@@ -4,14 +4,26 @@ import type { AddressInfo } from "node:net";
 import postgres from "postgres";
 import { type Address, type Hex, verifyMessage } from "viem";
 import { parseSiweMessage } from "viem/siwe";
+import { chatStatements, type HistoryRows } from "./baseline-statements";
 
 /**
  * The baseline: the same work as the service's REST paths, done by plain `node:http` and the
  * same `postgres` statements, with none of the framework layers (Next.js, tRPC, zod, drizzle).
  * The ratio service/baseline shows what those layers cost.
  */
-/** A caller's thread, as the service keys it (server/threads/history.ts). */
-type Thread = { aid: string; caller: string; chatId: string };
+/** A caller's thread, the caller known by the hash of its address as the service knows it. */
+type Thread = { aid: string; addressHash: string; chatId: string };
+
+/** The agent's fields a model call reads, from the opening's row. */
+type AgentFields = {
+  name: string;
+  prompt: string | null;
+  model: string | null;
+  temperature: number | null;
+};
+
+/** CHAT_HISTORY_MESSAGES' default: the messages of history the opening reads. */
+const HISTORY_MESSAGES = 20;
 
 export async function startBaseline(
   databaseUrl: string,
@@ -32,81 +44,63 @@ export async function startBaseline(
       WHERE ${after === null ? sql`true` : sql`a.aid > ${after}`}
       ORDER BY a.aid LIMIT 101`;
 
+  const statements = chatStatements(sql);
+
   /**
-   * What comes before the model call, in one statement as the service asks it
-   * (server/chat/opening.ts): the agent, the three message counters consumed (lazy UTC resets)
-   * with the use recorded as a reservation, and the caller's thread's history. (The service's
-   * statement also checks a key and a rate-limit window; for an anonymous caller of an agent
-   * with no rate limit, as here, those steps write nothing.)
+   * What comes before the model call: the service's opening statement (server/chat), for an
+   * anonymous caller. The chat's agent, its quota as counted, its reservation and its history
+   * (newest first, as boundedHistory cuts it), or undefined when it was refused.
    */
-  const beginChat = async ({ aid, caller, chatId }: Thread) => {
+  const beginChat = async (thread: Thread) => {
     const now = new Date();
-    const day = now.toISOString().slice(0, 10);
-    const month = `${day.slice(0, 7)}-01`;
-    const [row] = await sql`
-      WITH consumed AS (
-        UPDATE agent_quotas SET
-          message_count_total = message_count_total + 1,
-          message_count_monthly = (CASE WHEN message_month = ${month} THEN message_count_monthly ELSE 0 END) + 1,
-          message_month = ${month},
-          message_count_daily = (CASE WHEN message_day = ${day} THEN message_count_daily ELSE 0 END) + 1,
-          message_day = ${day},
-          last_message_at = ${now}
-        WHERE aid = ${aid}
-          AND (message_limit_total IS NULL OR message_count_total < message_limit_total)
-          AND (message_limit_monthly IS NULL OR (CASE WHEN message_month = ${month} THEN message_count_monthly ELSE 0 END) < message_limit_monthly)
-          AND (message_limit_daily IS NULL OR (CASE WHEN message_day = ${day} THEN message_count_daily ELSE 0 END) < message_limit_daily)
-        RETURNING *
-      ), reserved AS (
-        INSERT INTO chat_reservations (aid, day, month, reserved_at)
-        SELECT aid, ${day}::date, ${month}::date, ${now} FROM consumed RETURNING id
-      )
-      SELECT a.*, row_to_json(consumed) AS quota, (SELECT id FROM reserved) AS reservation_id,
-        (SELECT coalesce(json_agg(json_build_array(h.role, h.content) ORDER BY h.id), '[]'::json)
-          FROM (SELECT id, role, content FROM chat_messages
-            WHERE aid = ${aid} AND caller = ${caller} AND chat_id = ${chatId}
-            ORDER BY id DESC LIMIT 20) h) AS history
-      FROM agents a LEFT JOIN consumed ON consumed.aid = a.aid WHERE a.aid = ${aid}`;
-    if (!row?.quota) return undefined;
-    const { quota, history: pairs, reservation_id: reservationId, ...agent } = row;
-    // Newest first, as boundedHistory cuts it.
-    const history = (pairs as [string, string][])
+    const row = await statements.open(thread, now, HISTORY_MESSAGES);
+    const reservationId = row?.get("reservationId");
+    if (!row || reservationId === null || reservationId === undefined) return undefined;
+    const history = (row.get("history") as HistoryRows)
       .map(([role, content]) => ({ role, content }))
       .reverse();
-    return { agent, quota, history, reservationId: Number(reservationId), askedAt: now };
+    return {
+      agent: row.object("agent") as AgentFields,
+      quota: row.object("quota"),
+      history,
+      reservationId: Number(reservationId),
+      askedAt: now,
+    };
   };
 
   /**
-   * The same single statement as the service (server/threads/exchange.ts): the exchange is
-   * stored, usage on the reply, only if the chat's reservation was still there to delete.
+   * The service's store statement (server/threads), guarded by the chat's reservation: the
+   * exchange stored, its tokens and hour of usage counted, only if the reservation was still
+   * there to delete. Tokens as the echo provider estimates them.
    */
   const storeExchange = (
-    { aid, caller, chatId }: Thread,
+    thread: Thread,
+    model: string,
     reservationId: number,
     q: string,
     reply: string,
     askedAt: Date,
     answeredAt: Date,
-  ) => sql`
-      WITH guard AS (DELETE FROM chat_reservations WHERE id = ${reservationId} RETURNING id),
-      thread AS (
-        INSERT INTO chat_threads (aid, caller, chat_id, message_count, created_at, last_message_at)
-        SELECT ${aid}, ${caller}, ${chatId}, 2, ${askedAt}, ${answeredAt}
-        WHERE EXISTS (SELECT 1 FROM guard)
-        ON CONFLICT (aid, caller, chat_id) DO UPDATE
-          SET message_count = chat_threads.message_count + 2, last_message_at = EXCLUDED.last_message_at
-        RETURNING aid
-      )
-      INSERT INTO chat_messages (aid, caller, chat_id, role, content, created_at,
-        input_tokens, output_tokens, tokens_estimated)
-      SELECT ${aid}, ${caller}, ${chatId}, m.role, m.content, m.created_at::timestamptz,
-        m.input_tokens, m.output_tokens, m.tokens_estimated
-      FROM thread, (VALUES
-          (1, 'user', ${q}, ${askedAt}, NULL::integer, NULL::integer, NULL::boolean),
-          (2, 'assistant', ${reply}, ${answeredAt}, ${Math.ceil(q.length / 4)}::integer,
-            ${Math.ceil(reply.length / 4)}::integer, true))
-        AS m(position, role, content, created_at, input_tokens, output_tokens, tokens_estimated)
-      ORDER BY m.position`;
+  ) =>
+    statements.store(
+      {
+        aid: thread.aid,
+        caller: `addr:${thread.addressHash}`,
+        chatId: thread.chatId,
+        question: q,
+        reply,
+        model,
+        usage: {
+          input_tokens: Math.ceil(q.length / 4),
+          output_tokens: Math.ceil(reply.length / 4),
+          estimated: true,
+        },
+        toolCalls: [],
+        askedAt,
+        answeredAt,
+      },
+      reservationId,
+    );
 
   /** Chat with the built-in echo model: the reply is made in the process. */
   const chat = async (thread: Thread, q: string) => {
@@ -114,7 +108,15 @@ export async function startBaseline(
     if (!begun) return undefined;
     const { history, askedAt } = begun;
     const reply = `echo: ${q}${history.length > 0 ? ` (after ${history.length} earlier messages)` : ""}`;
-    await storeExchange(thread, begun.reservationId, q, reply, askedAt, askedAt);
+    await storeExchange(
+      thread,
+      begun.agent.model ?? "echo",
+      begun.reservationId,
+      q,
+      reply,
+      askedAt,
+      askedAt,
+    );
     return reply;
   };
 
@@ -144,11 +146,12 @@ export async function startBaseline(
     res.once("close", () => {
       if (!res.writableFinished) abort.abort();
     });
+    const upstreamModel = agent.model ?? model.defaultModel;
     const upstreamRequest = {
       method: "POST",
       headers: { authorization: `Bearer ${model.apiKey}`, "content-type": "application/json" },
       body: JSON.stringify({
-        model: agent.model ?? model.defaultModel,
+        model: upstreamModel,
         messages: [
           {
             role: "system",
@@ -177,7 +180,15 @@ export async function startBaseline(
         choices: { message: { content: string | null } }[];
       };
       const reply = completion.choices[0]?.message.content ?? "";
-      await storeExchange(thread, begun.reservationId, q, reply, askedAt, new Date());
+      await storeExchange(
+        thread,
+        upstreamModel,
+        begun.reservationId,
+        q,
+        reply,
+        askedAt,
+        new Date(),
+      );
       if (format === "text") res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
       else res.writeHead(200, { "content-type": "application/json" });
       res.end(format === "text" ? reply : JSON.stringify(done(reply)));
@@ -219,7 +230,15 @@ export async function startBaseline(
           res.write(event("delta", { text }));
         }
       }
-      await storeExchange(thread, begun.reservationId, q, reply, askedAt, new Date());
+      await storeExchange(
+        thread,
+        upstreamModel,
+        begun.reservationId,
+        q,
+        reply,
+        askedAt,
+        new Date(),
+      );
       res.end(event("done", done(reply)));
     } catch (error) {
       if (!res.destroyed) res.end(event("error", { status: 502, detail: String(error) }));
@@ -274,10 +293,10 @@ export async function startBaseline(
   /** The caller's thread, the caller known by the socket's address as the service knows it. */
   const threadOf = (req: IncomingMessage, aid: string, url: URL): Thread => ({
     aid: decodeURIComponent(aid),
-    caller: `addr:${createHmac("sha256", callerKey)
+    addressHash: createHmac("sha256", callerKey)
       .update(req.socket.remoteAddress ?? "")
       .digest("hex")
-      .slice(0, 16)}`,
+      .slice(0, 16),
     chatId: url.searchParams.get("chat_id") ?? "default",
   });
 

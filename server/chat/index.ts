@@ -6,6 +6,6 @@
 
 export { type Ask, ask, askStreaming, checkChat, sendMessage, streamMessage } from "./chat";
 export type { Opening } from "./opening";
-export { openChat } from "./opening";
+export { openChat, openingQuery, openingValues } from "./opening";
 export { purgeOldChatWindows, rateLimitHeaders } from "./rate-limit";
 export * from "./schema";

@@ -61,20 +61,10 @@ export async function openChat(
   request: { aid: string; caller: Caller; chatId: string },
   config: Pick<ChatConfig, "historyMessages" | "historyMaxChars">,
 ): Promise<Opening> {
-  const { aid, caller, chatId } = request;
+  const { aid, caller } = request;
   for (let attempt = 0; ; attempt++) {
     const now = clock.now();
-    const periods = reservePeriods(now);
-    const [row] = await openingStatement(db).execute({
-      aid,
-      hour: utcHour(now),
-      caller: callerId(caller),
-      ...callerValues(caller),
-      chatId,
-      limit: config.historyMessages,
-      windowOpenAfter: new Date(now.getTime() - RATE_WINDOW_MS).toISOString(),
-      ...periods,
-    });
+    const [row] = await openingStatement(db).execute(openingValues(request, now, config));
     // No agent in the statement's snapshot: nothing was counted either (its quota row and
     // its rate windows are written with it or after it).
     if (!row) return { outcome: "not_found" };
@@ -130,6 +120,28 @@ async function noticeRefusal(db: Db, refusal: LimitRefusal, now: Date): Promise<
   await noticeLimitsReached(db, [refusal], now).catch((error: unknown) => {
     log.warn({ err: error, aid: refusal.aid }, "A quota refusal could not be noticed for webhooks");
   });
+}
+
+/**
+ * The values of the opening statement's placeholders for a chat asked at `now`. Exported with
+ * `openingQuery` for the benchmark's baseline (bench/baseline.ts), which makes this very
+ * statement without the service's layers.
+ */
+export function openingValues(
+  { aid, caller, chatId }: { aid: string; caller: Caller; chatId: string },
+  now: Date,
+  config: Pick<ChatConfig, "historyMessages">,
+): Record<string, unknown> {
+  return {
+    aid,
+    hour: utcHour(now),
+    caller: callerId(caller),
+    ...callerValues(caller),
+    chatId,
+    limit: config.historyMessages,
+    windowOpenAfter: new Date(now.getTime() - RATE_WINDOW_MS).toISOString(),
+    ...reservePeriods(now),
+  };
 }
 
 /** The placeholders that say who the caller is, for the admission rule below. */
@@ -222,28 +234,35 @@ function admissionStatement(db: Db) {
 
 /** The opening statement, prepared once per database handle (it runs on every chat). */
 function openingStatement(db: Db) {
-  return prepared(db, "chat-opening", () => {
-    const p = (name: string) => sql.placeholder(name);
-    const now = sql`${p("now")}::timestamptz`;
-    const callerKind = sql`${p("callerKind")}::text`;
+  return prepared(db, "chat-opening", () => openingQuery(db).prepare("chat_opening"));
+}
 
-    const { agent, callerKey, admitted, rateRule } = admissionSteps(db);
-    const rpm = sql`(SELECT rule_rpm FROM rate_rule)`;
-    // Last use, kept to the minute: a busy key does not write on every chat.
-    const keyUsed = db.$with("key_used", { id: sql<string>`key_used_id`.as("key_used_id") }).as(
-      sql`UPDATE ${agentKeys} SET last_used_at = ${now} WHERE id IN (SELECT id FROM caller_key)
+/**
+ * The opening statement as a query, its values placeholders (`openingValues` fills them). Built
+ * once per database handle by `openingStatement`; the benchmark's baseline takes its text.
+ */
+export function openingQuery(db: Db) {
+  const p = (name: string) => sql.placeholder(name);
+  const now = sql`${p("now")}::timestamptz`;
+  const callerKind = sql`${p("callerKind")}::text`;
+
+  const { agent, callerKey, admitted, rateRule } = admissionSteps(db);
+  const rpm = sql`(SELECT rule_rpm FROM rate_rule)`;
+  // Last use, kept to the minute: a busy key does not write on every chat.
+  const keyUsed = db.$with("key_used", { id: sql<string>`key_used_id`.as("key_used_id") }).as(
+    sql`UPDATE ${agentKeys} SET last_used_at = ${now} WHERE id IN (SELECT id FROM caller_key)
           AND (last_used_at IS NULL OR last_used_at <= ${p("windowOpenAfter")}::timestamptz)
           RETURNING id AS key_used_id`,
-    );
-    // A window opens with the caller's first chat and lasts RATE_WINDOW_MS; a full window
-    // refuses (no row returned) until it is over.
-    const rate = db
-      .$with("rate", {
-        count: sql<number>`rate_count`.as("rate_count"),
-        startedMs: sql<number>`rate_window_started_ms`.mapWith(Number).as("rate_window_started_ms"),
-      })
-      .as(
-        sql`INSERT INTO ${chatRateLimits} AS r (aid, caller, window_started_at, count)
+  );
+  // A window opens with the caller's first chat and lasts RATE_WINDOW_MS; a full window
+  // refuses (no row returned) until it is over.
+  const rate = db
+    .$with("rate", {
+      count: sql<number>`rate_count`.as("rate_count"),
+      startedMs: sql<number>`rate_window_started_ms`.mapWith(Number).as("rate_window_started_ms"),
+    })
+    .as(
+      sql`INSERT INTO ${chatRateLimits} AS r (aid, caller, window_started_at, count)
           SELECT aid, ${p("caller")}, ${now}, 1 FROM agent
           WHERE ${rpm} IS NOT NULL AND ${callerKind} <> 'admin'
             AND EXISTS (SELECT 1 FROM admitted)
@@ -256,21 +275,21 @@ function openingStatement(db: Db) {
             OR r.count < ${rpm}
           RETURNING count AS rate_count,
             (extract(epoch FROM window_started_at) * 1000)::float8 AS rate_window_started_ms`,
-      );
-    // One message use reserved: counted if admitted and within the rate limit, and recorded.
-    const { counted, reserved, row } = reserveMessage(db, {
-      aid: p("aid"),
-      when: sql`EXISTS (SELECT 1 FROM admitted) AND (
+    );
+  // One message use reserved: counted if admitted and within the rate limit, and recorded.
+  const { counted, reserved, row } = reserveMessage(db, {
+    aid: p("aid"),
+    when: sql`EXISTS (SELECT 1 FROM admitted) AND (
         ${callerKind} = 'admin' OR ${rpm} IS NULL
         OR EXISTS (SELECT 1 FROM rate))`,
-      day: p("day"),
-      month: p("month"),
-      now: p("now"),
-    });
-    // A refusal by the rate limit or a quota is counted in the agent's hour of usage, the one
-    // place refusals are kept (usage over time); a refused caller writes nothing else.
-    const refused = db.$with("refused", { hour: sql<string>`refused_hour`.as("refused_hour") }).as(
-      sql`INSERT INTO ${usageHourly} AS u (aid, hour, refused_quota, refused_rate)
+    day: p("day"),
+    month: p("month"),
+    now: p("now"),
+  });
+  // A refusal by the rate limit or a quota is counted in the agent's hour of usage, the one
+  // place refusals are kept (usage over time); a refused caller writes nothing else.
+  const refused = db.$with("refused", { hour: sql<string>`refused_hour`.as("refused_hour") }).as(
+    sql`INSERT INTO ${usageHourly} AS u (aid, hour, refused_quota, refused_rate)
         SELECT aid, ${p("hour")}::timestamptz, CASE WHEN rate_refused THEN 0 ELSE 1 END,
           CASE WHEN rate_refused THEN 1 ELSE 0 END
         FROM (SELECT aid, (${rpm} IS NOT NULL AND ${callerKind} <> 'admin'
@@ -279,40 +298,38 @@ function openingStatement(db: Db) {
         ON CONFLICT (aid, hour) DO UPDATE SET refused_quota = u.refused_quota + EXCLUDED.refused_quota,
           refused_rate = u.refused_rate + EXCLUDED.refused_rate
         RETURNING hour AS refused_hour`,
-    );
-    // The caller's window as it was before this statement, for the headers of a refusal.
-    const prior = (column: SQL) =>
-      sql`(SELECT ${column} FROM ${chatRateLimits} WHERE aid = ${p("aid")} AND caller = ${p("caller")})`;
-    return db
-      .with(agent, callerKey, keyUsed, admitted, rateRule, rate, counted, reserved, refused)
-      .select({
-        agent: getTableColumns(agents),
-        admitted: sql<boolean>`EXISTS (SELECT 1 FROM admitted)`,
-        rateLimitRpm: sql<number | null>`${rpm}`.mapWith((value: unknown) =>
-          value === null ? null : Number(value),
-        ),
-        rateCount: rate.count,
-        rateWindowStartedMs: rate.startedMs,
-        priorCount: prior(sql`count`).mapWith(Number),
-        priorWindowStartedMs: prior(
-          sql`(extract(epoch FROM window_started_at) * 1000)::float8`,
-        ).mapWith(Number),
-        // The counted row as the UPDATE returned it; all null (so: null) when it counted nothing.
-        quota: row,
-        // Its token counters, as of the statement's start (null before the first stored reply).
-        tokenUsage: getTableColumns(agentTokenUsage),
-        reservationId: reserved.id,
-        history: historyJson(
-          { aid: p("aid"), caller: p("caller"), chatId: p("chatId") },
-          p("limit"),
-        ).mapWith((json: unknown) => json),
-      })
-      .from(agents)
-      .leftJoin(counted, eq(counted.aid, agents.aid))
-      .leftJoin(agentTokenUsage, eq(agentTokenUsage.aid, agents.aid))
-      .leftJoin(reserved, sql`true`)
-      .leftJoin(rate, sql`true`)
-      .where(eq(agents.aid, p("aid")))
-      .prepare("chat_opening");
-  });
+  );
+  // The caller's window as it was before this statement, for the headers of a refusal.
+  const prior = (column: SQL) =>
+    sql`(SELECT ${column} FROM ${chatRateLimits} WHERE aid = ${p("aid")} AND caller = ${p("caller")})`;
+  return db
+    .with(agent, callerKey, keyUsed, admitted, rateRule, rate, counted, reserved, refused)
+    .select({
+      agent: getTableColumns(agents),
+      admitted: sql<boolean>`EXISTS (SELECT 1 FROM admitted)`,
+      rateLimitRpm: sql<number | null>`${rpm}`.mapWith((value: unknown) =>
+        value === null ? null : Number(value),
+      ),
+      rateCount: rate.count,
+      rateWindowStartedMs: rate.startedMs,
+      priorCount: prior(sql`count`).mapWith(Number),
+      priorWindowStartedMs: prior(
+        sql`(extract(epoch FROM window_started_at) * 1000)::float8`,
+      ).mapWith(Number),
+      // The counted row as the UPDATE returned it; all null (so: null) when it counted nothing.
+      quota: row,
+      // Its token counters, as of the statement's start (null before the first stored reply).
+      tokenUsage: getTableColumns(agentTokenUsage),
+      reservationId: reserved.id,
+      history: historyJson(
+        { aid: p("aid"), caller: p("caller"), chatId: p("chatId") },
+        p("limit"),
+      ).mapWith((json: unknown) => json),
+    })
+    .from(agents)
+    .leftJoin(counted, eq(counted.aid, agents.aid))
+    .leftJoin(agentTokenUsage, eq(agentTokenUsage.aid, agents.aid))
+    .leftJoin(reserved, sql`true`)
+    .leftJoin(rate, sql`true`)
+    .where(eq(agents.aid, p("aid")));
 }

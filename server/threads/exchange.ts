@@ -69,8 +69,23 @@ export async function storeExchange(
   guard: StoreGuard,
   kind: Accounted["kind"],
 ): Promise<{ stored: boolean; cost: number | null }> {
+  const [row] = await storeStatement(db, kind, guard).execute(storeValues(exchange, guard));
+  return {
+    stored: (row?.stored ?? 0) > 0,
+    cost: row?.cost === null || row?.cost === undefined ? null : Number(row.cost),
+  };
+}
+
+/**
+ * The values of the store statement's placeholders (`storeQuery`) for `exchange` and its guard.
+ * Exported with `storeQuery` for the benchmark's baseline (bench/baseline.ts).
+ */
+export function storeValues(
+  exchange: Exchange,
+  guard: Pick<StoreGuard, "values">,
+): Record<string, unknown> {
   const { aid, caller, chatId, question, reply, usage } = exchange;
-  const [row] = await storeStatement(db, kind, guard).execute({
+  return {
     ...guard.values,
     aid,
     caller,
@@ -86,10 +101,6 @@ export async function storeExchange(
     askedAt: exchange.askedAt.toISOString(),
     answeredAt: exchange.answeredAt.toISOString(),
     ...accountedPeriods(exchange.answeredAt),
-  });
-  return {
-    stored: (row?.stored ?? 0) > 0,
-    cost: row?.cost === null || row?.cost === undefined ? null : Number(row.cost),
   };
 }
 
@@ -98,22 +109,31 @@ export async function storeExchange(
  * building it on every chat was most of drizzle's share of a chat's CPU (BENCHMARKS.md).
  */
 function storeStatement(db: Db, kind: Accounted["kind"], guard: StoreGuard) {
-  return prepared(db, `store-${kind}-${guard.key}`, () => {
-    const p = (name: string) => sql.placeholder(name);
-    const [aid, caller, chatId] = [p("aid"), p("caller"), p("chatId")];
-    const [askedAt, answeredAt] = [p("askedAt"), p("answeredAt")];
-    const accounted: Accounted = {
-      aid,
-      kind,
-      model: p("model"),
-      inputTokens: p("inputTokens"),
-      outputTokens: p("outputTokens"),
-      day: p("day"),
-      month: p("month"),
-      hour: p("hour"),
-    };
-    const clause = (name: string, query: SQL) => db.$with(name, {}).as(query);
-    const thread = db.$with("thread", { aid: sql<string>`aid` }).as(sql`
+  return prepared(db, `store-${kind}-${guard.key}`, () =>
+    storeQuery(db, kind, guard).prepare(`store_${kind}_${guard.key}`),
+  );
+}
+
+/**
+ * The store statement as a query, its values placeholders (`storeValues` fills them). Built once
+ * per database handle and guard by `storeStatement`; the benchmark's baseline takes its text.
+ */
+export function storeQuery(db: Db, kind: Accounted["kind"], guard: Omit<StoreGuard, "values">) {
+  const p = (name: string) => sql.placeholder(name);
+  const [aid, caller, chatId] = [p("aid"), p("caller"), p("chatId")];
+  const [askedAt, answeredAt] = [p("askedAt"), p("answeredAt")];
+  const accounted: Accounted = {
+    aid,
+    kind,
+    model: p("model"),
+    inputTokens: p("inputTokens"),
+    outputTokens: p("outputTokens"),
+    day: p("day"),
+    month: p("month"),
+    hour: p("hour"),
+  };
+  const clause = (name: string, query: SQL) => db.$with(name, {}).as(query);
+  const thread = db.$with("thread", { aid: sql<string>`aid` }).as(sql`
       INSERT INTO chat_threads (aid, caller, chat_id, message_count, created_at, last_message_at)
       SELECT ${aid}::text, ${caller}::text, ${chatId}::text, 2, ${askedAt}::timestamptz,
         ${answeredAt}::timestamptz
@@ -121,9 +141,9 @@ function storeStatement(db: Db, kind: Accounted["kind"], guard: StoreGuard) {
       ON CONFLICT (aid, caller, chat_id) DO UPDATE
         SET message_count = chat_threads.message_count + 2, last_message_at = EXCLUDED.last_message_at
       RETURNING aid`);
-    const messages = clause(
-      "messages",
-      sql`
+  const messages = clause(
+    "messages",
+    sql`
       INSERT INTO chat_messages (aid, caller, chat_id, role, content, created_at,
         input_tokens, output_tokens, tokens_estimated, cost, tool_calls)
       SELECT ${aid}::text, ${caller}::text, ${chatId}::text, m.role, m.content,
@@ -139,26 +159,24 @@ function storeStatement(db: Db, kind: Accounted["kind"], guard: StoreGuard) {
           cost, tool_calls)
       -- The question gets the lower id: history and listings are ordered by id.
       ORDER BY m.position`,
-    );
-    // The store takes no quota row (the next chat's reserve waits on it): a reply's tokens go to
-    // agent_token_usage (server/quota). Every store takes its rows in the same order, and the
-    // reserve, which takes the quota row, only reads agent_token_usage.
-    const settle = settleUsage(accounted);
-    return db
-      .with(
-        clause("price", settle.price),
-        clause("guard", guard.build()),
-        ...(guard.effects ? [clause("guard_effects", guard.effects())] : []),
-        thread,
-        messages,
-        clause("settle_tokens", settle.tokens),
-        clause("settle_usage", settle.usage),
-      )
-      .select({
-        stored: sql<number>`count(*)::int`.mapWith(Number),
-        cost: sql<number | string | null>`(SELECT cost FROM price)::float8`,
-      })
-      .from(thread)
-      .prepare(`store_${kind}_${guard.key}`);
-  });
+  );
+  // The store takes no quota row (the next chat's reserve waits on it): a reply's tokens go to
+  // agent_token_usage (server/quota). Every store takes its rows in the same order, and the
+  // reserve, which takes the quota row, only reads agent_token_usage.
+  const settle = settleUsage(accounted);
+  return db
+    .with(
+      clause("price", settle.price),
+      clause("guard", guard.build()),
+      ...(guard.effects ? [clause("guard_effects", guard.effects())] : []),
+      thread,
+      messages,
+      clause("settle_tokens", settle.tokens),
+      clause("settle_usage", settle.usage),
+    )
+    .select({
+      stored: sql<number>`count(*)::int`.mapWith(Number),
+      cost: sql<number | string | null>`(SELECT cost FROM price)::float8`,
+    })
+    .from(thread);
 }
