@@ -1,41 +1,96 @@
 /**
- * Runs after `npm install`/`npm ci`: guards postgres.js 3.4.x against porsager/postgres#1208
- * (also #1154, #1066). A small write is scheduled with setImmediate; if the connection closes
- * first, the scheduled write dereferences a null socket and throws an uncaught TypeError, and the
- * queries waiting on it never settle (we saw requests hang ~24 s while PostgreSQL restarted).
- * The guard settles them with CONNECTION_CLOSED instead, as the upstream fix (PR #1209) does, so
- * the service answers 503 and recovers. Idempotent; remove once a fixed release is out.
+ * Runs after `npm install`/`npm ci`: two changes to postgres.js 3.4.x, each idempotent, each
+ * checked against the text it replaces (a changed upstream is reported, not patched).
+ *
+ * 1. A guard against porsager/postgres#1208 (also #1154, #1066). A small write is scheduled with
+ *    setImmediate; if the connection closes first, the scheduled write dereferences a null socket
+ *    and throws an uncaught TypeError, and the queries waiting on it never settle (we saw
+ *    requests hang ~24 s while PostgreSQL restarted). The guard settles them with
+ *    CONNECTION_CLOSED instead, as the upstream fix (PR #1209) does, so the service answers 503
+ *    and recovers. Remove once a fixed release is out.
+ * 2. The prepared statement's signature remembered. To find a prepared statement, every query
+ *    joined its parameter types to its whole text (`types + string`) and looked the new string
+ *    up, which copies and hashes the text each time: a chat's two statements are 6 to 8 KB each,
+ *    and this was about 0.1 ms of a streamed chat's main thread under perf (BENCHMARKS.md). The
+ *    same text and types now give back the same string, whose hash V8 keeps. Kept beside the
+ *    connection's statements and dropped with them when it connects again.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
-const MARKER = "agent-service guard (porsager/postgres#1208)";
-const UNGUARDED = "  function nextWrite(fn) {\n    const x = socket.write(chunk, fn)";
-const GUARDED = `  function nextWrite(fn) {
-    // ${MARKER}: the connection closed before this scheduled write ran.
+const PATCHES = [
+  {
+    name: "guarded nextWrite (porsager/postgres#1208)",
+    marker: "agent-service guard (porsager/postgres#1208)",
+    edits: [
+      [
+        "  function nextWrite(fn) {\n    const x = socket.write(chunk, fn)",
+        `  function nextWrite(fn) {
+    // agent-service guard (porsager/postgres#1208): the connection closed before this scheduled write ran.
     if (!socket) {
       nextWriteTimer !== null && clearImmediate(nextWriteTimer)
       chunk = nextWriteTimer = null
       error(Errors.connection('CONNECTION_CLOSED', options, socket))
       return false
     }
-    const x = socket.write(chunk, fn)`;
+    const x = socket.write(chunk, fn)`,
+      ],
+    ],
+  },
+  {
+    name: "remembered statement signatures",
+    marker: "agent-service memo (statement signatures)",
+    edits: [
+      ["    , statements = {}\n", "    , statements = {}\n    , signatures = new Map()\n"],
+      [
+        "      statements = {}\n      needsTypes",
+        "      statements = {}\n      signatures = new Map()\n      needsTypes",
+      ],
+      [
+        "    q.signature = q.prepare && types + string\n",
+        "    q.signature = q.prepare && signatureOf(types, string)\n",
+      ],
+      [
+        "  function write(x, fn) {\n",
+        `  // agent-service memo (statement signatures): \`types + string\`, the same string for the same
+  // text and types, so that its hash is not computed again over the whole text on every query.
+  function signatureOf(types, string) {
+    let byTypes = signatures.get(string)
+    byTypes === undefined && signatures.set(string, byTypes = new Map())
+    const key = types.join()
+    let signature = byTypes.get(key)
+    signature === undefined && byTypes.set(key, signature = key + string)
+    return signature
+  }
+
+  function write(x, fn) {
+`,
+      ],
+    ],
+  },
+];
 
 const root = path.resolve(import.meta.dirname, "..", "node_modules", "postgres");
-let patched = 0;
 for (const file of ["src/connection.js", "cjs/src/connection.js", "cf/src/connection.js"]) {
   const target = path.join(root, file);
   if (!existsSync(target)) continue;
-  const source = readFileSync(target, "utf8");
-  if (source.includes(MARKER)) continue;
-  if (!source.includes(UNGUARDED)) {
-    console.warn(
-      `patch-postgres: ${file} has changed upstream; check whether porsager/postgres#1208 is fixed.`,
-    );
-    continue;
+  let source = readFileSync(target, "utf8");
+  const applied = [];
+  for (const patch of PATCHES) {
+    if (source.includes(patch.marker)) continue;
+    // Each edit's text must be there exactly once, or the file is left as it is for this patch.
+    const changed = patch.edits.every(([from]) => source.split(from).length === 2);
+    if (!changed) {
+      console.warn(
+        `patch-postgres: ${file} has changed upstream; "${patch.name}" was not applied (check whether it is still needed).`,
+      );
+      continue;
+    }
+    for (const [from, to] of patch.edits) source = source.replace(from, to);
+    applied.push(patch.name);
   }
-  writeFileSync(target, source.replace(UNGUARDED, GUARDED));
-  patched++;
+  if (applied.length > 0) {
+    writeFileSync(target, source);
+    console.info(`patch-postgres: ${applied.join(", ")} in ${file} of postgres.js.`);
+  }
 }
-if (patched > 0)
-  console.info(`patch-postgres: guarded nextWrite in ${patched} file(s) of postgres.js.`);

@@ -33,17 +33,26 @@ const mapDomainErrors = t.middleware(async ({ next }) => {
  * A streamed procedure's events, with its failures mapped as every procedure's are. A generator
  * fails while tRPC reads it, after the middleware above has returned: unmapped, a refusal (an
  * unknown agent, a spent quota, no model slot) would reach the client as INTERNAL_SERVER_ERROR
- * with status 500, and be logged as an unexpected error. Stopping early (`return`) reaches the
- * inner generator through `yield*`, so its cleanup runs as before.
+ * with status 500, and be logged as an unexpected error. Each call goes to the inner generator
+ * as it is, so stopping early (`return`) runs its cleanup as before. Not a generator of its own:
+ * a `yield*` would cost every event one more resumption.
  */
-export async function* mappedStream<T>(
+export function mappedStream<T>(
   events: AsyncGenerator<T, void, undefined>,
 ): AsyncGenerator<T, void, undefined> {
-  try {
-    yield* events;
-  } catch (error) {
+  const mapped = (error: unknown): never => {
     throw mapKnownError(error) ?? error;
-  }
+  };
+  const stream: AsyncGenerator<T, void, undefined> = {
+    next: (...args) => events.next(...args).catch(mapped),
+    return: (value) => events.return(value).catch(mapped),
+    throw: (error) => events.throw(error).catch(mapped),
+    [Symbol.asyncIterator]: () => stream,
+    [Symbol.asyncDispose]: async () => {
+      await stream.return();
+    },
+  };
+  return stream;
 }
 
 export const router = t.router;

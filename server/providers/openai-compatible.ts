@@ -83,10 +83,9 @@ export function openAiCompatibleProvider(config: LlmConfig & { baseUrl: string }
         ...(finishReason ? { finishReason } : {}),
       };
     },
-    async *stream(request) {
-      const response = await post(request, true);
-      yield* readStream(response.body);
-    },
+    // The request is sent when the stream is first read, by the generator itself: a generator
+    // that only delegated to another would cost every chunk one more resumption.
+    stream: (request) => readStream(async () => (await post(request, true)).body),
   };
 }
 
@@ -121,12 +120,13 @@ type Completion = {
 };
 
 /**
- * The text of each network read as one chunk; the usage, when the provider sends it, and the
- * tool calls the model asked for, last. A read's text that ends in the first half of a
- * surrogate pair keeps it for the next read: deltas may split a pair (each half is a JSON
- * escape of its own), and a half alone would be made U+FFFD.
+ * The text of each network read of the body `respond` gives, as one chunk; the usage, when the
+ * provider sends it, and the tool calls the model asked for, last. A read's text that ends in
+ * the first half of a surrogate pair keeps it for the next read: deltas may split a pair (each
+ * half is a JSON escape of its own), and a half alone would be made U+FFFD.
  */
-async function* readStream(body: Readable): AsyncGenerator<ModelChunk> {
+async function* readStream(respond: () => Promise<Readable>): AsyncGenerator<ModelChunk> {
+  const body = await respond();
   let text = "";
   let usage: ProviderUsage | undefined;
   let finishReason: FinishReason | undefined;
