@@ -3,7 +3,6 @@ import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
 import {
   type AgentQuotaRow,
-  type AgentRow,
   agentKeys,
   agents,
   agentTokenUsage,
@@ -13,6 +12,7 @@ import {
 import { type Caller, callerId } from "@/server/callers";
 import type { Clock } from "@/server/clock";
 import type { ChatConfig } from "@/server/config";
+import type { CalledAgent } from "@/server/model-call";
 import { log } from "@/server/observability";
 import type { ChatTurn } from "@/server/providers";
 import {
@@ -32,7 +32,7 @@ import { RATE_WINDOW_MS, type RateLimit, rateLimitAfter } from "./rate-limit";
 /** A chat that may go to the model: its use is reserved (server/quota) as `reservationId`. */
 export type OpenedChat = {
   outcome: "opened";
-  agent: AgentRow;
+  agent: CalledAgent;
   quotaRow: AgentQuotaRow;
   reservationId: number;
   history: ChatTurn[];
@@ -232,6 +232,21 @@ function admissionStatement(db: Db) {
   });
 }
 
+/**
+ * The agent's columns a chat reads: what its model call needs, and whether it is paused. Not
+ * the whole row: every column selected is also converted, sent and mapped on every chat.
+ */
+const CHAT_AGENT_COLUMNS = {
+  aid: agents.aid,
+  name: agents.name,
+  prompt: agents.prompt,
+  model: agents.model,
+  temperature: agents.temperature,
+  maxToolSteps: agents.maxToolSteps,
+  mcpServers: agents.mcpServers,
+  paused: agents.paused,
+} satisfies Record<keyof CalledAgent | "paused", unknown>;
+
 /** The opening statement, prepared once per database handle (it runs on every chat). */
 function openingStatement(db: Db) {
   return prepared(db, "chat-opening", () => openingQuery(db).prepare("chat_opening"));
@@ -305,7 +320,7 @@ export function openingQuery(db: Db) {
   return db
     .with(agent, callerKey, keyUsed, admitted, rateRule, rate, counted, reserved, refused)
     .select({
-      agent: getTableColumns(agents),
+      agent: CHAT_AGENT_COLUMNS,
       admitted: sql<boolean>`EXISTS (SELECT 1 FROM admitted)`,
       rateLimitRpm: sql<number | null>`${rpm}`.mapWith((value: unknown) =>
         value === null ? null : Number(value),

@@ -4,7 +4,7 @@
  * come out in the client's terms; usage is reported or estimated.
  */
 export { noModelSlot } from "./failure";
-export { type ModelCall, type ModelReply, startModelCall } from "./model-call";
+export { type CalledAgent, type ModelCall, type ModelReply, startModelCall } from "./model-call";
 export type { CallSettings } from "./request";
 export { createModelRuntime, type ModelRuntime } from "./runtime";
 export * from "./schema";

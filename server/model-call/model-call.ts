@@ -37,10 +37,16 @@ export type ModelCall = {
  * of it) is bounded by LLM_TIMEOUT_MS and by `signal` (the client's). The chat engine and the
  * scheduler both call models through this.
  */
+/** What a model call reads of its agent: the chat's opening statement selects only these. */
+export type CalledAgent = Pick<
+  AgentRow,
+  "aid" | "name" | "prompt" | "model" | "temperature" | "maxToolSteps" | "mcpServers"
+>;
+
 export function startModelCall(
   runtime: ModelRuntime,
   options: {
-    agent: AgentRow;
+    agent: CalledAgent;
     history: ChatTurn[];
     question: string;
     releaseSlot: () => void;

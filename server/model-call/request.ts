@@ -16,7 +16,7 @@ export function systemPrompt(agent: Pick<AgentRow, "name" | "prompt">): string {
 
 /** What the model is asked: the agent's settings, the thread's history, then the question. */
 export function modelRequest(
-  agent: AgentRow,
+  agent: Pick<AgentRow, "name" | "prompt" | "model" | "temperature">,
   history: ChatTurn[],
   question: string,
   llm: LlmConfig,
