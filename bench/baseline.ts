@@ -9,7 +9,10 @@ import { chatStatements, type HistoryRows } from "./baseline-statements";
 /**
  * The baseline: the same work as the service's REST paths, done by plain `node:http` and the
  * same `postgres` statements, with none of the framework layers (Next.js, tRPC, zod, drizzle).
- * The ratio service/baseline shows what those layers cost.
+ * The ratio service/baseline shows what those layers cost. Chat's statements are the service's
+ * own texts (baseline-statements.ts, built once at start); the page query and the status
+ * update's are written here, and the page query does not read the token rows that the
+ * service's listing joins since migration 0015.
  */
 /** A caller's thread, the caller known by the hash of its address as the service knows it. */
 type Thread = { aid: string; addressHash: string; chatId: string };
