@@ -31,18 +31,18 @@ export type ModelCall = {
   end(): void;
 };
 
-/**
- * Starts a call of `agent`'s model with the thread's `history` and the `question`. The caller
- * has taken a model slot and hands its release here; the call (every model turn and tool call
- * of it) is bounded by LLM_TIMEOUT_MS and by `signal` (the client's). The chat engine and the
- * scheduler both call models through this.
- */
 /** What a model call reads of its agent: the chat's opening statement selects only these. */
 export type CalledAgent = Pick<
   AgentRow,
   "aid" | "name" | "prompt" | "model" | "temperature" | "maxToolSteps" | "mcpServers"
 >;
 
+/**
+ * Starts a call of `agent`'s model with the thread's `history` and the `question`. The caller
+ * has taken a model slot and hands its release here; the call (every model turn and tool call
+ * of it) is bounded by LLM_TIMEOUT_MS and by `signal` (the client's). The chat engine and the
+ * scheduler both call models through this.
+ */
 export function startModelCall(
   runtime: ModelRuntime,
   options: {
