@@ -51,8 +51,9 @@ export async function startBaseline(
 
   /**
    * What comes before the model call: the service's opening statement (server/chat), for an
-   * anonymous caller. The chat's agent, its quota as counted, its reservation and its history
-   * (newest first, as boundedHistory cuts it), or undefined when it was refused.
+   * anonymous caller. Its row (the agent and the quota as counted are read from it only where
+   * they are used), the reservation and the history (newest first, as boundedHistory cuts it),
+   * or undefined when it was refused.
    */
   const beginChat = async (thread: Thread) => {
     const now = new Date();
@@ -62,14 +63,9 @@ export async function startBaseline(
     const history = (row.get("history") as HistoryRows)
       .map(([role, content]) => ({ role, content }))
       .reverse();
-    return {
-      agent: row.object("agent") as AgentFields,
-      quota: row.object("quota"),
-      history,
-      reservationId: Number(reservationId),
-      askedAt: now,
-    };
+    return { row, history, reservationId: Number(reservationId), askedAt: now };
   };
+  type Begun = NonNullable<Awaited<ReturnType<typeof beginChat>>>;
 
   /**
    * The service's store statement (server/threads), guarded by the chat's reservation: the
@@ -78,11 +74,10 @@ export async function startBaseline(
    */
   const storeExchange = (
     thread: Thread,
+    { reservationId, askedAt }: Begun,
     model: string,
-    reservationId: number,
     q: string,
     reply: string,
-    askedAt: Date,
     answeredAt: Date,
   ) =>
     statements.store(
@@ -111,15 +106,8 @@ export async function startBaseline(
     if (!begun) return undefined;
     const { history, askedAt } = begun;
     const reply = `echo: ${q}${history.length > 0 ? ` (after ${history.length} earlier messages)` : ""}`;
-    await storeExchange(
-      thread,
-      begun.agent.model ?? "echo",
-      begun.reservationId,
-      q,
-      reply,
-      askedAt,
-      askedAt,
-    );
+    const model = (begun.row.get("agent.model") as string | null) ?? "echo";
+    await storeExchange(thread, begun, model, q, reply, askedAt);
     return reply;
   };
 
@@ -142,7 +130,9 @@ export async function startBaseline(
       res.writeHead(429).end();
       return;
     }
-    const { agent, quota, history, askedAt } = begun;
+    const agent = begun.row.object("agent") as AgentFields;
+    const quota = begun.row.object("quota");
+    const { history } = begun;
     const stream = format === "sse";
     // The client's going away ends the model call, as in the service.
     const abort = new AbortController();
@@ -150,6 +140,8 @@ export async function startBaseline(
       if (!res.writableFinished) abort.abort();
     });
     const upstreamModel = agent.model ?? model.defaultModel;
+    const store = (reply: string) =>
+      storeExchange(thread, begun, upstreamModel, q, reply, new Date());
     const upstreamRequest = {
       method: "POST",
       headers: { authorization: `Bearer ${model.apiKey}`, "content-type": "application/json" },
@@ -183,15 +175,7 @@ export async function startBaseline(
         choices: { message: { content: string | null } }[];
       };
       const reply = completion.choices[0]?.message.content ?? "";
-      await storeExchange(
-        thread,
-        upstreamModel,
-        begun.reservationId,
-        q,
-        reply,
-        askedAt,
-        new Date(),
-      );
+      await store(reply);
       if (format === "text") res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
       else res.writeHead(200, { "content-type": "application/json" });
       res.end(format === "text" ? reply : JSON.stringify(done(reply)));
@@ -233,15 +217,7 @@ export async function startBaseline(
           res.write(event("delta", { text }));
         }
       }
-      await storeExchange(
-        thread,
-        upstreamModel,
-        begun.reservationId,
-        q,
-        reply,
-        askedAt,
-        new Date(),
-      );
+      await store(reply);
       res.end(event("done", done(reply)));
     } catch (error) {
       if (!res.destroyed) res.end(event("error", { status: 502, detail: String(error) }));
