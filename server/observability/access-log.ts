@@ -1,4 +1,4 @@
-import { log } from "./log.ts";
+import { requestLog } from "./log.ts";
 
 /** What one request's log line says (never its body, query, keys or cookies). */
 export type AccessEntry = {
@@ -15,7 +15,7 @@ export type AccessEntry = {
 
 export function logRequest(entry: AccessEntry): void {
   const level = entry.status >= 500 ? "error" : "info";
-  log[level](
+  requestLog[level](
     {
       request_id: entry.requestId,
       method: entry.method,

@@ -10,6 +10,7 @@ export {
   type MetricsRequest,
 } from "./cluster-metrics.ts";
 export { log } from "./log.ts";
+export { BATCH_MS, logStreams } from "./log-stream.ts";
 export type { ChatOutcome } from "./metrics.ts";
 export { countChat, MetricsUnavailableError, metrics, metricsText } from "./metrics.ts";
 export { requestIdFrom, requestIdOf } from "./request-id.ts";

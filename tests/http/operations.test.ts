@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai";
 import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
 
@@ -75,8 +75,15 @@ describe("running it in production", () => {
       headers: { authorization: `Bearer ${key.key}`, "x-request-id": "chat-line" },
     });
     expect(await chat.text()).toBe("a reply");
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const line = logLines().find((entry) => entry.request_id === "chat-line");
+    // Request lines are written in batches, within 100 ms (server/observability/log-stream.ts).
+    const line = await vi.waitFor(
+      () => {
+        const found = logLines().find((entry) => entry.request_id === "chat-line");
+        if (!found) throw new Error("the chat's request line is not written yet");
+        return found;
+      },
+      { timeout: 5000 },
+    );
     expect(line).toMatchObject({
       level: "info",
       msg: "request",

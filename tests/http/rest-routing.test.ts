@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   casesOf,
   type OpenApiDocument,
@@ -275,8 +275,18 @@ describe("REST paths routed by the server entry and by Next.js", () => {
       }
       return byId;
     };
-    const [a, b] = [linesOf(direct), linesOf(viaNext)];
     expect(routed.length).toBeGreaterThan(50);
+    // Request lines are written in batches, within 100 ms (server/observability/log-stream.ts).
+    const [a, b] = await vi.waitFor(
+      () => {
+        const found = [linesOf(direct), linesOf(viaNext)] as const;
+        for (const lines of found)
+          for (const { requestId } of routed)
+            if (!lines.has(requestId)) throw new Error(`no line yet for ${requestId}`);
+        return found;
+      },
+      { timeout: 5000 },
+    );
     for (const { requestId, what } of routed) {
       expect(a.get(requestId), what).toHaveLength(1);
       expect(a.get(requestId), what).toEqual(b.get(requestId));

@@ -1,5 +1,5 @@
 import { Agent, fetch as undiciFetch } from "undici";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/databases";
 import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai";
 import { processTree } from "../helpers/processes";
@@ -108,8 +108,15 @@ describe.skipIf(!TEST_DATABASE_URL)("an instance of two web workers, on PostgreS
     expect(metricValue(metrics, 'agent_chat_requests_total{outcome="ok"}')).toBe(100);
     expect(metricValue(metrics, 'agent_chat_requests_total{outcome="quota"}')).toBe(400);
 
-    const chatLines = logLines(server).filter((line) => line.route === "/{aid}/chat");
-    expect(chatLines).toHaveLength(500);
+    // Request lines are written in batches, within 100 ms (server/observability/log-stream.ts).
+    const chatLines = await vi.waitFor(
+      () => {
+        const lines = logLines(server).filter((line) => line.route === "/{aid}/chat");
+        expect(lines).toHaveLength(500);
+        return lines;
+      },
+      { timeout: 5000 },
+    );
     const byWorker = new Set(chatLines.map((line) => line.worker));
     expect([...byWorker].sort()).toEqual([1, 2]);
     const schedulers = logLines(server).filter((line) =>

@@ -1,0 +1,98 @@
+import pino, { type DestinationStream } from "pino";
+
+/**
+ * Where the log's lines go: stdout, through pino's asynchronous writer. pino's writer sends each
+ * line on its own `fs.write`, which Node.js hands to a thread of libuv's pool and whose end wakes
+ * the event loop again: for the request lines, that was a thread handoff and one more wake-up on
+ * every request, 27 µs of the main thread's time an echo chat at one connection and as much again
+ * on the pool's thread (BENCHMARKS.md, "The request line"). So the request lines, and only they,
+ * wait: up to BATCH_MS after the first of them, or until BATCH_BYTES wait, and then one write
+ * takes them all. Any other line (start-up, warnings, errors, a run's failure), and a request
+ * line of level warn or above, is written at once with everything waiting before it, so the
+ * lines keep their order.
+ *
+ * Nothing is written synchronously on the way of a request, and nothing waits unbounded: past
+ * MAX_UNWRITTEN_BYTES that stdout has not taken (its reader stopped), pino's writer drops lines
+ * rather than hold them. On exit, what waits is written before the process ends.
+ */
+
+export const BATCH_MS = 100;
+const BATCH_BYTES = 16 * 1024;
+const MAX_UNWRITTEN_BYTES = 16 * 1024 * 1024;
+const WARN = 40;
+
+type Stream = DestinationStream & {
+  flush(callback?: (error?: Error) => void): void;
+  flushSync(): void;
+};
+
+export type LogStreams = {
+  /** For every line but the request lines: written at once. */
+  immediate: Stream;
+  /** For the request lines: written within BATCH_MS (at once from level warn). */
+  batched: Stream & { lastLevel: number };
+};
+
+/** `dest`: stdout, or (for tests) a file. */
+export function logStreams(dest: number | string = 1): LogStreams {
+  // One write in flight at a time, the lines that come meanwhile appended to the next; flushed
+  // synchronously on exit (pino registers that).
+  const out = pino.destination({
+    dest,
+    sync: false,
+    minLength: 0,
+    maxLength: MAX_UNWRITTEN_BYTES,
+  });
+  let waiting = "";
+  // Not unref'd: a line waiting keeps the process up for at most BATCH_MS, so it is written.
+  let timer: NodeJS.Timeout | undefined;
+  const writeWaiting = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (waiting === "") return;
+    const lines = waiting;
+    waiting = "";
+    out.write(lines);
+  };
+  // process.exit() while lines wait: pino's own exit handler flushes `out`, not these.
+  process.once("exit", () => {
+    if (waiting === "") return;
+    try {
+      out.write(waiting);
+      waiting = "";
+      out.flushSync();
+    } catch {
+      // stdout is gone: there is nowhere left to write.
+    }
+  });
+  const flush = (callback?: (error?: Error) => void) => {
+    writeWaiting();
+    out.flush(callback);
+  };
+  const flushSync = () => {
+    writeWaiting();
+    out.flushSync();
+  };
+  return {
+    immediate: {
+      write(line: string) {
+        waiting += line;
+        writeWaiting();
+      },
+      flush,
+      flushSync,
+    },
+    batched: {
+      // pino sets lastLevel before each write when the stream asks for it.
+      [pino.symbols.needsMetadataGsym]: true,
+      lastLevel: 0,
+      write(line: string) {
+        waiting += line;
+        if (this.lastLevel >= WARN || waiting.length >= BATCH_BYTES) writeWaiting();
+        else timer ??= setTimeout(writeWaiting, BATCH_MS);
+      },
+      flush,
+      flushSync,
+    } as LogStreams["batched"],
+  };
+}
