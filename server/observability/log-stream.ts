@@ -5,9 +5,9 @@ import pino, { type DestinationStream } from "pino";
  * line on its own `fs.write`, which Node.js hands to a thread of libuv's pool and whose end wakes
  * the event loop again: for the request lines, that was a thread handoff and one more wake-up on
  * every request, 27 µs of the main thread's time an echo chat at one connection and as much again
- * on the pool's thread (BENCHMARKS.md, "The request line"). So the request lines, and only they,
- * wait: up to BATCH_MS after the first of them, or until BATCH_BYTES wait, and then one write
- * takes them all. Any other line (start-up, warnings, errors, a run's failure), and a request
+ * on the pool's thread (BENCHMARKS.md, "The request lines written in batches"). So the request
+ * lines, and only they, wait: up to BATCH_MS after the first of them, or until BATCH_BYTES wait,
+ * and then one write takes them all. Any other line (start-up, warnings, errors, a run's failure), and a request
  * line of level warn or above, is written at once with everything waiting before it, so the
  * lines keep their order.
  *
