@@ -7,9 +7,9 @@ import pino, { type DestinationStream } from "pino";
  * every request, 27 µs of the main thread's time an echo chat at one connection and as much again
  * on the pool's thread (BENCHMARKS.md, "The request lines written in batches"). So the request
  * lines, and only they, wait: up to BATCH_MS after the first of them, or until BATCH_BYTES wait,
- * and then one write takes them all. Any other line (start-up, warnings, errors, a run's failure), and a request
- * line of level warn or above, is written at once with everything waiting before it, so the
- * lines keep their order.
+ * and then one write takes them all. Any other line (start-up, warnings, errors, a run's
+ * failure), and a request line of level warn or above, is written at once with everything
+ * waiting before it, so the lines keep their order.
  *
  * Nothing is written synchronously on the way of a request, and nothing waits unbounded: past
  * MAX_UNWRITTEN_BYTES that stdout has not taken (its reader stopped), pino's writer drops lines
@@ -54,17 +54,6 @@ export function logStreams(dest: number | string = 1): LogStreams {
     waiting = "";
     out.write(lines);
   };
-  // process.exit() while lines wait: pino's own exit handler flushes `out`, not these.
-  process.once("exit", () => {
-    if (waiting === "") return;
-    try {
-      out.write(waiting);
-      waiting = "";
-      out.flushSync();
-    } catch {
-      // stdout is gone: there is nowhere left to write.
-    }
-  });
   const flush = (callback?: (error?: Error) => void) => {
     writeWaiting();
     out.flush(callback);
@@ -73,6 +62,15 @@ export function logStreams(dest: number | string = 1): LogStreams {
     writeWaiting();
     out.flushSync();
   };
+  // process.exit() while lines wait: pino's own exit handler flushes `out`, not these.
+  process.once("exit", () => {
+    if (waiting === "") return;
+    try {
+      flushSync();
+    } catch {
+      // stdout is gone: there is nowhere left to write.
+    }
+  });
   return {
     immediate: {
       write(line: string) {

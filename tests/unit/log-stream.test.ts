@@ -106,7 +106,7 @@ describe("the log's writer", () => {
           "--input-type=module",
           "-e",
           `import pino from "pino";
-           import { logStreams } from "./server/observability/log-stream.ts";
+           import { logStreams } from "./server/observability/index.ts";
            const requests = pino({}, logStreams().batched);
            requests.info("the last request");
            ${ending}`,
