@@ -1,0 +1,141 @@
+import { Column, getTableName, is, noopDecoder, SQL, Subquery } from "drizzle-orm";
+
+/**
+ * A prepared statement's rows mapped by a plan made once, instead of by drizzle's
+ * `mapResultRow`, which works out every field of every row again: which kind of field it is
+ * (three to four `is()` checks, each walking a class chain, through selection proxies for a
+ * CTE's columns), its decoder, its path, and its table's name for the nullable joins. On a chat's
+ * two statements (some 60 fields) that was 7% of an echo chat's CPU (BENCHMARKS.md, "Rows
+ * mapped by a plan"). The result is the same object, field for field: the same decoders, the
+ * same nesting, the same `null` for a left-joined table whose columns are all null;
+ * tests/integration/row-mapping.test.ts holds the two side by side.
+ */
+
+/** What drizzle orders a selection into (`orderSelectedFields`): each field and its path. */
+type OrderedField = { path: string[]; field: unknown };
+type Decoder = { mapFromDriverValue(value: unknown): unknown };
+
+type Step = {
+  /** The objects this step makes, in the order `mapResultRow` would: [object, parent, key]. */
+  opens: [number, number, string][];
+  /** The object the value goes in (0 is the row's own) and its key. */
+  node: number;
+  key: string;
+  /** The decoder, and its method taken once; none where it returns the value as it is. */
+  decoder: Decoder;
+  decode: Decoder["mapFromDriverValue"] | undefined;
+  /** For a table's column at depth two under nullable joins: the object and its table. */
+  join?: { objectName: string; tableName: string };
+};
+
+/** The fields of a prepared query that drizzle maps, and where it looks for a mapper. */
+type PreparedRows = {
+  fields?: OrderedField[];
+  joinsNotNullableMap?: Record<string, boolean>;
+  customResultMapper?: (rows: unknown[][]) => unknown;
+};
+
+/**
+ * Gives a prepared query (of drizzle's postgres-js or PGlite session) a row mapper made from its
+ * fields now. Both sessions call `customResultMapper` with the rows as arrays in place of
+ * mapping each row with `mapResultRow`. A query without fields (raw rows) or with a mapper of
+ * its own (relational queries) is left as it is.
+ */
+export function mapRowsByPlan<T>(query: T): T {
+  const target = query as PreparedRows;
+  if (!Array.isArray(target.fields) || target.customResultMapper) return query;
+  const mapRow = rowMapper(target.fields, target.joinsNotNullableMap);
+  target.customResultMapper = (rows) => rows.map(mapRow);
+  return query;
+}
+
+/** The mapper of one selection: `mapResultRow(fields, row, joinsNotNullableMap)`, planned once. */
+export function rowMapper(
+  fields: OrderedField[],
+  joinsNotNullableMap: Record<string, boolean> | undefined,
+): (row: unknown[]) => Record<string, unknown> {
+  // Each nested object by its path, numbered as first met; 0 is the row itself.
+  const objects = new Map<string, number>([["", 0]]);
+  const steps: Step[] = fields.map(({ path, field }) => {
+    const isColumn = is(field, Column);
+    const opens: Step["opens"] = [];
+    let node = 0;
+    for (let depth = 0; depth < path.length - 1; depth++) {
+      const at = JSON.stringify(path.slice(0, depth + 1));
+      let object = objects.get(at);
+      if (object === undefined) {
+        object = objects.size;
+        objects.set(at, object);
+        opens.push([object, node, path[depth] as string]);
+      }
+      node = object;
+    }
+    const decoder = decoderOf(field, isColumn);
+    const decode = decoder.mapFromDriverValue;
+    const step: Step = {
+      opens,
+      node,
+      key: path[path.length - 1] as string,
+      decoder,
+      decode: IDENTITY.has(decode) ? undefined : decode,
+    };
+    if (joinsNotNullableMap && isColumn && path.length === 2) {
+      step.join = {
+        objectName: path[0] as string,
+        tableName: getTableName((field as Column).table),
+      };
+    }
+    return step;
+  });
+  const joined = steps.some((step) => step.join !== undefined);
+  const count = objects.size;
+
+  return (row) => {
+    const nodes: Record<string, unknown>[] = new Array(count);
+    const result: Record<string, unknown> = {};
+    nodes[0] = result;
+    // Per object, its table's name while every column of it so far was null, else false.
+    const nullify: Record<string, string | false> | undefined = joined ? {} : undefined;
+    for (let index = 0; index < steps.length; index++) {
+      const step = steps[index] as Step;
+      for (const [object, parent, key] of step.opens) {
+        const made = {};
+        nodes[object] = made;
+        (nodes[parent] as Record<string, unknown>)[key] = made;
+      }
+      const raw = row[index];
+      const value =
+        raw === null || step.decode === undefined ? raw : step.decode.call(step.decoder, raw);
+      (nodes[step.node] as Record<string, unknown>)[step.key] = value;
+      if (nullify && step.join) {
+        const { objectName, tableName } = step.join;
+        if (!(objectName in nullify)) nullify[objectName] = value === null ? tableName : false;
+        else if (typeof nullify[objectName] === "string" && nullify[objectName] !== tableName)
+          nullify[objectName] = false;
+      }
+    }
+    if (nullify && joinsNotNullableMap) {
+      for (const [objectName, tableName] of Object.entries(nullify)) {
+        if (typeof tableName === "string" && !joinsNotNullableMap[tableName])
+          result[objectName] = null;
+      }
+    }
+    return result;
+  };
+}
+
+/** Decoders that return the value as it is: a column's default, and an SQL field's default. */
+const IDENTITY = new Set<unknown>([
+  Column.prototype.mapFromDriverValue,
+  noopDecoder.mapFromDriverValue,
+]);
+
+/** The field's decoder, as `mapResultRow` picks it (an SQL's `decoder` is internal to drizzle). */
+function decoderOf(field: unknown, isColumn: boolean): Decoder {
+  if (isColumn) return field as Decoder;
+  const decoder = (sql: SQL) => (sql as unknown as { decoder: Decoder }).decoder;
+  if (is(field, SQL)) return decoder(field);
+  if (is(field, Subquery)) return decoder(field._.sql);
+  // An aliased SQL (`sql\`…\`.as(name)`).
+  return decoder((field as SQL.Aliased).sql);
+}
