@@ -5,13 +5,15 @@ import {
   sendMessage,
   streamMessage,
 } from "@/server/chat";
-import { mappedStream, publicProcedure, router } from "@/server/trpc";
+import { mappedStream, parsedSynchronously, publicProcedure, router } from "@/server/trpc";
+
+const chatInput = parsedSynchronously(chatInputSchema);
 
 export const chatRouter = router({
   /** Public, like GET /{aid}/chat: the agent's quota is what bounds it. */
   send: publicProcedure
-    .input(chatInputSchema)
-    .output(chatReplySchema)
+    .input(chatInput)
+    .output(parsedSynchronously(chatReplySchema))
     .mutation(({ ctx, input, signal }) => sendMessage(ctx, input, signal)),
 
   /**
@@ -19,9 +21,9 @@ export const chatRouter = router({
    * the generator itself; the events are typed by `ChatEvent`. Refusals keep their status.
    */
   stream: publicProcedure
-    .input(chatInputSchema)
+    .input(chatInput)
     .mutation(({ ctx, input, signal }) => mappedStream(streamMessage(ctx, input, signal))),
 
   /** What HEAD /{aid}/chat answers: the question is valid and the agent exists; nothing else. */
-  check: publicProcedure.input(chatInputSchema).query(({ ctx, input }) => checkChat(ctx, input)),
+  check: publicProcedure.input(chatInput).query(({ ctx, input }) => checkChat(ctx, input)),
 });

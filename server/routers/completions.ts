@@ -4,17 +4,19 @@ import {
   createCompletion,
   streamCompletion,
 } from "@/server/completions";
-import { mappedStream, publicProcedure, router } from "@/server/trpc";
+import { mappedStream, parsedSynchronously, publicProcedure, router } from "@/server/trpc";
+
+const completionRequest = parsedSynchronously(completionRequestSchema);
 
 export const completionsRouter = router({
   /** Public, like GET /{aid}/chat: the agent's access rule and quota are what bound it. */
   create: publicProcedure
-    .input(completionRequestSchema)
-    .output(completionResultSchema)
+    .input(completionRequest)
+    .output(parsedSynchronously(completionResultSchema))
     .mutation(({ ctx, input, signal }) => createCompletion(ctx, input, signal)),
 
   /** The completion as it is produced; no `.output()`, as for chat.stream. */
   stream: publicProcedure
-    .input(completionRequestSchema)
+    .input(completionRequest)
     .mutation(({ ctx, input, signal }) => mappedStream(streamCompletion(ctx, input, signal))),
 });
