@@ -14,7 +14,8 @@
  *
  * CPU_AGAINST=<directory> measures a second service beside the first: another checkout of this
  * repository, built there (an A/B of two builds in one run), on a database of its own. CPU_ROUNDS (default 1) repeats the
- * measurement of each, in turn, so that drift falls on all of them alike.
+ * measurement of each, in turn, each round starting with the next of them, so that drift and the
+ * place in the round fall on all of them alike; then prints each one's median.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import autocannon from "autocannon";
@@ -22,6 +23,7 @@ import { createDatabase } from "../db/client";
 import { startServer } from "../tests/helpers/server";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
 import { createLoadAgent } from "./load-agent";
+import { median } from "./median";
 import { startChild, startServerIn } from "./processes";
 
 const [format = "json", chatsArg = "1200"] = process.argv.slice(2);
@@ -83,11 +85,14 @@ try {
     ["baseline", baseline.url, baseline.pid],
   ];
   const rounds = Number(process.env.CPU_ROUNDS || 1);
-  for (const [index, [name, url, pid]] of Array.from({ length: rounds }, () => targets)
-    .flat()
-    .entries()) {
-    // Each is warmed up before its first round.
-    const warm = index < targets.length;
+  // Each round starts one further along: whichever is measured first in a round read up to 25%
+  // higher, whatever it was (BENCHMARKS.md, "Rows mapped by a plan").
+  const order = Array.from({ length: rounds }, (_, round) =>
+    targets.map((_, index) => targets[(index + round) % targets.length] as (typeof targets)[0]),
+  ).flat();
+  const warmed = new Set<string>();
+  const totals = new Map<string, number[]>();
+  for (const [name, url, pid] of order) {
     const ask = (amount: number) =>
       autocannon({
         url: `${url}/threads/chat?q=hello&chat_id=c-[<id>]`,
@@ -96,7 +101,9 @@ try {
         connections: 16,
         amount,
       });
-    if (warm) await ask(400);
+    // Each is warmed up before its first round.
+    if (!warmed.has(name)) await ask(400);
+    warmed.add(name);
     const before = cpuByThread(pid);
     const result = await ask(chats);
     const after = cpuByThread(pid);
@@ -106,9 +113,14 @@ try {
       .map(([kind, ms]) => [kind, (ms - (before.get(kind) ?? 0)) / chats] as const)
       .filter(([, perChat]) => perChat > 0);
     const total = rows.reduce((sum, [, perChat]) => sum + perChat, 0);
+    totals.set(name, [...(totals.get(name) ?? []), total]);
     console.info(
       `${name.padEnd(8)} ${format}: ${total.toFixed(2)} ms CPU a chat (${rows.map(([kind, perChat]) => `${kind} ${perChat.toFixed(2)}`).join(", ")})`,
     );
+  }
+  if (rounds > 1) {
+    for (const [name, figures] of totals)
+      console.info(`${name.padEnd(8)} ${format}: median ${median(figures).toFixed(2)} ms CPU a chat`);
   }
 } finally {
   await service.stop();
