@@ -120,7 +120,9 @@ try {
   }
   if (rounds > 1) {
     for (const [name, figures] of totals)
-      console.info(`${name.padEnd(8)} ${format}: median ${median(figures).toFixed(2)} ms CPU a chat`);
+      console.info(
+        `${name.padEnd(8)} ${format}: median ${median(figures).toFixed(2)} ms CPU a chat`,
+      );
   }
 } finally {
   await service.stop();
