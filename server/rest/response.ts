@@ -55,7 +55,11 @@ export function failureProblem(error: unknown, requestId?: string): Problem {
 
 export type RouteParams = Record<string, string | string[] | undefined>;
 
-/** Puts the request's id on the answer and writes the request's log line. */
+/**
+ * Puts the request's id on the answer and writes the request's log line. `route` is the
+ * declared path of the operation (`/agents/{aid}/runs`) where there is one; without it the line
+ * takes the request's path with each parameter's value put back as its name.
+ */
 export function finish(
   request: Request,
   response: Response,
@@ -64,11 +68,13 @@ export function finish(
     started,
     params,
     caller,
+    route,
   }: {
     requestId: string;
     started: number;
     params: RouteParams;
     caller?: string;
+    route?: string;
   },
 ): Response {
   response.headers.set("x-request-id", requestId);
@@ -76,7 +82,7 @@ export function finish(
   logRequest({
     requestId,
     method: request.method,
-    route: routePattern(new URL(request.url).pathname, params),
+    route: route ?? routePattern(new URL(request.url).pathname, params),
     status: response.status,
     durationMs: performance.now() - started,
     ...(aid === undefined ? {} : { aid }),

@@ -38,7 +38,9 @@ export function routeFor(path: string): Partial<Record<Method, RouteHandler>> {
     const endpoint = declared.find((candidate) => candidate.method === method);
     if (endpoint) handlers[method] = servedDirectly(handlerOf(endpoint));
     else if (method !== "HEAD")
-      handlers[method] = servedDirectly(methodNotAllowed(allowed, openAi ? "openai" : undefined));
+      handlers[method] = servedDirectly(
+        methodNotAllowed(allowed, openAi ? "openai" : undefined, path),
+      );
   }
   return handlers;
 }
@@ -57,7 +59,7 @@ function handlerOf(endpoint: Endpoint): RouteHandler {
       } catch (error) {
         response = errorResponse(error, requestId);
       }
-      return finish(request, response, { requestId, started, params: {} });
+      return finish(request, response, { requestId, started, params: {}, route: endpoint.path });
     };
   }
   const refuse = endpoint.errors === "openai" ? openAiErrorResponse : errorResponse;
@@ -81,7 +83,13 @@ function handlerOf(endpoint: Endpoint): RouteHandler {
     } catch (error) {
       response = refuse(error, requestId);
     }
-    return finish(request, response, { requestId, started, params, caller: callerKind });
+    return finish(request, response, {
+      requestId,
+      started,
+      params,
+      caller: callerKind,
+      route: endpoint.path,
+    });
   };
 }
 
@@ -110,8 +118,15 @@ export function notFoundRoute(): Record<Method, (request: Request) => Promise<Re
   };
 }
 
-/** A 405 handler for the methods a path does not serve (in OpenAI's form on its paths). */
-export function methodNotAllowed(allowed: readonly string[], errors?: Endpoint["errors"]) {
+/**
+ * A 405 handler for the methods a path does not serve (in OpenAI's form on its paths), logged
+ * under the path's declared pattern when it has one.
+ */
+export function methodNotAllowed(
+  allowed: readonly string[],
+  errors?: Endpoint["errors"],
+  route?: string,
+) {
   const answer = errors === "openai" ? openAiErrorAnswer : problemResponse;
   return async (request: Request): Promise<Response> => {
     const started = performance.now();
@@ -125,6 +140,6 @@ export function methodNotAllowed(allowed: readonly string[], errors?: Endpoint["
       ),
       { allow: allowed.join(", ") },
     );
-    return finish(request, response, { requestId, started, params: {} });
+    return finish(request, response, { requestId, started, params: {}, route });
   };
 }

@@ -100,6 +100,35 @@ describe("running it in production", () => {
       expect(output).not.toContain(secret);
   });
 
+  it("logs a request under its operation's declared path, whatever its parameters' values", async () => {
+    // A thread named like the path's own last segment, and a method the path does not serve.
+    const read = await fetch(`${server.url}/agents/ops-bot/threads/messages/messages`, {
+      headers: { ...admin, "x-request-id": "segment-line" },
+    });
+    expect(read.status).toBe(200);
+    await read.arrayBuffer();
+    const refused = await fetch(`${server.url}/agents/ops-bot/runs`, {
+      method: "PUT",
+      headers: { ...admin, "x-request-id": "refused-line" },
+    });
+    expect(refused.status).toBe(405);
+    await refused.arrayBuffer();
+    const lines = await vi.waitFor(
+      () => {
+        const found = ["segment-line", "refused-line"].map((id) =>
+          logLines().find((entry) => entry.request_id === id),
+        );
+        if (found.some((line) => line === undefined)) throw new Error("not written yet");
+        return found;
+      },
+      { timeout: 5000 },
+    );
+    expect(lines.map((line) => line?.route)).toEqual([
+      "/agents/{aid}/threads/{chat_id}/messages",
+      "/agents/{aid}/runs",
+    ]);
+  });
+
   it("times a streamed chat's first token once, however many pieces the reply comes in", async () => {
     const scrape = async () =>
       (
