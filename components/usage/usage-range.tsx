@@ -34,12 +34,16 @@ export function useUsageRange() {
     ...(range.from ? { from: `${range.from}T00:00:00Z` } : {}),
     ...(range.to ? { to: `${range.to}T23:59:59Z` } : {}),
   };
+  // Only what changed: `update` merges it into the URL as it is now, so a second change made
+  // before the first has been drawn does not put the first back as it was.
   const change = (next: Partial<UsageRange>) =>
     update(
       {
-        usage_from: "from" in next ? next.from : range.from,
-        usage_to: "to" in next ? next.to : range.to,
-        usage_by: (next.granularity ?? range.granularity) === "day" ? undefined : "hour",
+        ...("from" in next ? { usage_from: next.from } : {}),
+        ...("to" in next ? { usage_to: next.to } : {}),
+        ...(next.granularity === undefined
+          ? {}
+          : { usage_by: next.granularity === "day" ? undefined : "hour" }),
       },
       "replace",
     );

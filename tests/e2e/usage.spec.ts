@@ -152,8 +152,26 @@ test("usage over a chosen range, by day or hour, kept in the URL and downloaded 
   const today = new Date().toISOString().slice(0, 10);
   const weekAgo = new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10);
   const controls = page.getByTestId("usage-range");
-  await controls.getByLabel("From (UTC day)").fill(weekAgo);
-  await controls.getByLabel("To (UTC day)").fill(today);
+  await expect(controls.getByLabel("From (UTC day)")).toBeEditable();
+  // Both days typed before the page has drawn the first: neither change may undo the other
+  // (each used to write the whole range as last drawn, so the second cleared the first).
+  await page.evaluate(
+    ([from, to]) => {
+      const type = (label: string, value: string) => {
+        const input = [...document.querySelectorAll("input")].find(
+          (candidate) => candidate.labels?.[0]?.textContent === label,
+        ) as HTMLInputElement;
+        Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")?.set?.call(
+          input,
+          value,
+        );
+        input.dispatchEvent(new Event("input", { bubbles: true }));
+      };
+      type("From (UTC day)", from as string);
+      type("To (UTC day)", to as string);
+    },
+    [weekAgo, today],
+  );
   const usage = page.getByRole("region", { name: `Usage, ${weekAgo} to ${today} (UTC)` });
   await usage.getByRole("button", { name: "Show as table" }).click();
   await expect(usage.getByTestId("usage-table").locator("tbody tr")).toHaveCount(7);
