@@ -4,7 +4,10 @@ import { requestLog } from "./log.ts";
 export type AccessEntry = {
   requestId: string;
   method: string;
-  /** The route's pattern (`/{aid}/chat`), not the path, so lines group by endpoint. */
+  /**
+   * The operation's declared path (`/{aid}/chat`), not the request's, so lines group by
+   * endpoint; the request's path where no operation has it (a 404, /api/trpc).
+   */
   route: string;
   status: number;
   durationMs: number;
@@ -27,29 +30,4 @@ export function logRequest(entry: AccessEntry): void {
     },
     "request",
   );
-}
-
-/** The path with each route parameter's value put back as `{name}`. */
-export function routePattern(
-  pathname: string,
-  params: Record<string, string | string[] | undefined>,
-): string {
-  const names = new Map<string, string>();
-  for (const [name, value] of Object.entries(params)) {
-    for (const part of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
-      names.set(part, Array.isArray(value) ? `{${name}...}` : `{${name}}`);
-    }
-  }
-  return pathname
-    .split("/")
-    .map((segment) => {
-      let decoded = segment;
-      try {
-        decoded = decodeURIComponent(segment);
-      } catch {
-        // kept as sent (the proxy refuses such paths before they get here)
-      }
-      return names.get(decoded) ?? segment;
-    })
-    .join("/");
 }

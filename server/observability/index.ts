@@ -2,7 +2,7 @@
  * Logs, metrics and request ids: the public surface of server/observability/. The server entry
  * (server/instance/) loads it unbundled, so its imports name their files with the extension.
  */
-export { logRequest, routePattern } from "./access-log.ts";
+export { logRequest } from "./access-log.ts";
 export {
   isMetricsMessage,
   type MetricsCollected,

@@ -1,6 +1,6 @@
 import { rateLimitHeaders } from "@/server/chat";
 import { type Problem, problemFromError } from "@/server/errors";
-import { log, logRequest, routePattern } from "@/server/observability";
+import { log, logRequest } from "@/server/observability";
 
 /** What the REST handlers answer: JSON, problems, and each request's id and log line. */
 
@@ -57,8 +57,8 @@ export type RouteParams = Record<string, string | string[] | undefined>;
 
 /**
  * Puts the request's id on the answer and writes the request's log line. `route` is the
- * declared path of the operation (`/agents/{aid}/runs`) where there is one; without it the line
- * takes the request's path with each parameter's value put back as its name.
+ * declared path of the operation (`/agents/{aid}/runs`) where there is one; without it (a path
+ * no operation has, /api/trpc) the line takes the request's path.
  */
 export function finish(
   request: Request,
@@ -82,7 +82,7 @@ export function finish(
   logRequest({
     requestId,
     method: request.method,
-    route: route ?? routePattern(new URL(request.url).pathname, params),
+    route: route ?? new URL(request.url).pathname,
     status: response.status,
     durationMs: performance.now() - started,
     ...(aid === undefined ? {} : { aid }),
