@@ -3,6 +3,17 @@ import { defineConfig } from "vitest/config";
 
 const alias = { "@": path.resolve(import.meta.dirname) };
 
+/**
+ * Unit, integration and HTTP files run two at a time, whatever the machine's cores: each file has
+ * databases, servers and ports of its own (tests/helpers/databases.ts, server.ts), and most of
+ * a file's time is spent waiting on PostgreSQL or a server it started, so two overlap well even
+ * on two cores (vitest's default there is one). The reliability files then run one at a time,
+ * after the others: they load the machine on purpose (kill -9, restarts, a soak at a set rate)
+ * and their figures are read as one process's.
+ */
+const sideBySide = { maxWorkers: 2, sequence: { groupOrder: 0 } };
+const alone = { maxWorkers: 1, sequence: { groupOrder: 1 } };
+
 export default defineConfig({
   resolve: { alias },
   test: {
@@ -10,7 +21,12 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node" },
+        test: {
+          name: "unit",
+          include: ["tests/unit/**/*.test.ts"],
+          environment: "node",
+          ...sideBySide,
+        },
       },
       {
         resolve: { alias },
@@ -18,6 +34,7 @@ export default defineConfig({
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
           environment: "node",
+          ...sideBySide,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -28,6 +45,7 @@ export default defineConfig({
           name: "http",
           include: ["tests/http/**/*.test.ts"],
           environment: "node",
+          ...sideBySide,
           globalSetup: ["tests/helpers/require-build.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
@@ -39,6 +57,7 @@ export default defineConfig({
           name: "reliability",
           include: ["tests/reliability/**/*.test.ts"],
           environment: "node",
+          ...alone,
           globalSetup: ["tests/helpers/require-build.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
