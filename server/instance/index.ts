@@ -1,8 +1,10 @@
 /**
  * The server entry (npm start): one web process, or a node:cluster of web workers on PostgreSQL.
  * main.ts, primary.ts and serve.ts run in Node.js unbundled; the rest of the service reaches this
- * folder only for the headers the entry sets and the mark it serves REST handlers by. This index
+ * folder only for the headers the entry sets and the mark it serves REST handlers by (and tests
+ * for the request the entry hands a handler). This index
  * is the folder's public surface: import the folder, not its files (docs/architecture.md).
  */
 export { PATH_HEADER, PEER_HEADER } from "./headers.ts";
 export { SERVED_DIRECTLY, servedDirectly } from "./marks.ts";
+export { webRequest } from "./web-bridge.ts";

@@ -26,13 +26,18 @@ export function webRequest(request: IncomingMessage, origin: string, signal: Abo
     (request.headers["transfer-encoding"] !== undefined ||
       (request.headers["content-length"] !== undefined &&
         request.headers["content-length"] !== "0"));
-  return new Request(origin + (request.url ?? "/"), {
+  const made = new Request(origin + (request.url ?? "/"), {
     method,
     headers,
-    signal,
     // The body is read as it arrives, within the handler's own bound (server/rest/request.ts).
     ...(hasBody ? { body: request as unknown as AsyncIterable<Uint8Array>, duplex: "half" } : {}),
   } as RequestInit);
+  // The client's signal itself, where a `signal` in the init would get one that follows it:
+  // undici makes that one a controller, a weak reference, a listener on ours and a finalizer,
+  // for each request (6.8 µs against 3.3 without, in a loop). The handlers only read
+  // `request.signal`; none clones the request.
+  Object.defineProperty(made, "signal", { value: signal, enumerable: true });
+  return made;
 }
 
 /**
