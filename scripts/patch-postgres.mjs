@@ -15,8 +15,9 @@
  *    same text and types now give back the same string, whose hash V8 keeps. Kept beside the
  *    connection's statements and dropped with them when it connects again.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
+import { patchFile } from "./patch-file.mjs";
 
 const PATCHES = [
   {
@@ -74,23 +75,12 @@ const root = path.resolve(import.meta.dirname, "..", "node_modules", "postgres")
 for (const file of ["src/connection.js", "cjs/src/connection.js", "cf/src/connection.js"]) {
   const target = path.join(root, file);
   if (!existsSync(target)) continue;
-  let source = readFileSync(target, "utf8");
-  const applied = [];
-  for (const patch of PATCHES) {
-    if (source.includes(patch.marker)) continue;
-    // Each edit's text must be there exactly once, or the file is left as it is for this patch.
-    const changed = patch.edits.every(([from]) => source.split(from).length === 2);
-    if (!changed) {
+  const applied = patchFile(target, PATCHES, {
+    onChanged: (patch) =>
       console.warn(
         `patch-postgres: ${file} has changed upstream; "${patch.name}" was not applied (check whether it is still needed).`,
-      );
-      continue;
-    }
-    for (const [from, to] of patch.edits) source = source.replace(from, to);
-    applied.push(patch.name);
-  }
-  if (applied.length > 0) {
-    writeFileSync(target, source);
+      ),
+  });
+  if (applied.length > 0)
     console.info(`patch-postgres: ${applied.join(", ")} in ${file} of postgres.js.`);
-  }
 }

@@ -11,8 +11,9 @@
  * (BENCHMARKS.md, "tRPC's spreads made native"). The copies hold the same properties in the same
  * order as the helper's: what the source says.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
+import { patchFile } from "./patch-file.mjs";
 
 const MARKER = "agent-service: native spreads";
 
@@ -39,6 +40,7 @@ function edits(helper) {
     ],
   ];
 }
+
 const dist = path.resolve(import.meta.dirname, "..", "node_modules", "@trpc", "server", "dist");
 const files = existsSync(dist)
   ? readdirSync(dist).filter((name) => /^initTRPC-.*\.(mjs|cjs)$/.test(name))
@@ -46,19 +48,14 @@ const files = existsSync(dist)
 if (existsSync(dist) && files.length === 0)
   console.warn("patch-trpc: @trpc/server has no initTRPC chunk; the spreads were not patched.");
 for (const file of files) {
-  const target = path.join(dist, file);
-  let source = readFileSync(target, "utf8");
-  if (source.includes(MARKER)) continue;
   const helper = file.endsWith(".cjs") ? "require_getErrorShape._objectSpread2" : "_objectSpread2";
-  const changes = edits(helper);
-  // Each edit's text must be there exactly once, or the file is left as it is.
-  if (!changes.every(([from]) => source.split(from).length === 2)) {
-    console.warn(
-      `patch-trpc: ${file} of @trpc/server has changed upstream; its spreads were not patched (check whether the build still compiles them to a helper).`,
-    );
-    continue;
-  }
-  for (const [from, to] of changes) source = source.replace(from, to);
-  writeFileSync(target, source);
-  console.info(`patch-trpc: native spreads in the middleware chain in ${file} of @trpc/server.`);
+  const patch = { name: "native spreads", marker: MARKER, edits: edits(helper) };
+  const applied = patchFile(path.join(dist, file), [patch], {
+    onChanged: () =>
+      console.warn(
+        `patch-trpc: ${file} of @trpc/server has changed upstream; its spreads were not patched (check whether the build still compiles them to a helper).`,
+      ),
+  });
+  if (applied.length > 0)
+    console.info(`patch-trpc: native spreads in the middleware chain in ${file} of @trpc/server.`);
 }
