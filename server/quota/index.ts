@@ -19,6 +19,7 @@ export { type LimitRefusal, noticeLimitsReached, purgeOldNotices } from "./notic
 export {
   nextUtcDayStart,
   nextUtcMonthStart,
+  periodsAt,
   secondsUntil,
   utcDay,
   utcHour,

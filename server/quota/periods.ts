@@ -16,9 +16,22 @@ export function utcMonth(now: Date): string {
   return `${isoDay(now).slice(0, 7)}-01`;
 }
 
-/** The start of the UTC hour `now` falls in, as ISO (usage is counted by the hour). */
+const HOUR_MS = 3_600_000;
+let lastHour: { from: number; iso: string } | undefined;
+
+/**
+ * The start of the UTC hour `now` falls in, as ISO (usage is counted by the hour). Remembered
+ * for the hour last asked: every chat stores its hour, and formatting it was a chat's cost.
+ */
 export function utcHour(now: Date): string {
-  return new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000).toISOString();
+  const at = now.getTime();
+  // Written so that an invalid date (NaN) is never in range, and throws as toISOString does.
+  if (lastHour !== undefined && at >= lastHour.from && at < lastHour.from + HOUR_MS)
+    return lastHour.iso;
+  const from = Math.floor(at / HOUR_MS) * HOUR_MS;
+  const iso = new Date(from).toISOString();
+  lastHour = { from, iso };
+  return iso;
 }
 
 /** 00:00 UTC of the day after `now`. */
@@ -44,24 +57,28 @@ export type PeriodsAt = {
   monthlyResetsAt: string;
 };
 
-let lastPeriods: { at: number; periods: PeriodsAt } | undefined;
+let lastDay: { from: number; until: number; periods: PeriodsAt } | undefined;
 
 /**
- * The periods of `now`, remembered for the last instant asked: a page of 100 agents presents
- * all their quotas at one `now`, and formatting dates was an eighth of its CPU time.
+ * The periods of `now`, remembered for the UTC day last asked (they change only at midnight): a
+ * page of 100 agents presents all their quotas at one `now`, and formatting dates was an eighth
+ * of its CPU time; a chat asks at its start and again at its answer.
  */
 export function periodsAt(now: Date): PeriodsAt {
   const at = now.getTime();
-  if (lastPeriods?.at !== at) {
-    lastPeriods = {
-      at,
-      periods: {
-        day: utcDay(now),
-        month: utcMonth(now),
-        dailyResetsAt: nextUtcDayStart(now).toISOString(),
-        monthlyResetsAt: nextUtcMonthStart(now).toISOString(),
-      },
-    };
-  }
-  return lastPeriods.periods;
+  // Written so that an invalid date (NaN) is never in range, and throws as toISOString does.
+  if (lastDay !== undefined && at >= lastDay.from && at < lastDay.until) return lastDay.periods;
+  const day = utcDay(now);
+  const until = nextUtcDayStart(now);
+  lastDay = {
+    from: Date.parse(`${day}T00:00:00.000Z`),
+    until: until.getTime(),
+    periods: {
+      day,
+      month: utcMonth(now),
+      dailyResetsAt: until.toISOString(),
+      monthlyResetsAt: nextUtcMonthStart(now).toISOString(),
+    },
+  };
+  return lastDay.periods;
 }

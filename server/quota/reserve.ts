@@ -21,7 +21,7 @@ import {
 import type { Clock } from "@/server/clock";
 import { COUNTERS, effectiveCount, LAST_AT, periodValue, type QuotaKind } from "./counters";
 import { type LimitRefusal, noticeLimitsReached } from "./notices";
-import { utcDay, utcMonth } from "./periods";
+import { periodsAt } from "./periods";
 import { findExceeded, type QuotaExceeded } from "./refusal";
 import { withinTokenBudgets } from "./tokens";
 
@@ -41,7 +41,8 @@ import { withinTokenBudgets } from "./tokens";
 
 /** The periods a reserve at `now` counts in, as the placeholders of `reserveMessage` take them. */
 export function reservePeriods(now: Date) {
-  return { day: utcDay(now), month: utcMonth(now), now: now.toISOString() };
+  const { day, month } = periodsAt(now);
+  return { day, month, now: now.toISOString() };
 }
 
 /**
