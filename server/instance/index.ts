@@ -6,5 +6,13 @@
  * is the folder's public surface: import the folder, not its files (docs/architecture.md).
  */
 export { PATH_HEADER, PEER_HEADER } from "./headers.ts";
-export { SERVED_DIRECTLY, servedDirectly } from "./marks.ts";
-export { webRequest } from "./web-bridge.ts";
+export {
+  SERVED_DIRECTLY,
+  servedDirectly,
+  TEXT_BODY,
+  textBodyOf,
+  textResponse,
+  withBody,
+} from "./marks.ts";
+export { type DynamicRoute, routesByFirstSegment } from "./route-candidates.ts";
+export { sendWebResponse, webRequest } from "./web-bridge.ts";

@@ -1,13 +1,54 @@
 /**
- * What a route handler carries so that the server entry may call it ahead of Next.js's request
- * handler (server/instance/rest-routes.ts): the REST handlers made from the endpoint table
- * (server/rest/route.ts) set it, and nothing else does. A registered symbol, because the
- * handler lives in Next.js's bundle and the entry outside it: both must name the same one.
+ * What passes between the REST handlers, in Next.js's bundle, and the server entry outside it
+ * (server/instance/rest-routes.ts): registered symbols, so that both name the same ones.
+ */
+
+/**
+ * The handler the entry may call ahead of Next.js's request handler, on the one Next.js calls:
+ * the REST handlers made from the endpoint table (server/rest/route.ts) carry it, and nothing
+ * else does.
  */
 export const SERVED_DIRECTLY: unique symbol = Symbol.for("agent-service.served-directly");
 
-/** Marks a handler as one the entry may call directly; returns it. */
-export function servedDirectly<H extends object>(handler: H): H {
-  Object.defineProperty(handler, SERVED_DIRECTLY, { value: true });
-  return handler;
+/**
+ * A response's whole body as text, carried beside an empty Web body (`textResponse`). Making
+ * undici's body stream was most of what a Response cost, 13–27 µs for a short text against 2
+ * without a body (BENCHMARKS.md), and the entry writes the text itself; only an answer that
+ * leaves for Next.js is given its Web body (`withBody`).
+ */
+export const TEXT_BODY: unique symbol = Symbol.for("agent-service.text-body");
+
+type Handler = (...args: never[]) => Promise<Response>;
+
+/**
+ * A handler for Next.js, whose answers have their Web bodies, carrying `handler` itself for the
+ * entry, whose answers may carry their text instead.
+ */
+export function servedDirectly<H extends Handler>(handler: H): H {
+  const forNextJs = (async (...args: Parameters<H>) => withBody(await handler(...args))) as H;
+  Object.defineProperty(forNextJs, SERVED_DIRECTLY, { value: handler });
+  return forNextJs;
+}
+
+/** A response whose body is `text`, for the entry to write and `withBody` to give Next.js. */
+export function textResponse(text: string, init: ResponseInit): Response {
+  const response = new Response(null, init);
+  Object.defineProperty(response, TEXT_BODY, { value: text });
+  return response;
+}
+
+/** The text a response carries as its body (`textResponse`), if it does. */
+export function textBodyOf(response: Response): string | undefined {
+  return (response as Response & { [TEXT_BODY]?: string })[TEXT_BODY];
+}
+
+/** The response with its Web body, for anything but the entry to read or send. */
+export function withBody(response: Response): Response {
+  const text = textBodyOf(response);
+  if (text === undefined) return response;
+  return new Response(text, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }

@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { log } from "../observability/index.ts";
 import { SERVED_DIRECTLY } from "./marks.ts";
+import { type DynamicRoute, routesByFirstSegment } from "./route-candidates.ts";
 import { sendWebResponse, webRequest } from "./web-bridge.ts";
 
 /**
@@ -27,13 +28,6 @@ type RouteParams = Record<string, string | string[]>;
 type Userland = Partial<Record<string, Handler>>;
 type RouteModule = {
   routeModule: { ensureUserland(): Promise<void>; userland: Userland };
-};
-
-type DynamicRoute = {
-  page: string;
-  pattern: RegExp;
-  /** The pattern's named groups, with the parameter each is. */
-  keys: { group: string; name: string; catchAll: boolean }[];
 };
 
 type ManifestRoute = { page: string; namedRegex: string; routeKeys: Record<string, string> };
@@ -98,18 +92,20 @@ export async function loadRestRoutes(
     const loaded = requireBuilt(`./${file}`) as RouteModule;
     await loaded.routeModule.ensureUserland();
     const userland = loaded.routeModule.userland;
-    if (Object.values(userland).some((handler) => isDirect(handler))) handlers.set(page, userland);
+    if (Object.values(userland).some((handler) => directOf(handler))) handlers.set(page, userland);
   }
 
   const staticPages = new Set(manifest.staticRoutes.map((route) => route.page));
-  const dynamicRoutes: DynamicRoute[] = manifest.dynamicRoutes.map((route) => ({
-    page: route.page,
-    pattern: new RegExp(route.namedRegex),
-    keys: Object.entries(route.routeKeys).map(([group, key]) => {
-      const name = key.replace(/^nxtP/, "");
-      return { group, name, catchAll: route.page.includes(`[...${name}]`) };
-    }),
-  }));
+  const dynamicRoutes = routesByFirstSegment(
+    manifest.dynamicRoutes.map((route) => ({
+      page: route.page,
+      pattern: new RegExp(route.namedRegex),
+      keys: Object.entries(route.routeKeys).map(([group, key]) => {
+        const name = key.replace(/^nxtP/, "");
+        return { group, name, catchAll: route.page.includes(`[...${name}]`) };
+      }),
+    })),
+  );
   const publicFiles = listFiles(path.join(root, "public"));
 
   const take = (request: IncomingMessage, response: ServerResponse) => {
@@ -122,7 +118,7 @@ export async function loadRestRoutes(
     let params: RouteParams = {};
     if (staticPages.has(pathname)) page = pathname;
     else {
-      for (const route of dynamicRoutes) {
+      for (const route of dynamicRoutes(pathname)) {
         const match = route.pattern.exec(pathname);
         if (!match) continue;
         page = route.page;
@@ -130,9 +126,9 @@ export async function loadRestRoutes(
         break;
       }
     }
-    const handler = page === undefined ? undefined : handlers.get(page)?.[method];
-    if (!handler || !isDirect(handler)) return undefined;
-    return serveWith(handler, params, request, response, origin);
+    const direct = page === undefined ? undefined : directOf(handlers.get(page)?.[method]);
+    if (!direct) return undefined;
+    return serveWith(direct, params, request, response, origin);
   };
   return { take };
 }
@@ -155,8 +151,11 @@ async function serveWith(
   await sendWebResponse(answer, response, method);
 }
 
-function isDirect(handler: unknown): handler is Handler {
-  return typeof handler === "function" && SERVED_DIRECTLY in handler;
+/** The handler the entry calls for a route module's handler, if it carries one. */
+function directOf(handler: unknown): Handler | undefined {
+  if (typeof handler !== "function") return undefined;
+  const direct = (handler as { [SERVED_DIRECTLY]?: unknown })[SERVED_DIRECTLY];
+  return typeof direct === "function" ? (direct as Handler) : undefined;
 }
 
 /** An app path of the manifest (`/dashboard/(admin)/agents/route`) as its page (`/dashboard/agents`). */

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { textBodyOf } from "./marks.ts";
 
 /**
  * Between Node.js's HTTP objects and the Web `Request` and `Response` the route handlers take
@@ -41,10 +42,11 @@ export function webRequest(request: IncomingMessage, origin: string, signal: Abo
 }
 
 /**
- * Writes a handler's `Response`. A body that ends with its first chunk (JSON, a problem) goes
- * out with its headers in one write and a Content-Length; a longer one (events, CSV) is written
- * chunk by chunk as it comes, waiting for the socket to drain. A client that goes cancels the
- * body, so its producer's `finally` runs.
+ * Writes a handler's `Response`. A body the response carries as text (JSON, a problem, a chat's
+ * text: `textResponse`) goes out with its headers in one write and a Content-Length, and so
+ * does a Web body that ends with its first chunk; a longer one (events, CSV) is written chunk by
+ * chunk as it comes, waiting for the socket to drain. A client that goes cancels the body, so
+ * its producer's `finally` runs.
  */
 export async function sendWebResponse(
   response: Response,
@@ -58,6 +60,15 @@ export async function sendWebResponse(
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) to.setHeader("set-cookie", cookies);
 
+  const text = textBodyOf(response);
+  if (text !== undefined) {
+    if (method === "HEAD") to.end();
+    else {
+      to.setHeader("content-length", Buffer.byteLength(text));
+      to.end(text);
+    }
+    return;
+  }
   const body = response.body;
   if (body === null || method === "HEAD") {
     await body?.cancel();

@@ -1,4 +1,5 @@
 import Negotiator from "negotiator";
+import { textResponse } from "@/server/instance";
 
 /** Whether the client prefers CSV to JSON (`Accept: text/csv`); JSON when it names neither. */
 export function wantsCsv(request: Request): boolean {
@@ -8,7 +9,7 @@ export function wantsCsv(request: Request): boolean {
 
 /** A CSV file as the answer, to be saved under `filename`. */
 export function csvResponse(text: string, filename: string): Response {
-  return new Response(text, {
+  return textResponse(text, {
     headers: {
       "content-type": "text/csv; charset=utf-8; header=present",
       "content-disposition": `attachment; filename="${filename}"`,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ZodOpenApiResponseObject } from "zod-openapi";
 import type { Problem } from "@/server/errors";
+import { textResponse } from "@/server/instance";
 import { failureProblem, NO_STORE, refusalHeaders } from "./response";
 
 /**
@@ -90,7 +91,7 @@ export function openAiErrorAnswer(p: Problem, headers: Record<string, string> = 
   };
   if (p.status === 429 && (p.retry_after_s === undefined || p.retry_after_s > 60))
     extra["x-should-retry"] = "false";
-  return new Response(JSON.stringify(openAiError(p)), {
+  return textResponse(JSON.stringify(openAiError(p)), {
     status: p.status,
     headers: { "content-type": "application/json", ...NO_STORE, ...extra },
   });

@@ -1,13 +1,22 @@
 import { rateLimitHeaders } from "@/server/chat";
 import { type Problem, problemFromError } from "@/server/errors";
+import { textResponse } from "@/server/instance";
 import { log, logRequest } from "@/server/observability";
 
 /** What the REST handlers answer: JSON, problems, and each request's id and log line. */
 
 export const NO_STORE = { "cache-control": "no-store" };
 
-export function json(body: unknown, status = 200, headers: HeadersInit = {}): Response {
-  return Response.json(body, { status, headers: { ...NO_STORE, ...headers } });
+/**
+ * A JSON answer, its text carried beside an empty Web body (`textResponse`): the server entry
+ * writes the text, and an answer that leaves for Next.js gets its body on the way
+ * (`servedDirectly`, `withBody`).
+ */
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return textResponse(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...NO_STORE, ...headers },
+  });
 }
 
 /** An answer with no body (204, 202 without a record). */
@@ -21,7 +30,7 @@ export function problemResponse(p: Problem, headers: Record<string, string> = {}
     ...rateLimitHeaders(p.rate_limit as Parameters<typeof rateLimitHeaders>[0]),
     ...headers,
   };
-  return new Response(JSON.stringify(p), {
+  return textResponse(JSON.stringify(p), {
     status: p.status,
     headers: { "content-type": "application/problem+json", ...NO_STORE, ...extra },
   });

@@ -107,14 +107,14 @@ export function notFoundRoute(): Record<Method, (request: Request) => Promise<Re
     );
     return finish(request, response, { requestId, started: performance.now(), params: {} });
   };
-  servedDirectly(handler);
+  const served = servedDirectly(handler);
   return {
-    GET: handler,
-    HEAD: handler,
-    POST: handler,
-    PUT: handler,
-    PATCH: handler,
-    DELETE: handler,
+    GET: served,
+    HEAD: served,
+    POST: served,
+    PUT: served,
+    PATCH: served,
+    DELETE: served,
   };
 }
 

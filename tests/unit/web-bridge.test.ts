@@ -1,7 +1,16 @@
-import { IncomingMessage } from "node:http";
+import { createServer, IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { webRequest } from "@/server/instance";
+import {
+  SERVED_DIRECTLY,
+  sendWebResponse,
+  servedDirectly,
+  textBodyOf,
+  textResponse,
+  webRequest,
+  withBody,
+} from "@/server/instance";
 
 /**
  * The Web `Request` the server entry hands a route handler (server/instance/web-bridge.ts): its
@@ -42,5 +51,66 @@ describe("the request a route handler gets", () => {
     message.push(null);
     const request = webRequest(message, "http://localhost:3000", new AbortController().signal);
     await expect(request.json()).resolves.toEqual({ a: "b" });
+  });
+});
+
+/** Answers every request with `answer()` through the entry's writer; returns its URL. */
+async function entryServing(answer: () => Response) {
+  const server = createServer((request, response) => {
+    void sendWebResponse(answer(), response, request.method ?? "GET");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+describe("an answer carried as text", () => {
+  const answer = () =>
+    textResponse('{"reply":"héllo"}', {
+      status: 201,
+      headers: { "content-type": "application/json", "x-one": "1" },
+    });
+
+  it("has no Web body until it leaves for Next.js, then the same status, headers and text", async () => {
+    const carried = answer();
+    expect(carried.body).toBeNull();
+    expect(textBodyOf(carried)).toBe('{"reply":"héllo"}');
+    const given = withBody(carried);
+    expect(given.status).toBe(201);
+    expect(given.headers.get("content-type")).toBe("application/json");
+    expect(given.headers.get("x-one")).toBe("1");
+    expect(await given.text()).toBe('{"reply":"héllo"}');
+    const streamed = new Response("as it is");
+    expect(withBody(streamed)).toBe(streamed);
+  });
+
+  it("is given its body by the handler Next.js calls, not by the one the entry calls", async () => {
+    const handler = async (_request: Request) => answer();
+    const forNextJs = servedDirectly(handler);
+    const direct = (forNextJs as unknown as Record<symbol, typeof handler>)[SERVED_DIRECTLY];
+    expect(direct).toBe(handler);
+    const request = new Request("http://localhost/");
+    expect(await (await forNextJs(request)).text()).toBe('{"reply":"héllo"}');
+    expect((await direct?.(request))?.body).toBeNull();
+  });
+
+  it("is written by the entry whole, with its length in bytes, and without a body for HEAD", async () => {
+    const server = await entryServing(answer);
+    try {
+      const got = await fetch(server.url);
+      expect(got.status).toBe(201);
+      expect(got.headers.get("content-length")).toBe(
+        String(Buffer.byteLength('{"reply":"héllo"}')),
+      );
+      expect(got.headers.get("x-one")).toBe("1");
+      expect(await got.text()).toBe('{"reply":"héllo"}');
+      const head = await fetch(server.url, { method: "HEAD" });
+      expect(head.status).toBe(201);
+      expect(await head.text()).toBe("");
+    } finally {
+      await server.close();
+    }
   });
 });

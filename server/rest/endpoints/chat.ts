@@ -1,5 +1,6 @@
 import Negotiator from "negotiator";
 import { type ChatEvent, rateLimitHeaders } from "@/server/chat";
+import { textResponse } from "@/server/instance";
 import { problem } from "../documented";
 import { endpoint } from "../endpoint";
 import { json, NO_STORE } from "../response";
@@ -15,9 +16,25 @@ import * as examples from "./examples-chat";
 // In order of preference when a client accepts several equally (curl sends */*).
 const REPLY_TYPES = ["text/plain", "application/json", "text/event-stream"];
 
+/**
+ * The reply types chosen for the Accept headers seen lately: clients send the same few, and
+ * negotiating one again was a chat's cost. Bounded in count and in the header's length, since a
+ * client may send any Accept.
+ */
+const chosenTypes = new Map<string, string>();
+const CHOSEN_TYPES_KEPT = 64;
+const CHOSEN_ACCEPT_MAX = 256;
+
 function replyType(request: Request): string {
-  const accept = new Negotiator({ headers: { accept: request.headers.get("accept") ?? "*/*" } });
-  return accept.mediaType(REPLY_TYPES) ?? "text/plain";
+  const accept = request.headers.get("accept") ?? "*/*";
+  const known = chosenTypes.get(accept);
+  if (known !== undefined) return known;
+  const chosen = new Negotiator({ headers: { accept } }).mediaType(REPLY_TYPES) ?? "text/plain";
+  if (accept.length <= CHOSEN_ACCEPT_MAX) {
+    if (chosenTypes.size >= CHOSEN_TYPES_KEPT) chosenTypes.clear();
+    chosenTypes.set(accept, chosen);
+  }
+  return chosen;
 }
 
 const rateLimitHeaderDocs = {
@@ -66,7 +83,7 @@ export const chatEndpoints = [
       const reply = await call(input);
       const limits = rateLimitHeaders(reply.rate_limit);
       if (type === "application/json") return json(reply, 200, limits);
-      return new Response(reply.reply, {
+      return textResponse(reply.reply, {
         headers: { "content-type": "text/plain; charset=utf-8", ...NO_STORE, ...limits },
       });
     },

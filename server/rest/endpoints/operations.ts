@@ -4,6 +4,7 @@ import { bearerToken } from "@/server/auth";
 import { createContext, startedAt } from "@/server/context";
 import { AppError, databaseUnavailable as unavailable } from "@/server/errors";
 import { healthReport, healthSchema, probeSchema, readiness } from "@/server/health";
+import { textResponse } from "@/server/instance";
 import { MetricsUnavailableError, metricsText } from "@/server/observability";
 import { providerName } from "@/server/providers";
 import { createProcedureCaller } from "@/server/routers";
@@ -113,7 +114,7 @@ export const operationEndpoints = [
         if (!(error instanceof MetricsUnavailableError)) throw error;
         throw new AppError("service_unavailable", error.message, { retryAfterS: 1 });
       });
-      return new Response(body, {
+      return textResponse(body, {
         headers: { "content-type": contentType, "cache-control": "no-store" },
       });
     },
@@ -153,7 +154,7 @@ export const operationEndpoints = [
     security: PUBLIC,
     summary: "Interactive documentation of this document (Swagger UI, served from the service).",
     answer: async () =>
-      new Response(DOCS_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }),
+      textResponse(DOCS_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }),
     answers: {
       200: { description: "The page.", content: { "text/html": { schema: { type: "string" } } } },
     },

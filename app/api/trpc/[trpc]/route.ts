@@ -2,6 +2,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { SESSION_COOKIE } from "@/server/auth";
 import { createContext } from "@/server/context";
 import { AppError } from "@/server/errors";
+import { withBody } from "@/server/instance";
 import { log, requestIdOf } from "@/server/observability";
 import { errorResponse, finish, readLimitedText } from "@/server/rest";
 import { appRouter } from "@/server/routers";
@@ -16,8 +17,9 @@ async function handler(request: Request) {
   const started = performance.now();
   const requestId = requestIdOf(request.headers);
   let callerKind: string | undefined;
+  // Served by Next.js: an answer of the REST helpers gets its Web body here (`withBody`).
   const done = (response: Response) =>
-    finish(request, response, { requestId, started, params: {}, caller: callerKind });
+    withBody(finish(request, response, { requestId, started, params: {}, caller: callerKind }));
   let req = request;
   if (request.method === "POST") {
     try {

@@ -1,0 +1,36 @@
+/** A dynamic route of the build's manifest, as the server entry matches it. */
+export type DynamicRoute = {
+  page: string;
+  pattern: RegExp;
+  /** The pattern's named groups, with the parameter each is. */
+  keys: { group: string; name: string; catchAll: boolean }[];
+};
+
+/**
+ * The dynamic routes a path may match, in the router's order: those whose first segment is the
+ * path's own, and those whose first segment is a parameter. A route with another literal first
+ * segment cannot match (its pattern begins with that segment), and the chat's `/[aid]/chat`,
+ * last in the router's order, was tried after all 28 others on every chat.
+ */
+export function routesByFirstSegment(routes: DynamicRoute[]): (pathname: string) => DynamicRoute[] {
+  const literal = (route: DynamicRoute) => {
+    const first = route.page.split("/")[1] ?? "";
+    return first.startsWith("[") ? undefined : first;
+  };
+  const anyFirst = routes.filter((route) => literal(route) === undefined);
+  const byFirst = new Map<string, DynamicRoute[]>();
+  for (const first of new Set(routes.map(literal))) {
+    if (first === undefined) continue;
+    byFirst.set(
+      first,
+      routes.filter((route) => {
+        const own = literal(route);
+        return own === undefined || own === first;
+      }),
+    );
+  }
+  return (pathname) => {
+    const end = pathname.indexOf("/", 1);
+    return byFirst.get(end === -1 ? pathname.slice(1) : pathname.slice(1, end)) ?? anyFirst;
+  };
+}
