@@ -1,8 +1,9 @@
 /**
  * The echo chat row as an A/B of two builds in one run: this checkout's service, another built
  * checkout's (`ECHO_AGAINST=<directory>`), and the baseline, each measured in turn at 1, 16 and
- * 64 connections for `ECHO_AB_ROUNDS` rounds (default 3) of `ECHO_AB_SECONDS` (default 5), so that
- * the machine's drift falls on all three alike; prints each round and the medians.
+ * 64 connections for `ECHO_AB_ROUNDS` rounds (default 3) of `ECHO_AB_SECONDS` (default 5), each
+ * round starting with the next of the three, so that the machine's drift and the order fall on
+ * all three alike; prints each round and the medians.
  *
  *   ECHO_AGAINST=/tmp/ab-old npx tsx bench/echo-ab.ts
  *
@@ -73,7 +74,10 @@ try {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const connections of CONNECTIONS) {
       const line: string[] = [];
-      for (const [name, url] of targets) {
+      // Each round starts one further along: whichever went first read higher in earlier runs
+      // of bench/cpu-by-thread.ts, whichever build it was.
+      const order = targets.map((_, i) => targets[(i + round - 1) % targets.length]);
+      for (const [name, url] of order as [string, string][]) {
         const value = await measure(url, connections, SECONDS);
         const key = `${name} c=${connections}`;
         rps.set(key, [...(rps.get(key) ?? []), value]);
