@@ -7,9 +7,13 @@
  */
 export { PATH_HEADER, PEER_HEADER } from "./headers.ts";
 export {
+  chunksOf,
   SERVED_DIRECTLY,
+  STREAMED_BODY,
   servedDirectly,
+  streamedResponse,
   TEXT_BODY,
+  type TextChunks,
   textBodyOf,
   textResponse,
   withBody,

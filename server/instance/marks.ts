@@ -18,6 +18,22 @@ export const SERVED_DIRECTLY: unique symbol = Symbol.for("agent-service.served-d
  */
 export const TEXT_BODY: unique symbol = Symbol.for("agent-service.text-body");
 
+/**
+ * A response's body as text chunks, carried beside an empty Web body (`streamedResponse`): the
+ * entry writes each chunk as it comes, where a Web stream cost each chunk an encoding, a queue
+ * and a read; only an answer that leaves for Next.js is given its Web stream (`withBody`).
+ */
+export const STREAMED_BODY: unique symbol = Symbol.for("agent-service.streamed-body");
+
+/**
+ * Text chunks: `next()` gives the next one (never two calls at once), `return()` stops the
+ * producer at once, also while a `next()` is pending (the client left).
+ */
+export type TextChunks = {
+  next(): Promise<IteratorResult<string, undefined>>;
+  return(): Promise<IteratorResult<string, undefined>>;
+};
+
 type Handler = (...args: never[]) => Promise<Response>;
 
 /**
@@ -42,13 +58,39 @@ export function textBodyOf(response: Response): string | undefined {
   return (response as Response & { [TEXT_BODY]?: string })[TEXT_BODY];
 }
 
+/** A response whose body is `chunks`, for the entry to write and `withBody` to give Next.js. */
+export function streamedResponse(chunks: TextChunks, init: ResponseInit): Response {
+  const response = new Response(null, init);
+  Object.defineProperty(response, STREAMED_BODY, { value: chunks });
+  return response;
+}
+
+/** The chunks a response carries as its body (`streamedResponse`), if it does. */
+export function chunksOf(response: Response): TextChunks | undefined {
+  return (response as Response & { [STREAMED_BODY]?: TextChunks })[STREAMED_BODY];
+}
+
 /** The response with its Web body, for anything but the entry to read or send. */
 export function withBody(response: Response): Response {
   const text = textBodyOf(response);
-  if (text === undefined) return response;
-  return new Response(text, {
+  const chunks = chunksOf(response);
+  if (text === undefined && chunks === undefined) return response;
+  const init = {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
+  };
+  if (text !== undefined) return new Response(text, init);
+  const encoder = new TextEncoder();
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await (chunks as TextChunks).next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    async cancel() {
+      await (chunks as TextChunks).return();
+    },
   });
+  return new Response(stream, init);
 }

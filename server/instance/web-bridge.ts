@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { textBodyOf } from "./marks.ts";
+import { chunksOf, type TextChunks, textBodyOf } from "./marks.ts";
 
 /**
  * Between Node.js's HTTP objects and the Web `Request` and `Response` the route handlers take
@@ -44,9 +44,10 @@ export function webRequest(request: IncomingMessage, origin: string, signal: Abo
 /**
  * Writes a handler's `Response`. A body the response carries as text (JSON, a problem, a chat's
  * text: `textResponse`) goes out with its headers in one write and a Content-Length, and so
- * does a Web body that ends with its first chunk; a longer one (events, CSV) is written chunk by
- * chunk as it comes, waiting for the socket to drain. A client that goes cancels the body, so
- * its producer's `finally` runs.
+ * does a Web body that ends with its first chunk; chunks it carries (events:
+ * `streamedResponse`), or a longer Web body, are written as they come, waiting for the socket to
+ * drain. A client that goes stops the chunks' producer or cancels the body, so the producer's
+ * `finally` runs.
  */
 export async function sendWebResponse(
   response: Response,
@@ -69,6 +70,8 @@ export async function sendWebResponse(
     }
     return;
   }
+  const chunks = chunksOf(response);
+  if (chunks !== undefined) return sendChunks(chunks, to, method);
   const body = response.body;
   if (body === null || method === "HEAD") {
     await body?.cancel();
@@ -104,8 +107,29 @@ export async function sendWebResponse(
   }
 }
 
+/** Writes the chunks a response carries as they come; a client that goes stops their producer. */
+async function sendChunks(chunks: TextChunks, to: ServerResponse, method: string): Promise<void> {
+  const stop = () => {
+    chunks.return().catch(() => {});
+  };
+  if (method === "HEAD") {
+    stop();
+    to.end();
+    return;
+  }
+  to.once("close", stop);
+  try {
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+      if (!(await write(to, next.value))) return;
+    }
+    to.end();
+  } finally {
+    to.off("close", stop);
+  }
+}
+
 /** Writes a chunk, waiting for the socket to drain; false once the client has gone. */
-function write(to: ServerResponse, chunk: Uint8Array): Promise<boolean> | boolean {
+function write(to: ServerResponse, chunk: Uint8Array | string): Promise<boolean> | boolean {
   if (to.destroyed) return false;
   if (to.write(chunk)) return true;
   return new Promise((resolve) => {

@@ -1,4 +1,5 @@
 import { type Problem, problemFromError } from "@/server/errors";
+import { streamedResponse, type TextChunks } from "@/server/instance";
 import { log } from "@/server/observability";
 
 /** How events become the stream's text: chat's named events, or OpenAI's bare `data:` lines. */
@@ -23,8 +24,10 @@ export const namedEvents: EventFormat<{ type: string }> = {
  * starts, so failures that come before it (not found, quota, overload) keep their own HTTP
  * status. A failure later in the stream is sent as an `error` event with problem details.
  *
- * The producer is stopped (`return()`, so its `finally` gives back what it holds) when the
- * client goes: on the body's cancel, and on the request's abort signal. The signal matters: a
+ * The frames are carried beside an empty Web body (`streamedResponse`: the entry writes them,
+ * Next.js gets a Web stream of them). The producer is stopped (`return()`, so its `finally`
+ * gives back what it holds) when the client goes: on the frames' `return()` (the body's cancel
+ * under Next.js), and on the request's abort signal. The signal matters: a
  * client that closed while the first event was awaited gets a response Next.js may never read
  * or cancel, which left the producer suspended at its first `yield` for ever, holding a model
  * slot and a quota reservation.
@@ -52,43 +55,51 @@ export async function sseResponse<E extends { type: string }>(
   if (signal?.aborted) stop();
   else if (!finished) signal?.addEventListener("abort", stop, { once: true });
 
-  const encoder = new TextEncoder();
-  const end = (controller: ReadableStreamDefaultController<Uint8Array>) => {
-    if (format.end) controller.enqueue(encoder.encode(format.end));
-    controller.close();
-  };
-
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      if (first.done) return end(controller);
-      const framed = format.frame(first.value);
-      if (framed !== undefined) controller.enqueue(encoder.encode(framed));
-    },
-    async pull(controller) {
-      try {
-        // Until an event with a frame, or the end.
-        for (;;) {
+  // The frames to send before the next event is asked for: the first event's, or the end.
+  const queued: string[] = [];
+  let ended = first.done === true;
+  if (first.done) {
+    if (format.end) queued.push(format.end);
+  } else {
+    const framed = format.frame(first.value);
+    if (framed !== undefined) queued.push(framed);
+  }
+  const frames: TextChunks = {
+    async next() {
+      for (;;) {
+        const frame = queued.shift();
+        if (frame !== undefined) return { value: frame, done: false };
+        if (ended) return { value: undefined, done: true };
+        try {
+          // Until an event with a frame, or the end.
           const next = await iterator.next();
           if (next.done) {
             settle();
-            return end(controller);
+            ended = true;
+            if (format.end) queued.push(format.end);
+            continue;
           }
           const framed = format.frame(next.value);
-          if (framed !== undefined) return controller.enqueue(encoder.encode(framed));
+          if (framed !== undefined) return { value: framed, done: false };
+        } catch (error) {
+          settle();
+          ended = true;
+          const problem = problemFromError(error);
+          if (problem.code === "internal_error")
+            log.error({ err: error }, "unexpected error in a stream");
+          return { value: format.failure(problem), done: false };
         }
-      } catch (error) {
-        settle();
-        const problem = problemFromError(error);
-        if (problem.code === "internal_error")
-          log.error({ err: error }, "unexpected error in a stream");
-        controller.enqueue(encoder.encode(format.failure(problem)));
-        controller.close();
       }
     },
-    cancel: stop,
-  });
+    async return() {
+      ended = true;
+      queued.length = 0;
+      stop();
+      return { value: undefined, done: true };
+    },
+  };
 
-  return new Response(stream, {
+  return streamedResponse(frames, {
     headers: {
       ...headersOf(first.done ? undefined : first.value),
       "content-type": "text/event-stream; charset=utf-8",

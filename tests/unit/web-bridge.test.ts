@@ -6,6 +6,8 @@ import {
   SERVED_DIRECTLY,
   sendWebResponse,
   servedDirectly,
+  streamedResponse,
+  type TextChunks,
   textBodyOf,
   textResponse,
   webRequest,
@@ -62,7 +64,11 @@ async function entryServing(answer: () => Response) {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    close: () => new Promise((resolve) => server.close(resolve)),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -109,6 +115,68 @@ describe("an answer carried as text", () => {
       const head = await fetch(server.url, { method: "HEAD" });
       expect(head.status).toBe(201);
       expect(await head.text()).toBe("");
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+/** Chunks from a list, then a wait for `release` before the end; says when `return()` came. */
+function chunksFrom(list: string[], release: Promise<void> = Promise.resolve()) {
+  let at = 0;
+  const stopped = { count: 0 };
+  let stop: () => void = () => {};
+  const stopping = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  const chunks: TextChunks = {
+    async next() {
+      if (at < list.length) return { value: list[at++] as string, done: false };
+      await Promise.race([release, stopping]);
+      return { value: undefined, done: true };
+    },
+    async return() {
+      stopped.count += 1;
+      stop();
+      return { value: undefined, done: true };
+    },
+  };
+  return { chunks, stopped };
+}
+
+const EVENTS = { "content-type": "text/event-stream; charset=utf-8" };
+
+describe("an answer carried as chunks", () => {
+  it("becomes a Web stream of the same chunks for Next.js, stopped by its cancel", async () => {
+    const whole = chunksFrom(["event: a\n\n", "event: é\n\n"]);
+    const given = withBody(streamedResponse(whole.chunks, { headers: EVENTS }));
+    expect(given.headers.get("content-type")).toBe(EVENTS["content-type"]);
+    expect(await given.text()).toBe("event: a\n\nevent: é\n\n");
+
+    const cut = chunksFrom(["event: a\n\n"], new Promise(() => {}));
+    const reader = withBody(streamedResponse(cut.chunks, { headers: EVENTS })).body?.getReader();
+    expect(new TextDecoder().decode((await reader?.read())?.value)).toBe("event: a\n\n");
+    await reader?.cancel();
+    expect(cut.stopped.count).toBe(1);
+  });
+
+  it("is written by the entry as it comes, and stopped when the client leaves", async () => {
+    const whole = chunksFrom(["event: a\n\n", "event: b\n\n"]);
+    let answer = () => streamedResponse(whole.chunks, { headers: EVENTS });
+    const server = await entryServing(() => answer());
+    try {
+      const got = await fetch(server.url);
+      expect(got.headers.get("content-type")).toBe(EVENTS["content-type"]);
+      expect(await got.text()).toBe("event: a\n\nevent: b\n\n");
+
+      const endless = chunksFrom(["event: a\n\n"], new Promise(() => {}));
+      answer = () => streamedResponse(endless.chunks, { headers: EVENTS });
+      const leaving = new AbortController();
+      const open = await fetch(server.url, { signal: leaving.signal });
+      const reader = open.body?.getReader();
+      expect(new TextDecoder().decode((await reader?.read())?.value)).toBe("event: a\n\n");
+      leaving.abort();
+      await expect.poll(() => endless.stopped.count).toBe(1);
     } finally {
       await server.close();
     }
