@@ -118,13 +118,17 @@ async function sendChunks(chunks: TextChunks, to: ServerResponse, method: string
     return;
   }
   to.once("close", stop);
+  let written = false;
   try {
     for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
       if (!(await write(to, next.value))) return;
     }
     to.end();
+    written = true;
   } finally {
     to.off("close", stop);
+    // A client gone before the listener was added (its close already past) stops them too.
+    if (!written) stop();
   }
 }
 

@@ -1,4 +1,4 @@
-import { createServer, IncomingMessage } from "node:http";
+import { createServer, IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
@@ -180,5 +180,14 @@ describe("an answer carried as chunks", () => {
     } finally {
       await server.close();
     }
+  });
+
+  it("is stopped when the client had gone before the entry began writing", async () => {
+    const gone = new ServerResponse(incoming("GET", "/", {}));
+    gone.destroy();
+    await new Promise((resolve) => setImmediate(resolve));
+    const endless = chunksFrom(["event: a\n\n"], new Promise(() => {}));
+    await sendWebResponse(streamedResponse(endless.chunks, { headers: EVENTS }), gone, "GET");
+    expect(endless.stopped.count).toBe(1);
   });
 });
