@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { rowsOf } from "@/db/rows";
+import { prepared } from "@/db/prepared";
 import { chatMessages, type StoredToolCall } from "@/db/schema";
 import type { ChatConfig } from "@/server/config";
 import type { ChatTurn } from "@/server/providers";
@@ -24,11 +24,30 @@ export async function loadHistory(
   config: HistoryConfig,
 ): Promise<ChatTurn[]> {
   if (config.historyMessages === 0) return [];
-  const result = await db.execute(
-    sql`SELECT ${historyJson({ aid, caller, chatId }, config.historyMessages)} AS history`,
-  );
-  const [row] = rowsOf<{ history: unknown }>(result);
+  const [row] = await historyStatement(db).execute({
+    aid,
+    caller,
+    chatId,
+    limit: config.historyMessages,
+  });
   return historyFromJson(row?.history ?? [], config);
+}
+
+/**
+ * The history read on its own, prepared once per database handle: every autonomous run reads
+ * its thread, and drizzle building the statement again was a tenth of a scheduler worker's CPU
+ * (BENCHMARKS.md).
+ */
+function historyStatement(db: Db) {
+  const p = (name: string) => sql.placeholder(name);
+  return prepared(db, "thread-history", () =>
+    db
+      .select({
+        history: sql<unknown>`${historyJson({ aid: p("aid"), caller: p("caller"), chatId: p("chatId") }, p("limit"))}`,
+      })
+      .from(sql`(SELECT 1) AS one`)
+      .prepare("thread_history"),
+  );
 }
 
 type HistoryConfig = Pick<ChatConfig, "historyMessages" | "historyMaxChars">;
