@@ -35,8 +35,8 @@ export async function loadHistory(
 
 /**
  * The history read on its own, prepared once per database handle: every autonomous run reads
- * its thread, and drizzle building the statement again was about 5% of a scheduler worker's busy time
- * (BENCHMARKS.md).
+ * its thread, and drizzle building the statement again was about 5% of a scheduler worker's
+ * busy time (BENCHMARKS.md).
  */
 function historyStatement(db: Db) {
   const p = (name: string) => sql.placeholder(name);
