@@ -7,14 +7,12 @@
  */
 export { PATH_HEADER, PEER_HEADER } from "./headers.ts";
 export {
-  chunksOf,
+  type CarriedBody,
+  carriedBody,
   SERVED_DIRECTLY,
-  STREAMED_BODY,
   servedDirectly,
   streamedResponse,
-  TEXT_BODY,
   type TextChunks,
-  textBodyOf,
   textResponse,
   withBody,
 } from "./marks.ts";

@@ -11,19 +11,13 @@
 export const SERVED_DIRECTLY: unique symbol = Symbol.for("agent-service.served-directly");
 
 /**
- * A response's whole body as text, carried beside an empty Web body (`textResponse`). Making
- * undici's body stream was most of what a Response cost, 13–27 µs for a short text against 2
- * without a body (BENCHMARKS.md), and the entry writes the text itself; only an answer that
- * leaves for Next.js is given its Web body (`withBody`).
+ * A response's body carried beside an empty Web body: its whole text (`textResponse`) or its
+ * text chunks as they come (`streamedResponse`). Making undici's body stream was most of what a
+ * Response cost, 13–27 µs for a short text against 2 without a body, and a Web stream cost each
+ * chunk an encoding, a queue and a read (BENCHMARKS.md); the entry writes the body itself, and
+ * only an answer that leaves for Next.js is given its Web body (`withBody`).
  */
-export const TEXT_BODY: unique symbol = Symbol.for("agent-service.text-body");
-
-/**
- * A response's body as text chunks, carried beside an empty Web body (`streamedResponse`): the
- * entry writes each chunk as it comes, where a Web stream cost each chunk an encoding, a queue
- * and a read; only an answer that leaves for Next.js is given its Web stream (`withBody`).
- */
-export const STREAMED_BODY: unique symbol = Symbol.for("agent-service.streamed-body");
+const CARRIED_BODY: unique symbol = Symbol.for("agent-service.carried-body");
 
 /**
  * Text chunks: `next()` gives the next one (never two calls at once), `return()` stops the
@@ -46,50 +40,49 @@ export function servedDirectly<H extends Handler>(handler: H): H {
   return forNextJs;
 }
 
+/** What a response carries as its body: its whole text, or its chunks. */
+export type CarriedBody = string | TextChunks;
+
 /** A response whose body is `text`, for the entry to write and `withBody` to give Next.js. */
 export function textResponse(text: string, init: ResponseInit): Response {
-  const response = new Response(null, init);
-  Object.defineProperty(response, TEXT_BODY, { value: text });
-  return response;
-}
-
-/** The text a response carries as its body (`textResponse`), if it does. */
-export function textBodyOf(response: Response): string | undefined {
-  return (response as Response & { [TEXT_BODY]?: string })[TEXT_BODY];
+  return carrying(text, init);
 }
 
 /** A response whose body is `chunks`, for the entry to write and `withBody` to give Next.js. */
 export function streamedResponse(chunks: TextChunks, init: ResponseInit): Response {
+  return carrying(chunks, init);
+}
+
+function carrying(body: CarriedBody, init: ResponseInit): Response {
   const response = new Response(null, init);
-  Object.defineProperty(response, STREAMED_BODY, { value: chunks });
+  Object.defineProperty(response, CARRIED_BODY, { value: body });
   return response;
 }
 
-/** The chunks a response carries as its body (`streamedResponse`), if it does. */
-export function chunksOf(response: Response): TextChunks | undefined {
-  return (response as Response & { [STREAMED_BODY]?: TextChunks })[STREAMED_BODY];
+/** The body a response carries (`textResponse`, `streamedResponse`), if it does. */
+export function carriedBody(response: Response): CarriedBody | undefined {
+  return (response as Response & { [CARRIED_BODY]?: CarriedBody })[CARRIED_BODY];
 }
 
 /** The response with its Web body, for anything but the entry to read or send. */
 export function withBody(response: Response): Response {
-  const text = textBodyOf(response);
-  const chunks = chunksOf(response);
-  if (text === undefined && chunks === undefined) return response;
+  const carried = carriedBody(response);
+  if (carried === undefined) return response;
   const init = {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
   };
-  if (text !== undefined) return new Response(text, init);
+  if (typeof carried === "string") return new Response(carried, init);
   const encoder = new TextEncoder();
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const next = await (chunks as TextChunks).next();
+      const next = await carried.next();
       if (next.done) controller.close();
       else controller.enqueue(encoder.encode(next.value));
     },
     async cancel() {
-      await (chunks as TextChunks).return();
+      await carried.return();
     },
   });
   return new Response(stream, init);

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { chunksOf, type TextChunks, textBodyOf } from "./marks.ts";
+import { carriedBody } from "./marks.ts";
 
 /**
  * Between Node.js's HTTP objects and the Web `Request` and `Response` the route handlers take
@@ -43,11 +43,10 @@ export function webRequest(request: IncomingMessage, origin: string, signal: Abo
 
 /**
  * Writes a handler's `Response`. A body the response carries as text (JSON, a problem, a chat's
- * text: `textResponse`) goes out with its headers in one write and a Content-Length, and so
- * does a Web body that ends with its first chunk; chunks it carries (events:
- * `streamedResponse`), or a longer Web body, are written as they come, waiting for the socket to
- * drain. A client that goes stops the chunks' producer or cancels the body, so the producer's
- * `finally` runs.
+ * text: `textResponse`) goes out with its headers in one write and a Content-Length; chunks it
+ * carries (events: `streamedResponse`), or a Web body, are written as they come, waiting for the
+ * socket to drain. A client that goes stops the chunks' producer or cancels the body, so the
+ * producer's `finally` runs.
  */
 export async function sendWebResponse(
   response: Response,
@@ -61,54 +60,34 @@ export async function sendWebResponse(
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) to.setHeader("set-cookie", cookies);
 
-  const text = textBodyOf(response);
-  if (text !== undefined) {
+  const carried = carriedBody(response);
+  if (typeof carried === "string") {
     if (method === "HEAD") to.end();
     else {
-      to.setHeader("content-length", Buffer.byteLength(text));
-      to.end(text);
+      to.setHeader("content-length", Buffer.byteLength(carried));
+      to.end(carried);
     }
     return;
   }
-  const chunks = chunksOf(response);
-  if (chunks !== undefined) return sendChunks(chunks, to, method);
+  if (carried !== undefined) return sendChunks(carried, to, method);
   const body = response.body;
-  if (body === null || method === "HEAD") {
-    await body?.cancel();
+  if (body === null) {
     to.end();
     return;
   }
+  // A handler of its own making with a Web body (the REST helpers carry theirs).
   const reader = body.getReader();
-  const cancel = () => {
-    reader.cancel().catch(() => {});
-  };
-  to.once("close", cancel);
-  try {
-    const streamed = response.headers.get("content-type")?.startsWith("text/event-stream");
-    let next = await reader.read();
-    if (!streamed && !next.done) {
-      const after = await reader.read();
-      if (after.done) {
-        to.setHeader("content-length", next.value.byteLength);
-        to.end(next.value);
-        return;
-      }
-      if (!(await write(to, next.value))) return;
-      next = after;
-    }
-    while (!next.done) {
-      if (!(await write(to, next.value))) return;
-      next = await reader.read();
-    }
-    to.end();
-  } finally {
-    to.off("close", cancel);
-    reader.releaseLock();
-  }
+  return sendChunks({ next: () => reader.read(), return: () => reader.cancel() }, to, method);
 }
 
-/** Writes the chunks a response carries as they come; a client that goes stops their producer. */
-async function sendChunks(chunks: TextChunks, to: ServerResponse, method: string): Promise<void> {
+/** What `sendChunks` writes: carried text chunks, or a Web body's reader. */
+type Chunks = {
+  next(): Promise<{ done?: boolean; value?: string | Uint8Array }>;
+  return(): Promise<unknown>;
+};
+
+/** Writes chunks as they come; a client that goes, or a HEAD, stops their producer. */
+async function sendChunks(chunks: Chunks, to: ServerResponse, method: string): Promise<void> {
   const stop = () => {
     chunks.return().catch(() => {});
   };
@@ -121,7 +100,7 @@ async function sendChunks(chunks: TextChunks, to: ServerResponse, method: string
   let written = false;
   try {
     for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
-      if (!(await write(to, next.value))) return;
+      if (next.value !== undefined && !(await write(to, next.value))) return;
     }
     to.end();
     written = true;

@@ -3,12 +3,12 @@ import type { AddressInfo } from "node:net";
 import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import {
+  carriedBody,
   SERVED_DIRECTLY,
   sendWebResponse,
   servedDirectly,
   streamedResponse,
   type TextChunks,
-  textBodyOf,
   textResponse,
   webRequest,
   withBody,
@@ -82,7 +82,7 @@ describe("an answer carried as text", () => {
   it("has no Web body until it leaves for Next.js, then the same status, headers and text", async () => {
     const carried = answer();
     expect(carried.body).toBeNull();
-    expect(textBodyOf(carried)).toBe('{"reply":"héllo"}');
+    expect(carriedBody(carried)).toBe('{"reply":"héllo"}');
     const given = withBody(carried);
     expect(given.status).toBe(201);
     expect(given.headers.get("content-type")).toBe("application/json");
@@ -177,6 +177,34 @@ describe("an answer carried as chunks", () => {
       expect(new TextDecoder().decode((await reader?.read())?.value)).toBe("event: a\n\n");
       leaving.abort();
       await expect.poll(() => endless.stopped.count).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("is a Web body's too, for a handler that makes one: written as it comes, cancelled when the client leaves", async () => {
+    let cancelled = 0;
+    const server = await entryServing(
+      () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode("event: a\n\n"));
+            },
+            cancel() {
+              cancelled += 1;
+            },
+          }),
+          { headers: EVENTS },
+        ),
+    );
+    try {
+      const leaving = new AbortController();
+      const open = await fetch(server.url, { signal: leaving.signal });
+      const reader = open.body?.getReader();
+      expect(new TextDecoder().decode((await reader?.read())?.value)).toBe("event: a\n\n");
+      leaving.abort();
+      await expect.poll(() => cancelled).toBe(1);
     } finally {
       await server.close();
     }
