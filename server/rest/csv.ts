@@ -1,10 +1,11 @@
-import Negotiator from "negotiator";
 import { textResponse } from "@/server/instance";
+import { acceptedType } from "./request";
+
+const preferredTable = acceptedType(["application/json", "text/csv"]);
 
 /** Whether the client prefers CSV to JSON (`Accept: text/csv`); JSON when it names neither. */
 export function wantsCsv(request: Request): boolean {
-  const accept = new Negotiator({ headers: { accept: request.headers.get("accept") ?? "*/*" } });
-  return accept.mediaType(["application/json", "text/csv"]) === "text/csv";
+  return preferredTable(request) === "text/csv";
 }
 
 /** A CSV file as the answer, to be saved under `filename`. */

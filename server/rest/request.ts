@@ -1,8 +1,32 @@
+import Negotiator from "negotiator";
 import { AppError } from "@/server/errors";
 
 /** Reading a REST request: its query, and a JSON body within bounds. */
 
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Accept headers remembered per chooser, and the longest one remembered: a client sends any. */
+const ACCEPTS_KEPT = 64;
+const ACCEPT_KEPT_MAX = 256;
+
+/**
+ * Which of `types` a request's Accept prefers (undefined: none of them; ties go to the earlier
+ * type), remembered for the Accept headers seen lately: clients send the same few, and
+ * negotiating again was a chat's cost (BENCHMARKS.md).
+ */
+export function acceptedType(types: readonly string[]): (request: Request) => string | undefined {
+  const chosen = new Map<string, string | undefined>();
+  return (request) => {
+    const accept = request.headers.get("accept") ?? "*/*";
+    if (chosen.has(accept)) return chosen.get(accept);
+    const type = new Negotiator({ headers: { accept } }).mediaType(types as string[]);
+    if (accept.length <= ACCEPT_KEPT_MAX) {
+      if (chosen.size >= ACCEPTS_KEPT) chosen.clear();
+      chosen.set(accept, type);
+    }
+    return type;
+  };
+}
 
 /** The query string as a plain object; a parameter given twice is an error, not a guess. */
 export function queryParams(request: Request, names: readonly string[]): Record<string, string> {

@@ -1,8 +1,8 @@
-import Negotiator from "negotiator";
 import { type ChatEvent, rateLimitHeaders } from "@/server/chat";
 import { textResponse } from "@/server/instance";
 import { problem } from "../documented";
 import { endpoint } from "../endpoint";
+import { acceptedType } from "../request";
 import { json, NO_STORE } from "../response";
 import { sseResponse } from "../sse";
 import * as examples from "./examples-chat";
@@ -16,25 +16,10 @@ import * as examples from "./examples-chat";
 // In order of preference when a client accepts several equally (curl sends */*).
 const REPLY_TYPES = ["text/plain", "application/json", "text/event-stream"];
 
-/**
- * The reply types chosen for the Accept headers seen lately: clients send the same few, and
- * negotiating one again was a chat's cost. Bounded in count and in the header's length, since a
- * client may send any Accept.
- */
-const chosenTypes = new Map<string, string>();
-const CHOSEN_TYPES_KEPT = 64;
-const CHOSEN_ACCEPT_MAX = 256;
+const preferredReplyType = acceptedType(REPLY_TYPES);
 
 function replyType(request: Request): string {
-  const accept = request.headers.get("accept") ?? "*/*";
-  const known = chosenTypes.get(accept);
-  if (known !== undefined) return known;
-  const chosen = new Negotiator({ headers: { accept } }).mediaType(REPLY_TYPES) ?? "text/plain";
-  if (accept.length <= CHOSEN_ACCEPT_MAX) {
-    if (chosenTypes.size >= CHOSEN_TYPES_KEPT) chosenTypes.clear();
-    chosenTypes.set(accept, chosen);
-  }
-  return chosen;
+  return preferredReplyType(request) ?? "text/plain";
 }
 
 const rateLimitHeaderDocs = {
