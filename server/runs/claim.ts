@@ -1,6 +1,12 @@
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { type AgentRow, type AutonomousRunRow, agents, autonomousRuns } from "@/db/schema";
+import {
+  type AgentRow,
+  type AutonomousRunRow,
+  agents,
+  autonomousRuns,
+  runInFlight,
+} from "@/db/schema";
 import type { Clock } from "@/server/clock";
 import { reserveRuns } from "@/server/quota";
 import { nextSlot } from "@/server/schedules";
@@ -74,7 +80,7 @@ async function runsGoing(db: Db, aids: string[]): Promise<Map<string, number>> {
   const rows = await db
     .select({ aid: autonomousRuns.aid, id: autonomousRuns.id })
     .from(autonomousRuns)
-    .where(and(inArray(autonomousRuns.aid, aids), eq(autonomousRuns.outcome, "running")));
+    .where(and(inArray(autonomousRuns.aid, aids), runInFlight));
   return new Map(rows.map((row) => [row.aid, row.id]));
 }
 

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { isDatabaseUnavailable } from "@/db/failures";
-import { type AutonomousRunRow, agents, autonomousRuns } from "@/db/schema";
+import { type AutonomousRunRow, agents, autonomousRuns, runInFlight } from "@/db/schema";
 import { agentNotFound, agentPaused } from "@/server/agents";
 import type { Context } from "@/server/context";
 import { AppError } from "@/server/errors";
@@ -66,7 +66,7 @@ export async function executeRun(
               input_tokens = ${p("inputTokens")}::integer,
               output_tokens = ${p("outputTokens")}::integer,
               tokens_estimated = ${p("estimated")}::boolean, cost = (SELECT cost FROM price)
-            WHERE id = ${p("guardRunId")}::bigint AND outcome = 'running' RETURNING *`;
+            WHERE id = ${p("guardRunId")}::bigint AND ${runInFlight} RETURNING *`;
         },
         // Its run.succeeded event, in the same statement: from the run as the guard wrote it.
         effects: () =>
@@ -121,7 +121,7 @@ async function failRun(
     const [updated] = await tx
       .update(autonomousRuns)
       .set({ outcome: "failed", error, finishedAt: now, quotaMonth: null })
-      .where(and(eq(autonomousRuns.id, run.runId), eq(autonomousRuns.outcome, "running")))
+      .where(and(eq(autonomousRuns.id, run.runId), runInFlight))
       .returning({ id: autonomousRuns.id });
     if (!updated) return;
     await releaseRun(tx, { aid: run.agent.aid, month: run.quotaMonth });

@@ -1,6 +1,6 @@
-import { and, eq, inArray, lt } from "drizzle-orm";
+import { and, inArray, lt } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { autonomousRuns } from "@/db/schema";
+import { autonomousRuns, runInFlight } from "@/db/schema";
 import type { Clock } from "@/server/clock";
 import { releaseRun } from "@/server/quota";
 import { runEventsSql } from "./record-json";
@@ -23,12 +23,7 @@ export async function sweepInterruptedRuns(
         quotaMonth: autonomousRuns.quotaMonth,
       })
       .from(autonomousRuns)
-      .where(
-        and(
-          eq(autonomousRuns.outcome, "running"),
-          lt(autonomousRuns.startedAt, new Date(now.getTime() - staleAfterMs)),
-        ),
-      )
+      .where(and(runInFlight, lt(autonomousRuns.startedAt, new Date(now.getTime() - staleAfterMs))))
       .for("update", { skipLocked: true });
     if (stale.length === 0) return 0;
     await tx

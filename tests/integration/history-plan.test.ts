@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
-import { PgDialect } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/rows";
 import { historyFromJson, historyJson, loadHistory } from "@/server/threads";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
+import { genericPlanNodes } from "../helpers/generic-plan";
 
 /**
  * The history read (a thread's last messages) must keep to the thread's index however the
@@ -40,45 +40,21 @@ describe.each(DATABASE_KINDS)("the history read on %s", (kind) => {
       FROM generate_series(1, 3) AS i`);
   }
 
-  /** The plan of the read, as a prepared statement's generic plan, for this thread. */
-  async function genericPlan(thread: { aid: string; caller: string; chatId: string }) {
-    const { db } = testDatabase();
-    const query = new PgDialect({ casing: "snake_case" }).sqlToQuery(
+  /** How the read's generic plan for this thread reads chat_messages: the indexes it scans,
+   * and whether it scans the table. */
+  async function messageReads(thread: { aid: string; caller: string; chatId: string }) {
+    const nodes = await genericPlanNodes(
+      testDatabase().db,
       sql`SELECT ${historyJson(thread, 20)} AS history`,
     );
-    const literal = (value: unknown) =>
-      typeof value === "number" ? String(value) : `'${String(value).replaceAll("'", "''")}'`;
-    return db.transaction(async (tx) => {
-      await tx.execute(sql.raw("SET LOCAL plan_cache_mode = force_generic_plan"));
-      await tx.execute(sql.raw(`PREPARE history_plan AS ${query.sql}`));
-      try {
-        const explained = rowsOf<Record<string, unknown>>(
-          await tx.execute(
-            sql.raw(
-              `EXPLAIN (FORMAT JSON) EXECUTE history_plan(${query.params.map(literal).join(", ")})`,
-            ),
-          ),
-        );
-        const plan = Object.values(explained[0] ?? {})[0];
-        return typeof plan === "string" ? JSON.parse(plan) : plan;
-      } finally {
-        await tx.execute(sql.raw("DEALLOCATE history_plan"));
-      }
-    });
-  }
-
-  /** How a plan reads chat_messages: the indexes it scans, and whether it scans the table. */
-  function messageReads(plan: unknown): { indexes: string[]; tableScans: number } {
-    const reads = { indexes: [] as string[], tableScans: 0 };
-    const visit = (node: Record<string, unknown>) => {
-      const index = node["Index Name"];
-      if (typeof index === "string" && index.startsWith("chat_messages")) reads.indexes.push(index);
-      if (node["Node Type"] === "Seq Scan" && node["Relation Name"] === "chat_messages")
-        reads.tableScans++;
-      for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) visit(child);
+    return {
+      indexes: nodes.flatMap((node) =>
+        node["Index Name"]?.startsWith("chat_messages") ? [node["Index Name"]] : [],
+      ),
+      tableScans: nodes.filter(
+        (node) => node["Node Type"] === "Seq Scan" && node["Relation Name"] === "chat_messages",
+      ).length,
     };
-    for (const entry of plan as { Plan: Record<string, unknown> }[]) visit(entry.Plan);
-    return reads;
   }
 
   it("scans the thread's own index for a new, a short and the large thread alike", async () => {
@@ -88,7 +64,7 @@ describe.each(DATABASE_KINDS)("the history read on %s", (kind) => {
       { aid: "skewed", caller: "addr:quiet", chatId: "short" },
       { aid: "skewed", caller: "addr:busy", chatId: "big" },
     ]) {
-      const reads = messageReads(await genericPlan(thread));
+      const reads = await messageReads(thread);
       expect(reads, thread.chatId).toEqual({ indexes: ["chat_messages_thread"], tableScans: 0 });
     }
   });
