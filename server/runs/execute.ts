@@ -41,7 +41,7 @@ export async function executeRun(
     const askedAt = ctx.clock.now();
     const question = agent.autonomousPrompt ?? "";
     const thread = { aid: agent.aid, caller: AGENT_CALLER, chatId: AUTONOMOUS_THREAD };
-    const history = await loadHistory(ctx.db, thread, ctx.model.chat);
+    const history = run.history ?? (await loadHistory(ctx.db, thread, ctx.model.chat));
     const started = startModelCall(ctx.model, { agent, history, question, releaseSlot });
     call = started;
     // The model call's own failures in its terms (timeout, provider); a failed write after it

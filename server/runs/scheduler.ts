@@ -32,7 +32,7 @@ export class Scheduler {
       beforePass: () => sweepInterruptedRuns(ctx, staleAfterMs).then(() => undefined),
       claim: async (room) => {
         const limit = Math.min(options.batchSize, room);
-        const { runs, skipped } = await claimDueRuns(ctx, limit);
+        const { runs, skipped } = await claimDueRuns(ctx, limit, ctx.model.chat);
         observeClaim(runs, skipped, ctx.clock.now());
         // Short of the limit: nothing more is due (skipped runs count: their slots were due).
         return { claimed: runs, more: runs.length + skipped >= limit };

@@ -64,13 +64,16 @@ describe.each(DATABASE_KINDS)("autonomous runs on %s", (kind) => {
 
   it("talks in its own thread, with the earlier runs as history", async () => {
     await autonomousAgent("threaded");
+    // A neighbour on the same schedule, claimed in the same batches: its thread is its own.
+    await autonomousAgent("neighbour");
     await simulate(schedulerWith(), 11);
-    const runs = await runsOf("threaded");
-    expect(runs.map((r) => r.reply)).toEqual([
-      "echo: Check the queue.",
-      "echo: Check the queue. (after 2 earlier messages)",
-      "echo: Check the queue. (after 4 earlier messages)",
-    ]);
+    for (const aid of ["threaded", "neighbour"]) {
+      expect((await runsOf(aid)).map((r) => r.reply)).toEqual([
+        "echo: Check the queue.",
+        "echo: Check the queue. (after 2 earlier messages)",
+        "echo: Check the queue. (after 4 earlier messages)",
+      ]);
+    }
     const { threads } = await admin().threads.list({ aid: "threaded" });
     expect(threads).toEqual([expect.objectContaining({ chat_id: "autonomous", message_count: 6 })]);
   });
