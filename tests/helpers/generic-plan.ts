@@ -44,3 +44,10 @@ export type PlanNode = {
   "Index Cond"?: string;
   Plans?: PlanNode[];
 };
+
+/** An agent's row alone (no quota row, no keys): what the plan tests seed their rows under. */
+export async function insertBareAgent(db: Db, aid: string): Promise<void> {
+  await db.execute(sql`
+    INSERT INTO agents (aid, name, autonomous_enabled, autonomous_minutes, created_at, updated_at)
+    VALUES (${aid}, ${aid}, false, 60, now(), now())`);
+}

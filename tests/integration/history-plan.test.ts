@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/rows";
 import { historyFromJson, historyJson, loadHistory } from "@/server/threads";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
-import { genericPlanNodes } from "../helpers/generic-plan";
+import { genericPlanNodes, insertBareAgent } from "../helpers/generic-plan";
 
 /**
  * The history read (a thread's last messages) must keep to the thread's index however the
@@ -19,9 +19,7 @@ describe.each(DATABASE_KINDS)("the history read on %s", (kind) => {
   /** One agent; one thread of BIG messages, analysed, then a short one of another caller. */
   async function seedSkewedThreads() {
     const { db } = testDatabase();
-    await db.execute(sql`
-      INSERT INTO agents (aid, name, autonomous_enabled, autonomous_minutes, created_at, updated_at)
-      VALUES ('skewed', 'Skewed', false, 60, now(), now())`);
+    await insertBareAgent(db, "skewed");
     await db.execute(sql`
       INSERT INTO chat_threads (aid, caller, chat_id, message_count, created_at, last_message_at)
       VALUES ('skewed', 'addr:busy', 'big', ${BIG}, now(), now()),

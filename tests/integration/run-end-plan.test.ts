@@ -2,7 +2,7 @@ import { and, eq, lt, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { autonomousRuns, runInFlight } from "@/db/schema";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
-import { genericPlanNodes, type PlanNode } from "../helpers/generic-plan";
+import { genericPlanNodes, insertBareAgent, type PlanNode } from "../helpers/generic-plan";
 
 /**
  * A run ends with `WHERE id = $1 AND outcome = 'running'` (its success, stored with the
@@ -19,9 +19,7 @@ describe.each(DATABASE_KINDS)("the plans of a run's end and of the sweep on %s",
   /** 2,000 ended runs, analysed, then 500 in flight: the statistics say none run. */
   async function seedRuns() {
     const { db } = testDatabase();
-    await db.execute(sql`
-      INSERT INTO agents (aid, name, autonomous_enabled, autonomous_minutes, created_at, updated_at)
-      VALUES ('planned', 'Planned', false, 60, now(), now())`);
+    await insertBareAgent(db, "planned");
     await db.execute(sql`
       INSERT INTO autonomous_runs (aid, trigger, due_at, started_at, finished_at, outcome)
       SELECT 'planned', 'manual', now(), now(), now(), 'succeeded' FROM generate_series(1, 2000)`);
