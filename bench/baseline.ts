@@ -117,7 +117,8 @@ export async function startBaseline(
    * body the service sends (model, system prompt + history + question, max_tokens, temperature
    * when set; for a stream, stream_options.include_usage), by undici's `request`, the client the
    * service uses (the leanest of those measured, server/providers/openai-compatible.ts; global
-   * `fetch` until 2026-11-27 cost this floor about 1 ms of CPU a chat at one connection). JSON (or text) waits for the whole
+   * `fetch` until 2026-11-27 cost this floor about 1 ms more CPU than the service's client in
+   * that step, at one connection, BENCHMARKS.md). JSON (or text) waits for the whole
    * reply; a stream is relayed with one `event: delta` per network read of the upstream body.
    */
   const modelChat = async (

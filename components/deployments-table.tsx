@@ -2,7 +2,7 @@
 
 import { keepPreviousData } from "@tanstack/react-query";
 import Link from "next/link";
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useState } from "react";
 import { listDeploymentsInputSchema } from "@/server/deployments/schema";
 import { DEPLOYMENT_STATUSES } from "@/server/deployments/view";
 import { CreateDeployment } from "./deployment-create";
@@ -168,17 +168,18 @@ function OwnerFilter({
   owner: string | undefined;
   onChange: (value: string | undefined) => void;
 }) {
-  const [draft, setDraft] = useState(owner ?? "");
   const [error, setError] = useState<string>();
   const { form, focusFirstInvalid } = useFocusFirstInvalid();
-  useEffect(() => setDraft(owner ?? ""), [owner]);
   return (
     <form
       ref={form}
       className="row bottom"
-      onSubmit={(event: FormEvent) => {
+      onSubmit={(event: FormEvent<HTMLFormElement>) => {
         event.preventDefault();
-        const value = draft.trim();
+        // Read from the field, which holds what was typed: a controlled value was "" for an
+        // address typed before the page hydrated (React keeps the field's text then, not the
+        // state), and the filter said nothing (a browser test, once, in CI).
+        const value = String(new FormData(event.currentTarget).get("owner-filter") ?? "").trim();
         const checked = OWNER_RULE.safeParse(value);
         if (value && !checked.success) {
           setError(checked.error.issues[0]?.message);
@@ -191,7 +192,8 @@ function OwnerFilter({
     >
       <Field name="owner-filter" label="Owner address" className="grow" error={error}>
         {(control) => (
-          <Input {...control} value={draft} onChange={(event) => setDraft(event.target.value)} />
+          // Keyed by the filter in the URL: a new one (back, a link) starts the field again.
+          <Input {...control} key={owner ?? ""} defaultValue={owner ?? ""} />
         )}
       </Field>
       <FieldSpace>

@@ -47,4 +47,11 @@ test("a wrong owner address says what is wrong in the page's words, beside its f
   await expect(page.locator("#owner-filter-error")).toContainText("Ethereum address");
   await expect(page.getByText(/user_address/)).toHaveCount(0);
   await expect(owner).toBeFocused();
+  // A right one filters, and the field keeps it.
+  const address = "0x0000000000000000000000000000000000000007";
+  await owner.fill(address);
+  await page.getByRole("button", { name: "Filter" }).click();
+  await expect(page).toHaveURL(new RegExp(`owner=${address}`));
+  await expect(page.locator("#owner-filter-error")).toHaveCount(0);
+  await expect(owner).toHaveValue(address);
 });
