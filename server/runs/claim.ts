@@ -44,8 +44,8 @@ type HistoryConfig = Pick<ChatConfig, "historyMessages" | "historyMaxChars">;
 /**
  * Claims up to `limit` due slots; returns the runs to execute (skipped ones are recorded). With
  * `history`, each run's thread history is read by the claim's own select, for the whole batch,
- * instead of by one statement a run when it starts (a tenth of a run's cost in PostgreSQL and
- * in the worker, BENCHMARKS.md). Only a run of the same agent writes its autonomous thread, and
+ * instead of by one statement a run when it starts (a sixth of a run's cost, in PostgreSQL and
+ * in the worker together, BENCHMARKS.md). Only a run of the same agent writes its thread, and
  * the claim holds the agent's row, so the history read then is the one the run would read.
  */
 export async function claimDueRuns(
