@@ -8,11 +8,16 @@ import {
   runInFlight,
 } from "@/db/schema";
 import type { Clock } from "@/server/clock";
-import type { ChatConfig } from "@/server/config";
 import type { ChatTurn } from "@/server/providers";
 import { reserveRuns } from "@/server/quota";
 import { nextSlot } from "@/server/schedules";
-import { AGENT_CALLER, AUTONOMOUS_THREAD, historyFromJson, historyJson } from "@/server/threads";
+import {
+  AGENT_CALLER,
+  AUTONOMOUS_THREAD,
+  type HistoryConfig,
+  historyFromJson,
+  historyJson,
+} from "@/server/threads";
 import { runEventsSql } from "./record-json";
 
 /**
@@ -37,9 +42,6 @@ export type ClaimedRun = {
   quotaMonth: string;
   history?: ChatTurn[] | undefined;
 };
-
-/** How much history a run is given (HISTORY_MESSAGES, HISTORY_MAX_CHARS). */
-type HistoryConfig = Pick<ChatConfig, "historyMessages" | "historyMaxChars">;
 
 /**
  * Claims up to `limit` due slots; returns the runs to execute (skipped ones are recorded). With

@@ -50,7 +50,8 @@ function historyStatement(db: Db) {
   );
 }
 
-type HistoryConfig = Pick<ChatConfig, "historyMessages" | "historyMaxChars">;
+/** How much history a model call is given (HISTORY_MESSAGES, HISTORY_MAX_CHARS). */
+export type HistoryConfig = Pick<ChatConfig, "historyMessages" | "historyMaxChars">;
 
 /**
  * The same read as `loadHistory`, as an expression to put in a larger statement: a JSON array

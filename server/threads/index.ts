@@ -7,7 +7,7 @@
 
 export type { StoreGuard } from "./exchange";
 export { storeExchange, storeQuery, storeValues } from "./exchange";
-export type { ThreadRef } from "./history";
+export type { HistoryConfig, ThreadRef } from "./history";
 export { historyFromJson, historyJson, loadHistory } from "./history";
 export { callerLabel, listMessages, listThreads } from "./listing";
 export * from "./schema";
