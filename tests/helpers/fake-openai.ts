@@ -45,6 +45,11 @@ export type Behaviour =
       chunks?: number;
       chunkDelayMs?: number;
       delayMs?: number;
+      /**
+       * Answers only once this settles (after `delayMs`): holds replies until a test has seen
+       * what it waits for, so that what it counts does not depend on how fast the replies came.
+       */
+      gate?: Promise<unknown>;
       /** The usage reported; null sends none (default: 10 in, 5 out). */
       usage?: FakeUsage | null;
       /** Why the model stopped (default `stop`). */
@@ -225,6 +230,7 @@ async function answer(behaviour: Behaviour, request: ChatCompletionRequest, res:
     case "reply": {
       const usage = behaviour.usage === undefined ? DEFAULT_USAGE : behaviour.usage;
       if (behaviour.delayMs) await new Promise((r) => setTimeout(r, behaviour.delayMs));
+      if (behaviour.gate) await behaviour.gate;
       const finish = behaviour.finishReason ?? "stop";
       if (!request.stream) {
         sendCompletion(res, request, behaviour.text, usage, finish);

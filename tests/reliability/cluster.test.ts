@@ -139,15 +139,23 @@ describe.skipIf(!TEST_DATABASE_URL)("an instance of two web workers, on PostgreS
     // 15 tokens a reply: six replies leave 10 tokens, so 10 more may start (each holding one
     // until its reply is stored, when it counts 15). Replies are stored (agent_token_usage)
     // while other chats reserve (agent_quotas), on both workers.
-    fake.behave({ kind: "reply", text: "ok", usage: { prompt_tokens: 10, completion_tokens: 5 } });
+    const usage = { prompt_tokens: 10, completion_tokens: 5 };
+    fake.behave({ kind: "reply", text: "ok", usage });
     for (let i = 0; i < 6; i++) {
       expect((await fetch(`${server.url}/budgeted/chat?q=warm${i}`)).status).toBe(200);
     }
-    fake.behave({
-      kind: "reply",
-      text: "ok",
-      delayMs: 5,
-      usage: { prompt_tokens: 10, completion_tokens: 5 },
+    // The replies wait until the tenth call reaches the model. A reply stored sooner spends the
+    // budget (90 + 15 > 100), so how many started would depend on how fast the first replies
+    // came back: with replies after 5 ms, a loaded CI machine stored one after five had
+    // started, and the rest were rightly refused. An eleventh call would still get its reply
+    // (it is not held), and the count below would say so.
+    let tenthArrived: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      tenthArrived = resolve;
+    });
+    fake.behaveBy((_request, index) => {
+      if (index === 9) tenthArrived();
+      return { kind: "reply", text: "ok", usage, gate };
     });
     const counts = await chatsAtOnce(server, "budgeted", 300);
     expect(counts).toEqual({ 200: 10, 429: 290 });
