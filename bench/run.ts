@@ -4,7 +4,8 @@
  * model endpoint (bench/model-rows.ts; `BENCH_ONLY=model` runs only those), then one tool round
  * trip against a direct MCP call (bench/tool-rows.ts; `BENCH_ONLY=tools`), then 1,000 webhook
  * events to a receiver on loopback (bench/webhooks.ts; `BENCH_ONLY=webhooks`); `BENCH_ONLY=echo` runs
- * only the echo chat row (1,000 agents, no soak or growth series), about a minute. Prints a table and
+ * only the echo chat row (1,000 agents, no soak or growth series), about a minute;
+ * `BENCH_ONLY=scheduler` only the scheduler's rows (bench/scheduler.ts). Prints a table and
  * writes bench/results/latest.json. Needs a build (`npm run bench` makes one) and PostgreSQL at
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a throwaway database is
  * created on that server and dropped afterwards).
@@ -33,10 +34,11 @@ const SCHEDULER_AGENTS = Number(process.env.BENCH_SCHEDULER_AGENTS ?? 10_000);
 /**
  * `model`: only the model rows (no seeding, echo rows, growth series or scheduler); `tools`:
  * only the tool row (bench/tool-rows.ts); `webhooks`: only the webhook row (bench/webhooks.ts);
- * `echo`: only the echo chat row, on 1,000 agents (what issue 29's echo ratio is read from).
+ * `echo`: only the echo chat row, on 1,000 agents (what issue 29's echo ratio is read from);
+ * `scheduler`: only the scheduler, 10,000 agents due at once (issue 29's scheduler row).
  */
 const ONLY = process.env.BENCH_ONLY || undefined;
-const KINDS = ["model", "tools", "webhooks", "echo"] as const;
+const KINDS = ["model", "tools", "webhooks", "echo", "scheduler"] as const;
 if (ONLY !== undefined && !(KINDS as readonly string[]).includes(ONLY)) {
   throw new Error(`BENCH_ONLY=${ONLY}: the values understood are ${KINDS.join(", ")}`);
 }
@@ -342,6 +344,12 @@ async function runEchoBenchmarks(database: { url: string }) {
 
 /** The scheduler, with the web server stopped: 10,000 agents due at once, then two instances. */
 async function runScheduler(database: { url: string }) {
+  // Run alone, nothing before it has made the tables.
+  if (ONLY === "scheduler") {
+    const migrated = createDatabase({ kind: "postgres", url: database.url });
+    await migrated.migrate();
+    await migrated.close();
+  }
   const scheduler: SchedulerThroughput[] = [];
   for (const instances of [1, 2]) {
     const result = await measureSchedulerThroughput(database.url, {
@@ -364,7 +372,7 @@ async function runBenchmarks(database: { url: string }) {
   if (modelRows) console.info(`(model rows: ${fmt((Date.now() - modelStarted) / 1000)} s)`);
   const toolRow = runs("tools") ? await runToolBenchmarks(database.url) : undefined;
   const webhookRow = runs("webhooks") ? await runWebhookBenchmarks(database.url) : undefined;
-  const scheduler = ONLY ? undefined : await runScheduler(database);
+  const scheduler = runs("scheduler") ? await runScheduler(database) : undefined;
 
   const report = {
     date: new Date().toISOString(),
