@@ -109,6 +109,26 @@ export type FakeOpenAi = {
   close(): Promise<void>;
 };
 
+/**
+ * For `behaveBy`: answers every call with `reply`, each held until the `calls`-th call has
+ * arrived, so that `calls` are open at the model at once before any reply comes back. A test
+ * that counts how many chats started before the first reply was stored counts the same on any
+ * machine. Calls after the `calls`-th are answered at once; fewer never are (they time out).
+ */
+export function repliesAfter(
+  calls: number,
+  reply: Extract<Behaviour, { kind: "reply" }>,
+): (request: ChatCompletionRequest, index: number) => Behaviour {
+  let arrived: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  return (_request, index) => {
+    if (index === calls - 1) arrived();
+    return { ...reply, gate };
+  };
+}
+
 export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   const requests: ChatCompletionRequest[] = [];
   let plan: Behaviour[] = [{ kind: "reply", text: "Hello from the fake model." }];

@@ -1,7 +1,7 @@
 import { Agent, fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/databases";
-import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai";
+import { type FakeOpenAi, repliesAfter, startFakeOpenAi } from "../helpers/fake-openai";
 import { processTree } from "../helpers/processes";
 import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
 
@@ -149,14 +149,7 @@ describe.skipIf(!TEST_DATABASE_URL)("an instance of two web workers, on PostgreS
     // came back: with replies after 5 ms, a loaded CI machine stored one after five had
     // started, and the rest were rightly refused. An eleventh call would still get its reply
     // (it is not held), and the count below would say so.
-    let tenthArrived: () => void = () => {};
-    const gate = new Promise<void>((resolve) => {
-      tenthArrived = resolve;
-    });
-    fake.behaveBy((_request, index) => {
-      if (index === 9) tenthArrived();
-      return { kind: "reply", text: "ok", usage, gate };
-    });
+    fake.behaveBy(repliesAfter(10, { kind: "reply", text: "ok", usage }));
     const counts = await chatsAtOnce(server, "budgeted", 300);
     expect(counts).toEqual({ 200: 10, 429: 290 });
     const agent = await (await fetch(`${server.url}/agents/budgeted`, { headers: admin })).json();
