@@ -405,6 +405,29 @@ function summariseMemory(samples: number[]) {
   };
 }
 
+/**
+ * Warns when other clients hold connections on the PostgreSQL server the bench will load: the
+ * services it starts, the baseline and their pools need most of `max_connections`, and a run
+ * beside another's leftovers (the servers of an interrupted run outlive it) answers 503 and 500
+ * ("too many clients") at 64 connections, which the rows then count as chats.
+ */
+async function warnOfOtherClients(): Promise<void> {
+  const sql = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await sql<{ others: number; max: number }[]>`
+      SELECT count(*)::int AS others, current_setting('max_connections')::int AS max
+      FROM pg_stat_activity
+      WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`;
+    if (row && row.others > 0)
+      console.warn(
+        `Warning: ${row.others} other connection(s) are open on this PostgreSQL server (max_connections ${row.max}); leftovers of an interrupted run can make the rows fail with "too many clients".`,
+      );
+  } finally {
+    await sql.end();
+  }
+}
+
+await warnOfOtherClients();
 // The throwaway database goes, whether the run finished or failed.
 const database = await createThrowawayDatabase(SERVER_URL, "agent_bench");
 try {
