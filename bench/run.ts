@@ -104,10 +104,15 @@ function sampleMemory(pid: number, everyMs = 1000) {
   };
 }
 
-async function seed(url: string, agents = AGENTS) {
+/** Makes the service's tables in the throwaway database (its migrations, as the service runs them). */
+async function migrate(url: string) {
   const database = createDatabase({ kind: "postgres", url });
   await database.migrate();
   await database.close();
+}
+
+async function seed(url: string, agents = AGENTS) {
+  await migrate(url);
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   await sql`DELETE FROM agents WHERE aid LIKE 'agent-%'`;
   await sql`
@@ -345,11 +350,7 @@ async function runEchoBenchmarks(database: { url: string }) {
 /** The scheduler, with the web server stopped: 10,000 agents due at once, then two instances. */
 async function runScheduler(database: { url: string }) {
   // Run alone, nothing before it has made the tables.
-  if (ONLY === "scheduler") {
-    const migrated = createDatabase({ kind: "postgres", url: database.url });
-    await migrated.migrate();
-    await migrated.close();
-  }
+  if (ONLY === "scheduler") await migrate(database.url);
   const scheduler: SchedulerThroughput[] = [];
   for (const instances of [1, 2]) {
     const result = await measureSchedulerThroughput(database.url, {

@@ -32,12 +32,14 @@ describe.each(DATABASE_KINDS)("usage and cost on %s", (kind) => {
   const agent = (aid: string, fields: Record<string, unknown> = {}) =>
     admin().agents.upsert({ aid, ...fields } as { aid: string });
   const quotaOf = async (aid: string) => (await admin().agents.get({ aid })).quota;
+  /** A reply whose provider reports `prompt` tokens in and `completion` out. */
+  const counted = (prompt: number, completion: number) => ({
+    kind: "reply" as const,
+    text: "Counted.",
+    usage: { prompt_tokens: prompt, completion_tokens: completion },
+  });
   const replyUsing = (prompt: number, completion: number) =>
-    fakeEndpoint().behave({
-      kind: "reply",
-      text: "Counted.",
-      usage: { prompt_tokens: prompt, completion_tokens: completion },
-    });
+    fakeEndpoint().behave(counted(prompt, completion));
 
   it("counts the reported tokens exactly in the counters, the series and the costs", async () => {
     const model = runtime();
@@ -135,13 +137,7 @@ describe.each(DATABASE_KINDS)("usage and cost on %s", (kind) => {
     for (let i = 0; i < 6; i++) await admin(model).chat.send({ aid: "budget", q: `warm-${i}` });
     // No reply comes back before the tenth call has reached the model: a reply stored sooner
     // spends the budget (90 + 15 > 100), and how many started would depend on the machine.
-    fakeEndpoint().behaveBy(
-      repliesAfter(10, {
-        kind: "reply",
-        text: "Counted.",
-        usage: { prompt_tokens: 10, completion_tokens: 5 },
-      }),
-    );
+    fakeEndpoint().behaveBy(repliesAfter(10, counted(10, 5)));
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
         admin(model)
