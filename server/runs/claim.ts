@@ -64,10 +64,8 @@ export async function claimDueRuns(
     const rows = await tx
       .select({
         agent: agents,
-        history:
-          history && history.historyMessages > 0
-            ? historyJson(thread, history.historyMessages)
-            : sql<unknown>`NULL::json`,
+        // A limit of 0 (HISTORY_MESSAGES=0) reads "[]", as the chat's opening does.
+        history: history ? historyJson(thread, history.historyMessages) : sql<unknown>`NULL::json`,
       })
       .from(agents)
       // A paused agent keeps its place on the schedule but is not taken until it is resumed.

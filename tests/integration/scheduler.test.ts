@@ -78,6 +78,21 @@ describe.each(DATABASE_KINDS)("autonomous runs on %s", (kind) => {
     expect(threads).toEqual([expect.objectContaining({ chat_id: "autonomous", message_count: 6 })]);
   });
 
+  it("gives a run no history with CHAT_HISTORY_MESSAGES=0, and still stores its exchange", async () => {
+    await autonomousAgent("forgetful");
+    await simulate(
+      schedulerWith(createModelRuntime(testConfig({ CHAT_HISTORY_MESSAGES: "0" }))),
+      11,
+    );
+    expect((await runsOf("forgetful")).map((r) => r.reply)).toEqual([
+      "echo: Check the queue.",
+      "echo: Check the queue.",
+      "echo: Check the queue.",
+    ]);
+    const { threads } = await admin().threads.list({ aid: "forgetful" });
+    expect(threads).toEqual([expect.objectContaining({ chat_id: "autonomous", message_count: 6 })]);
+  });
+
   it("stops when disabled and moves the next run when the interval changes, with no restart", async () => {
     const scheduler = schedulerWith();
     await autonomousAgent("changing", { autonomous_minutes: 60 });
