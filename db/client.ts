@@ -34,10 +34,21 @@ const MIGRATION_LOCK_KEY = 727_274_001;
 
 export type DatabaseOptions =
   | { kind: "postgres"; url: string; maxConnections?: number }
-  | { kind: "pglite"; dataDir?: string };
+  | {
+      kind: "pglite";
+      dataDir?: string;
+      /**
+       * A dump of a data directory (PGlite's `dumpDataDir`) to start an in-memory database
+       * from, instead of creating an empty one: tests start each of theirs from one migrated
+       * template, in 1.3 s against 3.5 s for a new cluster (tests/helpers/pglite-template.ts).
+       */
+      loadDataDir?: Blob;
+    };
 
 export function createDatabase(options: DatabaseOptions): Database {
-  return options.kind === "postgres" ? createPostgres(options) : createPglite(options.dataDir);
+  return options.kind === "postgres"
+    ? createPostgres(options)
+    : createPglite(options.dataDir, options.loadDataDir);
 }
 
 function createPostgres({
@@ -132,7 +143,7 @@ export class EmbeddedDatabaseError extends Error {
  * Embedded PostgreSQL (WASM). `dataDir` undefined = in memory (tests). A data directory is
  * locked for this process until `close()` (see pglite-lock.ts): a second process refuses it.
  */
-function createPglite(dataDir: string | undefined): Database {
+function createPglite(dataDir: string | undefined, loadDataDir?: Blob): Database {
   let lock: DataDirLock | undefined;
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true });
@@ -140,7 +151,8 @@ function createPglite(dataDir: string | undefined): Database {
   }
   let client: PGlite;
   try {
-    client = new PGlite(dataDir);
+    // Options alone: with a first argument of undefined, PGlite ignores the second.
+    client = new PGlite({ dataDir, loadDataDir });
   } catch (error) {
     lock?.release();
     throw new EmbeddedDatabaseError(dataDir, "opened", error);

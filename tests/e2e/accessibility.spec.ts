@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import { TEST_ADMIN_KEY } from "../helpers/context";
+import { TEST_ADMIN_KEY } from "../helpers/admin-key";
 import { sampleProposal } from "../helpers/proposal";
 import { expect, screenshot, test } from "./fixtures";
 import {
@@ -85,17 +85,45 @@ const ADMIN_PAGES = () => [
   { path: "/no-such-page", title: "Page not found · Agent Service", name: "not-found-plain" },
 ];
 
-/** Runs axe-core on the page as it is; fails with the serious and critical findings. */
-async function checkAccessibility(page: Page, label: string) {
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations
+/**
+ * The serious and critical findings of axe-core on the page as it is. In axe's legacy mode:
+ * `axe.run` in the page itself, where the default opens a blank page for each check to finish
+ * the frames' partial results in. Its findings on every page here were the same, in half the
+ * time (0.55–1.3 s a page against 1.0–2.6 s); what it leaves out, frames of other origins, no
+ * page of the service has (its CSP allows none).
+ */
+async function seriousFindings(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).setLegacyMode().analyze();
+  return results.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map(
       (v) =>
         `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
     );
-  expect(serious, `${label}: axe violations`).toEqual([]);
 }
+
+/** Runs axe-core on the page as it is; fails with the serious and critical findings. */
+async function checkAccessibility(page: Page, label: string) {
+  expect(await seriousFindings(page), `${label}: axe violations`).toEqual([]);
+}
+
+test("the check finds what it is there to find", async ({ page }) => {
+  // Served by the service, so that axe runs under its CSP as on every page checked.
+  await page.goto("/no-such-page");
+  await page.evaluate(() => {
+    const main = document.querySelector("main") ?? document.body;
+    const image = document.createElement("img");
+    image.src = "/icon.svg";
+    const faint = document.createElement("p");
+    faint.textContent = "faint";
+    // Set through the CSSOM, which the CSP allows (a style attribute it would refuse).
+    faint.style.color = "#777";
+    faint.style.background = "#888";
+    main.append(image, faint, document.createElement("button"));
+  });
+  const found = (await seriousFindings(page)).map((finding) => finding.split(" ")[0]);
+  expect(found).toEqual(expect.arrayContaining(["image-alt", "color-contrast", "button-name"]));
+});
 
 /** Waits for a page's data (no loading sign left), then checks and photographs it. */
 async function visit(page: Page, path: string, label: string) {

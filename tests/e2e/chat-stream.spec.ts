@@ -1,4 +1,4 @@
-import { TEST_ADMIN_KEY } from "../helpers/context";
+import { TEST_ADMIN_KEY } from "../helpers/admin-key";
 import { type ModelServer, startModelServer } from "../helpers/model-server";
 import { expect, screenshot, test } from "./fixtures";
 

@@ -1,4 +1,4 @@
-import { TEST_ADMIN_KEY } from "../helpers/context";
+import { TEST_ADMIN_KEY } from "../helpers/admin-key";
 import { sampleProposal } from "../helpers/proposal";
 import { expect, screenshot, test } from "./fixtures";
 import { api, navigate, scrollsSideways, signInWithWallet, WIDTHS } from "./helpers";

@@ -1,6 +1,6 @@
 import type { Locator, Page } from "@playwright/test";
 import type { LocalAccount } from "viem";
-import { TEST_ADMIN_KEY } from "../helpers/context";
+import { TEST_ADMIN_KEY } from "../helpers/admin-key";
 import { expect, injectWallet } from "./fixtures";
 
 /** The widths every main flow runs at: a laptop, and a phone. */

@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { TEST_ADMIN_KEY } from "../helpers/context";
+import { TEST_ADMIN_KEY } from "../helpers/admin-key";
 import { type RunningServer, startServer } from "../helpers/server";
 import { expect, screenshot, test } from "./fixtures";
 

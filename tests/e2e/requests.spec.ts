@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { TEST_ADMIN_KEY } from "../helpers/context";
+import { TEST_ADMIN_KEY } from "../helpers/admin-key";
 import { expect, screenshot, test } from "./fixtures";
 import { api, createAgents, navigate, scrollsSideways, signInWithKey, WIDTHS } from "./helpers";
 

@@ -1,4 +1,4 @@
-import { TEST_ADMIN_KEY } from "../helpers/context";
+import { TEST_ADMIN_KEY } from "../helpers/admin-key";
 import { type RunningServer, startServer } from "../helpers/server";
 import { startWebhookReceiver, verified, type WebhookReceiver } from "../helpers/webhook-receiver";
 import { expect, screenshot, test } from "./fixtures";

@@ -8,8 +8,9 @@ import { type Problem, problemFromError } from "@/server/errors";
 import type { ModelRuntime } from "@/server/model-call";
 import { createProcedureCaller } from "@/server/routers";
 
-/** The admin key tRPC callers in tests are made with (the HTTP tests' servers use it too). */
-export const TEST_ADMIN_KEY = "test-admin-key-0123456789abcdef";
+import { TEST_ADMIN_KEY } from "./admin-key";
+
+export { TEST_ADMIN_KEY };
 
 export const testConfig = (env: Record<string, string> = {}): Config =>
   parseConfig({ DATA_DIR: "/nonexistent-test-data-dir", ...env });

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createDatabase, type Database } from "@/db/client";
 import { requestLogOf } from "@/server/requests";
+import { pgliteTemplateDump } from "./pglite-template";
 import { createThrowawayDatabase } from "./throwaway-postgres";
 
 /**
@@ -49,7 +50,7 @@ export async function createTestDatabase(
         url: throwaway.url,
         maxConnections: options.maxConnections ?? 20,
       })
-    : createDatabase({ kind: "pglite" });
+    : createDatabase({ kind: "pglite", loadDataDir: await pgliteTemplateDump() });
   await database.migrate();
   return {
     ...database,

@@ -3,7 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { TEST_ADMIN_KEY } from "./context";
+import { TEST_ADMIN_KEY } from "./admin-key";
+import { copyPgliteTemplate } from "./pglite-template";
 
 /**
  * The built service, started as `npm start` starts it (the server entry,
@@ -21,7 +22,7 @@ export type RunningServer = {
   stop(): Promise<void>;
 };
 
-export { TEST_ADMIN_KEY } from "./context";
+export { TEST_ADMIN_KEY } from "./admin-key";
 
 /** The V8 flags `npm start` runs the service with (package.json; README, "Memory"). */
 export const SERVER_NODE_OPTIONS = "--max-old-space-size=1024 --max-semi-space-size=16";
@@ -48,6 +49,10 @@ export async function startServer(
 ): Promise<RunningServer> {
   const port = at.port ?? (await freePort());
   const dataDir = at.dataDir ?? (await mkdtemp(path.join(tmpdir(), "agent-service-")));
+  // A new embedded database starts as a copy of the migrated template, not as a new cluster
+  // (pglite-template.ts); a test that gives its own DATA_DIR gets what it gave.
+  if (at.dataDir === undefined && env.DATABASE_URL === undefined && env.DATA_DIR === undefined)
+    await copyPgliteTemplate(path.join(dataDir, "pglite"));
   let output = "";
   const child: ChildProcess = spawn(
     process.execPath,

@@ -4,6 +4,7 @@ import { createDatabase, type Db } from "@/db/client";
 import { checkDatabase } from "@/server/health";
 import { callerFor } from "../helpers/context";
 import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/databases";
+import { pgliteTemplateDump } from "../helpers/pglite-template";
 
 /** While `busy` holds the database, the check times out; once it is done, the check passes. */
 async function expectTimeoutWhileBusy(db: Db, busy: Promise<unknown>) {
@@ -15,7 +16,7 @@ async function expectTimeoutWhileBusy(db: Db, busy: Promise<unknown>) {
 
 describe("database health check", () => {
   it("says timeout when the embedded database is busy past the bound", async () => {
-    const database = createDatabase({ kind: "pglite" });
+    const database = createDatabase({ kind: "pglite", loadDataDir: await pgliteTemplateDump() });
     await database.migrate();
     try {
       // PGlite serves one connection: a long transaction makes the check wait.
@@ -32,7 +33,7 @@ describe("database health check", () => {
   });
 
   it("says unreachable when the database is closed", async () => {
-    const database = createDatabase({ kind: "pglite" });
+    const database = createDatabase({ kind: "pglite", loadDataDir: await pgliteTemplateDump() });
     await database.migrate();
     await database.close();
     const health = await callerFor(database.db).health.check();
