@@ -2,27 +2,20 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createDatabase, type Database } from "@/db/client";
 import { requestLogOf } from "@/server/requests";
+import { createThrowawayPostgres, type DatabaseKind } from "./database-kinds";
 import { pgliteTemplateDump } from "./pglite-template";
-import { createThrowawayDatabase } from "./throwaway-postgres";
 
 /**
  * Test databases: PGlite in memory always; a fresh PostgreSQL database per test file when
  * TEST_DATABASE_URL names a server (`.ci/run` sets it). Nothing is mocked.
  */
 
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
-
-export type DatabaseKind = "pglite" | "postgres";
-
-export const DATABASE_KINDS: DatabaseKind[] = TEST_DATABASE_URL
-  ? ["pglite", "postgres"]
-  : ["pglite"];
-
-if (!TEST_DATABASE_URL) {
-  console.warn(
-    "TEST_DATABASE_URL is not set: tests that need PostgreSQL are skipped (PGlite only).",
-  );
-}
+export {
+  createThrowawayPostgres,
+  DATABASE_KINDS,
+  type DatabaseKind,
+  TEST_DATABASE_URL,
+} from "./database-kinds";
 
 export type TestDatabase = Database & {
   /** The connection string of the throwaway PostgreSQL database (postgres only). */
@@ -32,12 +25,6 @@ export type TestDatabase = Database & {
   /** Closes and, for PostgreSQL, drops the throwaway database. */
   destroy(): Promise<void>;
 };
-
-/** A new empty PostgreSQL database on the TEST_DATABASE_URL server; returns its URL. */
-export async function createThrowawayPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
-  if (!TEST_DATABASE_URL) throw new Error("TEST_DATABASE_URL is not set");
-  return createThrowawayDatabase(TEST_DATABASE_URL, "agent_test");
-}
 
 export async function createTestDatabase(
   kind: DatabaseKind,

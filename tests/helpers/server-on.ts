@@ -1,4 +1,4 @@
-import { createThrowawayPostgres, type DatabaseKind } from "./databases";
+import { createThrowawayPostgres, type DatabaseKind } from "./database-kinds";
 import { type RunningServer, startServer } from "./server";
 
 /**

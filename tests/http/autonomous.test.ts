@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDatabase } from "@/db/client";
 import { autonomousRuns } from "@/db/schema";
-import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/databases";
+import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/database-kinds";
 import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai";
 import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
 

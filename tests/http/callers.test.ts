@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createThrowawayPostgres, DATABASE_KINDS, TEST_DATABASE_URL } from "../helpers/databases";
+import {
+  createThrowawayPostgres,
+  DATABASE_KINDS,
+  TEST_DATABASE_URL,
+} from "../helpers/database-kinds";
 import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai";
 import { type ModelServer, startModelServer } from "../helpers/model-server";
 import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";

@@ -5,7 +5,7 @@ import type { LocalAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createThrowawayPostgres, DATABASE_KINDS } from "../helpers/databases";
+import { createThrowawayPostgres, DATABASE_KINDS } from "../helpers/database-kinds";
 import { sampleProposal } from "../helpers/proposal";
 import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
 import {

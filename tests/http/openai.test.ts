@@ -2,7 +2,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { APICallError, generateText, streamText } from "ai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DATABASE_KINDS } from "../helpers/databases";
+import { DATABASE_KINDS } from "../helpers/database-kinds";
 import type { FakeOpenAi } from "../helpers/fake-openai";
 import { type ModelServer, startModelServer } from "../helpers/model-server";
 import { type RunningServer, TEST_ADMIN_KEY } from "../helpers/server";

@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createThrowawayPostgres, DATABASE_KINDS } from "../helpers/databases";
+import { createThrowawayPostgres, DATABASE_KINDS } from "../helpers/database-kinds";
 import {
   type Case,
   casesOf,

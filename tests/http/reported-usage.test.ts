@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DATABASE_KINDS } from "../helpers/databases";
+import { DATABASE_KINDS } from "../helpers/database-kinds";
 import type { FakeOpenAi, FakeUsage } from "../helpers/fake-openai";
 import { type ModelServer, startModelServer } from "../helpers/model-server";
 import { type RunningServer, TEST_ADMIN_KEY } from "../helpers/server";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createThrowawayPostgres, DATABASE_KINDS } from "../helpers/databases";
+import { createThrowawayPostgres, DATABASE_KINDS } from "../helpers/database-kinds";
 import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai";
 import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
 import { until } from "../helpers/webhook-receiver";

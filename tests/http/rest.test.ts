@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DATABASE_KINDS } from "../helpers/databases";
+import { DATABASE_KINDS } from "../helpers/database-kinds";
 import { type RunningServer, TEST_ADMIN_KEY } from "../helpers/server";
 import { startServerOn } from "../helpers/server-on";
 

@@ -1,7 +1,7 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BrokenMcpServer, startBrokenMcpServer } from "../helpers/broken-mcp";
-import { DATABASE_KINDS } from "../helpers/databases";
+import { DATABASE_KINDS } from "../helpers/database-kinds";
 import type { FakeOpenAi } from "../helpers/fake-openai";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-server";
 import { type ModelServer, startModelServer } from "../helpers/model-server";

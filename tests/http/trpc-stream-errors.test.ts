@@ -1,7 +1,7 @@
 import { createTRPCClient, httpBatchStreamLink, TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppRouter } from "@/server/routers";
-import { DATABASE_KINDS } from "../helpers/databases";
+import { DATABASE_KINDS } from "../helpers/database-kinds";
 import type { FakeOpenAi } from "../helpers/fake-openai";
 import { type ModelServer, startModelServer } from "../helpers/model-server";
 import { type RunningServer, TEST_ADMIN_KEY } from "../helpers/server";

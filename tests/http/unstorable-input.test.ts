@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DATABASE_KINDS } from "../helpers/databases";
+import { DATABASE_KINDS } from "../helpers/database-kinds";
 import { sampleProposal } from "../helpers/proposal";
 import { type RunningServer, TEST_ADMIN_KEY } from "../helpers/server";
 import { startServerOn } from "../helpers/server-on";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DATABASE_KINDS } from "../helpers/databases";
+import { DATABASE_KINDS } from "../helpers/database-kinds";
 import type { FakeOpenAi, FakeToolCall } from "../helpers/fake-openai";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-server";
 import { type ModelServer, startModelServer } from "../helpers/model-server";

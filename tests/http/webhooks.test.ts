@@ -2,7 +2,7 @@ import { lookup } from "node:dns/promises";
 import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isNonPublicAddress } from "@/server/webhooks";
-import { DATABASE_KINDS } from "../helpers/databases";
+import { DATABASE_KINDS } from "../helpers/database-kinds";
 import type { RunningServer } from "../helpers/server";
 import { TEST_ADMIN_KEY } from "../helpers/server";
 import { startServerOn } from "../helpers/server-on";

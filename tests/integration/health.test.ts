@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDatabase, type Db } from "@/db/client";
 import { checkDatabase } from "@/server/health";
 import { callerFor } from "../helpers/context";
-import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/databases";
+import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/database-kinds";
 import { pgliteTemplateDump } from "../helpers/pglite-template";
 
 /** While `busy` holds the database, the check times out; once it is done, the check passes. */

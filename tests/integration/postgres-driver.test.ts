@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import postgres from "postgres";
 import { describe, expect, it } from "vitest";
-import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/databases";
+import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/database-kinds";
 
 /**
  * postgres.js as scripts/patch-postgres.mjs leaves it (run by `npm install`/`npm ci`): the

@@ -6,7 +6,7 @@ import { fixedClock } from "@/server/clock";
 import { createModelRuntime } from "@/server/model-call";
 import { Scheduler } from "@/server/runs";
 import { callerFor, testConfig } from "../helpers/context";
-import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/databases";
+import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/database-kinds";
 
 const START = "2026-11-21T10:00:00Z";
 const MINUTE = 60_000;

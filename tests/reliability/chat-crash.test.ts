@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createThrowawayPostgres, DATABASE_KINDS } from "../helpers/databases";
+import { createThrowawayPostgres, DATABASE_KINDS } from "../helpers/database-kinds";
 import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai";
 import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
 

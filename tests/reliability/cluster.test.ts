@@ -1,6 +1,6 @@
 import { Agent, fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/databases";
+import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/database-kinds";
 import { type FakeOpenAi, repliesAfter, startFakeOpenAi } from "../helpers/fake-openai";
 import { processTree } from "../helpers/processes";
 import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";

@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DATABASE_KINDS, type DatabaseKind } from "../helpers/databases";
+import { DATABASE_KINDS, type DatabaseKind } from "../helpers/database-kinds";
 import type { Behaviour, FakeOpenAi } from "../helpers/fake-openai";
 import { type ModelServer, startModelServer } from "../helpers/model-server";
 import { seeded } from "../helpers/seeded";
@@ -11,7 +11,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const AID = "leaver";
 /** Clients per transport, and the window after sending in which each closes its socket. */
-const CLIENTS = Number(process.env.DISCONNECT_CLIENTS || 1000);
+const CLIENTS = Number(process.env.DISCONNECT_CLIENTS || 600);
 const CLOSE_WITHIN_MS = 50;
 /**
  * How fast clients arrive between bursts (Poisson, seeded), per database: well under what the
@@ -164,8 +164,8 @@ function tally(phases: Phase[]): Record<Phase, number> {
 /**
  * Issue #11, point 4: a client that closes at any moment releases its model slot and gives
  * back the quota of a reply it was not delivered: before the first event, during it,
- * mid-stream, after the last delta before `done`, over SSE and JSON. 1,000 clients per
- * transport close 0-50 ms after sending; then the model calls in flight must drop to 0 within
+ * mid-stream, after the last delta before `done`, over SSE and JSON. 600 clients per
+ * transport (1,000 until CI outgrew its 30 minutes on a slower machine, 2026-11-27) close 0-50 ms after sending; then the model calls in flight must drop to 0 within
  * 1 s, all 64 model slots must be free, the quota counted must equal the exchanges stored, and
  * a normal chat must succeed.
  */

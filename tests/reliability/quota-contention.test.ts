@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_DATABASE_URL } from "../helpers/databases";
+import { TEST_DATABASE_URL } from "../helpers/database-kinds";
 import { type ModelServer, startModelServer } from "../helpers/model-server";
 import { TEST_ADMIN_KEY } from "../helpers/server";
 
