@@ -18,10 +18,10 @@ import type { PGlite } from "@electric-sql/pglite";
  * One migrated PGlite database, made once and copied for each test that needs a new one. A new
  * PGlite cluster is PostgreSQL's initdb run in WASM: a test database took 3.7-5.7 s to make and
  * migrate against 1.7-2.1 s loaded from the dump, and a test server on PGlite 7.1 s to start
- * against 2.7 s on a copied data directory (BENCHMARKS.md, 2026-11-27). The template is kept under node_modules/.cache, named by a hash of the
- * migrations and of PGlite's version, so that a change to either makes a new one; the first
- * process to need it makes it (others that race it make their own and keep whichever lands
- * first, each whole: a directory is renamed into place).
+ * against 2.7 s on a copied data directory (BENCHMARKS.md, 2026-11-27). The template is kept
+ * under node_modules/.cache, named by a hash of the migrations and of PGlite's version, so that
+ * a change to either makes a new one; the first process to need it makes it (others that race it
+ * make their own and keep whichever lands first, each whole: a directory is renamed into place).
  *
  * Every test still runs on what the migrations make: the template is that, once. The service's
  * own first start on an empty data directory is still run by the tests that give it one

@@ -165,7 +165,8 @@ function tally(phases: Phase[]): Record<Phase, number> {
  * Issue #11, point 4: a client that closes at any moment releases its model slot and gives
  * back the quota of a reply it was not delivered: before the first event, during it,
  * mid-stream, after the last delta before `done`, over SSE and JSON. 600 clients per
- * transport (1,000 until CI outgrew its 30 minutes on a slower machine, 2026-11-27) close 0-50 ms after sending; then the model calls in flight must drop to 0 within
+ * transport (1,000 until CI outgrew its 30 minutes on a slower machine, 2026-11-27) close
+ * 0-50 ms after sending; then the model calls in flight must drop to 0 within
  * 1 s, all 64 model slots must be free, the quota counted must equal the exchanges stored, and
  * a normal chat must succeed.
  */
