@@ -5,6 +5,6 @@
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { startUp } = await import("@/server/start-up");
+  const { startUp } = await import("@/server/frame/start-up");
   await startUp();
 }

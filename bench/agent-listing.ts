@@ -4,7 +4,7 @@ import { createDatabase } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import type { ListAgentsQuery } from "@/server/agents";
 import { listAgents } from "@/server/agents";
-import { systemClock } from "@/server/clock";
+import { systemClock } from "@/server/kit/clock";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
 
 /**

@@ -1,11 +1,11 @@
 import { Column, fillPlaceholders, is, SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/postgres-js";
 import type postgres from "postgres";
+import { openingQuery, openingValues } from "@/server/chat";
+import { settleMessage } from "@/server/quota";
+import { storeQuery, storeValues } from "@/server/threads";
 import type { Db } from "../db/client";
 import * as schema from "../db/schema";
-import { openingQuery, openingValues } from "../server/chat";
-import { settleMessage } from "../server/quota";
-import { storeQuery, storeValues } from "../server/threads";
 
 /**
  * The chat's two statements as the baseline makes them: the service's own texts, taken once

@@ -4,9 +4,9 @@
  * Uses PROFILE_DATABASE_URL (a PostgreSQL database it may write to; migrated on start).
  */
 import { authKeys } from "@/server/auth";
-import { createContextOf } from "@/server/context";
+import { createContextOf } from "@/server/frame/context";
+import { startServices } from "@/server/frame/services";
 import { createProcedureCaller } from "@/server/routers";
-import { startServices } from "@/server/services";
 
 const url = process.env.PROFILE_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/agent_prof";
 const key = "profile-key-0123456789abcdef";

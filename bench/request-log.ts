@@ -9,8 +9,9 @@
  * process's CPU time (user + system) around each part: the part on a chat's path (`record`)
  * and the part off it (the writes), per row. Rounds of 10,000 rows; the median is printed.
  */
+
+import { type RequestEntry, RequestLog } from "@/server/requests";
 import { createDatabase } from "../db/client";
-import { type RequestEntry, RequestLog } from "../server/requests";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
 import { median } from "./median";
 

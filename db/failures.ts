@@ -5,7 +5,7 @@ import type { DataDirLockedError } from "./pglite-lock";
  * What a database failure is, read from the codes of the error and its causes (by code, not by
  * class: Next.js may load db/ in more than one server chunk, and drizzle wraps the driver's
  * error): the database unreachable or out of connections (a 503 for the client, not a 500),
- * the embedded database locked or unopenable, or text PostgreSQL cannot store. server/errors.ts
+ * the embedded database locked or unopenable, or text PostgreSQL cannot store. server/frame/errors.ts
  * turns these into problems.
  */
 

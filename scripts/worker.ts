@@ -5,10 +5,10 @@
  * Without DATABASE_URL it refuses to start: the embedded database (PGlite) belongs to one
  * process, the web server, whose own scheduler runs the schedule there.
  */
-import { ConfigError, parseConfig } from "@/server/config";
-import { startServices } from "@/server/services";
-import { installGracefulShutdown } from "@/server/shutdown";
-import { reportStart, startBackgroundWork, startScheduler } from "@/server/start-up";
+import { ConfigError, parseConfig } from "@/server/frame/config";
+import { startServices } from "@/server/frame/services";
+import { installGracefulShutdown } from "@/server/frame/shutdown";
+import { reportStart, startBackgroundWork, startScheduler } from "@/server/frame/start-up";
 
 try {
   // The worker exists to schedule, whatever SCHEDULER says for the web instances.

@@ -1,6 +1,6 @@
 import { headers } from "next/headers";
 import type { Session } from "@/server/auth";
-import { createContext } from "@/server/context";
+import { createContext } from "@/server/frame/context";
 import { PATH_HEADER } from "@/server/instance";
 
 /**

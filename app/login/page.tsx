@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { SignInPage } from "@/components/wallet/sign-in";
 import { dashboardPathOrNull } from "@/server/auth";
-import { getConfig } from "@/server/services";
+import { getConfig } from "@/server/frame/services";
 
 export const metadata: Metadata = { title: "Sign in" };
 // The accepted chains are read from the configuration of the running service, not the build.

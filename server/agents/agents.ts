@@ -9,17 +9,17 @@ import {
   agents,
 } from "@/db/schema";
 import type { AuthKeys } from "@/server/auth";
-import type { Config, QuotaLimits } from "@/server/config";
-import type { Context } from "@/server/context";
-import { AppError } from "@/server/errors";
+import type { Config, QuotaLimits } from "@/server/frame/config";
+import type { DataContext } from "@/server/frame/data-context";
+import { AppError } from "@/server/frame/errors";
 import { LIMIT_COLUMNS, newQuotaRow, presentQuota, QUOTA_LIMIT_FIELDS } from "@/server/quota";
 import { nextRunAfterChange } from "@/server/schedules";
 import { DEFAULT_MAX_TOOL_STEPS, presentServers, storeServers } from "@/server/tools";
 import { emitEvent } from "@/server/webhooks";
 import { type Agent, type AgentInput, autonomousPromptProblem } from "./schema";
 
-/** The slice of the request's context it needs (server/context.ts). */
-type AgentsContext = Pick<Context, "db" | "clock">;
+/** The slice of the request's context it needs. */
+type AgentsContext = DataContext;
 
 /** Configuration an agent starts with; `name` defaults to its aid. */
 const DEFAULTS = {

@@ -16,11 +16,11 @@ import { z } from "zod";
 import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
 import { agentQuotaFields, agentQuotaView, agents } from "@/db/schema";
-import type { Context } from "@/server/context";
-import { AppError } from "@/server/errors";
+import type { DataContext } from "@/server/frame/data-context";
+import { AppError } from "@/server/frame/errors";
+import { withoutNul } from "@/server/kit/text";
 import { decodeCursor, encodeCursor } from "@/server/pagination";
 import { quotaFilterSql, quotaUseSql, utcDay, utcMonth } from "@/server/quota";
-import { withoutNul } from "@/server/text";
 import { presentAgent } from "./agents";
 import type { ListAgentsQuery, listAgentsOutputSchema } from "./schema";
 import type { AgentSort } from "./view";
@@ -40,8 +40,8 @@ import type { AgentSort } from "./view";
 
 type Direction = "asc" | "desc";
 type ListOutput = z.output<typeof listAgentsOutputSchema>;
-/** The slice of the request's context it needs (server/context.ts). */
-type Ctx = Pick<Context, "db" | "clock">;
+/** The slice of the request's context it needs. */
+type Ctx = DataContext;
 
 /**
  * Where a page starts: after (`d` absent) or before (`d: "b"`) the row with sort key `v` and aid

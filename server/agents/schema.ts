@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { CHAT_ACCESS } from "@/db/enums";
-import { AID_RULE, aidSchema, lookupAidSchema } from "@/server/agent-id";
-import { isoDateTime } from "@/server/iso-date-time";
+import { AID_RULE, aidSchema, lookupAidSchema } from "@/server/kit/agent-id";
+import { isoDateTime } from "@/server/kit/iso-date-time";
+import { NUL_RULE, withoutNul } from "@/server/kit/text";
 import { includeTotalParam, pageOutputFields, pageParams } from "@/server/pagination/schema";
 import { QUOTA_COUNTERS, quotaLimitsInputSchema, quotaSchema } from "@/server/quota/schema";
 import { autonomousCronSchema, autonomousTimezoneSchema } from "@/server/schedules/schema";
-import { NUL_RULE, withoutNul } from "@/server/text";
 import { maxToolStepsSchema, mcpServerSchema, mcpServersInputSchema } from "@/server/tools/schema";
 import { AGENT_SORTS } from "./view";
 

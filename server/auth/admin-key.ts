@@ -1,8 +1,13 @@
-import { createHash, type KeyObject, randomBytes, timingSafeEqual } from "node:crypto";
+import {
+  createHash,
+  createSecretKey,
+  type KeyObject,
+  randomBytes,
+  timingSafeEqual,
+} from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { callerHashKey } from "@/server/callers";
-import type { Config } from "@/server/config";
+import type { Config } from "@/server/frame/config";
 import { headerSecretKey } from "@/server/tools";
 import { webhookSecretKey } from "@/server/webhooks";
 
@@ -82,4 +87,15 @@ export function authKeys(adminKey: string): AuthKeys {
     webhookKey: webhookSecretKey(adminKey),
     adminKeyMatches: (presented) => isAdminKey(presented, adminKey),
   };
+}
+
+/**
+ * The key callers' addresses are hashed with (`hashAddress` in server/callers), derived from the
+ * admin key as the session key is. A KeyObject, made once: given raw bytes, every HMAC would
+ * check and wrap them again.
+ */
+export function callerHashKey(adminKey: string): KeyObject {
+  return createSecretKey(
+    createHash("sha256").update(`agent-service caller v1\0${adminKey}`).digest(),
+  );
 }

@@ -5,7 +5,7 @@
  */
 
 export type { AdminKey, AuthKeys } from "./admin-key";
-export { authKeys, bearerToken, resolveAdminKey } from "./admin-key";
+export { authKeys, bearerToken, callerHashKey, resolveAdminKey } from "./admin-key";
 export type { Session } from "./session";
 export {
   clearedSessionCookie,

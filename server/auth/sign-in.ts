@@ -1,9 +1,9 @@
 import type { Address } from "viem";
 import { parseSiweMessage } from "viem/siwe";
 import type { Db } from "@/db/client";
-import type { Clock } from "@/server/clock";
-import type { Config } from "@/server/config";
-import { AppError } from "@/server/errors";
+import type { Config } from "@/server/frame/config";
+import { AppError } from "@/server/frame/errors";
+import type { Clock } from "@/server/kit/clock";
 import { spendNonce } from "@/server/nonces";
 import { verifySiweMessage, wrongPurpose } from "@/server/siwe";
 import { type Session, startSession } from "./session";

@@ -2,7 +2,7 @@ import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
 import { authFailures } from "@/db/schema";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/frame/errors";
 
 /**
  * Throttling of credentials per client address (its keyed hash): wrong admin keys (bearer or

@@ -1,4 +1,4 @@
-import { createHash, createHmac, createSecretKey, type KeyObject } from "node:crypto";
+import { createHmac, type KeyObject } from "node:crypto";
 import { isIP } from "node:net";
 import type { Session } from "@/server/auth";
 import { PEER_HEADER } from "@/server/instance";
@@ -105,16 +105,6 @@ function ipv6Groups(address: string): number[] {
  */
 export function hashAddress(address: string, key: KeyObject): string {
   return createHmac("sha256", key).update(address).digest("hex").slice(0, 16);
-}
-
-/**
- * The key of `hashAddress`, derived from the admin key as the session key is. A KeyObject, made
- * once: given raw bytes, every HMAC would check and wrap them again (about 1% of a chat's CPU).
- */
-export function callerHashKey(adminKey: string): KeyObject {
-  return createSecretKey(
-    createHash("sha256").update(`agent-service caller v1\0${adminKey}`).digest(),
-  );
 }
 
 /**

@@ -6,7 +6,6 @@
 
 export type { Caller } from "./caller";
 export {
-  callerHashKey,
   callerId,
   callerOf,
   clientAddress,

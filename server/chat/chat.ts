@@ -1,11 +1,13 @@
 import { agentNotFound, agentPaused } from "@/server/agents";
-import { callerId } from "@/server/callers";
-import type { Context } from "@/server/context";
-import { AppError } from "@/server/errors";
+import { type Caller, callerId } from "@/server/callers";
+import type { Config } from "@/server/frame/config";
+import type { DataContext } from "@/server/frame/data-context";
+import { AppError } from "@/server/frame/errors";
 import {
   type CallSettings,
   type ModelCall,
   type ModelReply,
+  type ModelRuntime,
   noModelSlot,
   startModelCall,
 } from "@/server/model-call";
@@ -36,8 +38,13 @@ import type { ChatEvent, ChatInput, ChatReply } from "./schema";
  * (reserve, settle, release: server/quota).
  */
 
-/** The slice of the request's context it needs (server/context.ts). */
-type ChatContext = Pick<Context, "db" | "clock" | "model" | "caller" | "config" | "requestId">;
+/** The slice of the request's context it needs (server/frame/context.ts). */
+type ChatContext = DataContext & {
+  model: ModelRuntime;
+  caller: Caller;
+  config: Config;
+  requestId?: string;
+};
 
 /**
  * A question to an agent, as GET /{aid}/chat asks it (its thread's stored history goes with it)
@@ -217,7 +224,7 @@ async function* stream(
  * calling the model or counting anything.
  */
 export async function checkChat(
-  { db, caller, clock }: Pick<Context, "db" | "caller" | "clock">,
+  { db, caller, clock }: DataContext & { caller: Caller },
   input: ChatInput,
 ): Promise<void> {
   const admission = await admissionOf(db, { aid: input.aid, caller }, clock.now());

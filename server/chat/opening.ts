@@ -10,8 +10,8 @@ import {
   usageHourly,
 } from "@/db/schema";
 import { type Caller, callerId } from "@/server/callers";
-import type { Clock } from "@/server/clock";
-import type { ChatConfig } from "@/server/config";
+import type { ChatConfig } from "@/server/frame/config";
+import type { Clock } from "@/server/kit/clock";
 import type { CalledAgent } from "@/server/model-call";
 import { log } from "@/server/observability";
 import type { ChatTurn } from "@/server/providers";

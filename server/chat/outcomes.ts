@@ -1,7 +1,9 @@
 import { isDatabaseUnavailable } from "@/db/failures";
+import type { Caller } from "@/server/callers";
 import { callerId } from "@/server/callers";
-import type { Context } from "@/server/context";
-import { AppError, type ProblemCode, problemFromError } from "@/server/errors";
+import type { Config } from "@/server/frame/config";
+import type { DataContext } from "@/server/frame/data-context";
+import { AppError, type ProblemCode, problemFromError } from "@/server/frame/errors";
 import { type ChatOutcome, countChat, metrics } from "@/server/observability";
 import { type RequestVia, recordRequest } from "@/server/requests";
 import type { ChatReply } from "./schema";
@@ -41,12 +43,12 @@ export function recordChat(aid: string, error?: unknown): void {
   if (outcome === "rate") metrics.refusals.inc({ kind: "rate", limit: "rate_limit_rpm" });
 }
 
-type EndContext = Pick<Context, "db" | "clock" | "config" | "caller" | "requestId">;
+type EndContext = DataContext & { config: Config; caller: Caller; requestId?: string };
 
 /** When a chat request reached the engine: the instant it is logged at, and a timer's start. */
 export type Begun = { at: Date; mark: number };
 
-export const beginChat = (ctx: Pick<Context, "clock">): Begun => ({
+export const beginChat = (ctx: Pick<DataContext, "clock">): Begun => ({
   at: ctx.clock.now(),
   mark: performance.now(),
 });

@@ -1,7 +1,7 @@
 import { lt } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { chatRateLimits } from "@/db/schema";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/frame/errors";
 
 /**
  * Per-caller rate limits of chat: `rate_limit_rpm` chats in a window that opens with the

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { lookupAidSchema } from "@/server/agent-id";
+import { lookupAidSchema } from "@/server/kit/agent-id";
+import { NUL_RULE, withoutNul } from "@/server/kit/text";
 import { usageSchema } from "@/server/model-call/schema";
 import { quotaSchema } from "@/server/quota/schema";
-import { NUL_RULE, withoutNul } from "@/server/text";
 import { AUTONOMOUS_THREAD, chatIdSchema, DEFAULT_CHAT_ID } from "@/server/threads/schema";
 import { type ToolCall, toolCallsSchema } from "@/server/tools/schema";
 

@@ -1,9 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
-import { AID_MAX_LENGTH, AID_PATTERN } from "@/server/agent-id";
+import type { Caller } from "@/server/callers";
 import { type Ask, ask, askStreaming, type ChatReply, type rateLimitSchema } from "@/server/chat";
-import type { Context } from "@/server/context";
-import { AppError } from "@/server/errors";
+import type { Config } from "@/server/frame/config";
+import type { DataContext } from "@/server/frame/data-context";
+import { AppError } from "@/server/frame/errors";
+import { AID_MAX_LENGTH, AID_PATTERN } from "@/server/kit/agent-id";
+import type { ModelRuntime } from "@/server/model-call";
 import { modelNotFound } from "@/server/models";
 import type { ChatTurn } from "@/server/providers";
 import type {
@@ -25,10 +28,12 @@ import type {
 /** The caller's thread completions are stored in. */
 export const COMPLETIONS_THREAD = "openai";
 
-type CompletionContext = Pick<
-  Context,
-  "db" | "clock" | "model" | "caller" | "config" | "requestId"
->;
+type CompletionContext = DataContext & {
+  model: ModelRuntime;
+  caller: Caller;
+  config: Config;
+  requestId?: string;
+};
 type RateLimitView = z.infer<typeof rateLimitSchema>;
 
 export type CompletionResult = { completion: ChatCompletion; rate_limit: RateLimitView };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { rateLimitSchema } from "@/server/chat/schema";
-import { storableString } from "@/server/text";
+import { storableString } from "@/server/kit/text";
 
 /**
  * POST /v1/chat/completions: OpenAI's chat completion request and its answers, with an agent's

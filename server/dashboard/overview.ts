@@ -9,7 +9,7 @@ import {
   deployments,
   usageHourly,
 } from "@/db/schema";
-import type { Clock } from "@/server/clock";
+import type { Clock } from "@/server/kit/clock";
 import { quotaFilterSql, utcDay, utcMonth } from "@/server/quota";
 import { presentRun, runSchema } from "@/server/runs";
 

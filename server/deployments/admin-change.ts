@@ -2,8 +2,8 @@ import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import { deployments } from "@/db/schema";
 import type { Session } from "@/server/auth";
-import type { Context } from "@/server/context";
-import { AppError } from "@/server/errors";
+import type { DataContext } from "@/server/frame/data-context";
+import { AppError } from "@/server/frame/errors";
 import { metrics } from "@/server/observability";
 import { presentDeployment } from "./deployments";
 import type { adminStatusChangeInputSchema, Deployment } from "./schema";
@@ -19,7 +19,7 @@ import { ADMIN_SIGNER, allowedNext, canTransition } from "./view";
  * change assigns no worker.
  */
 export async function changeStatusAsAdmin(
-  { db, clock }: Pick<Context, "db" | "clock">,
+  { db, clock }: DataContext,
   input: z.output<typeof adminStatusChangeInputSchema>,
   session: Session,
 ): Promise<Deployment> {

@@ -4,8 +4,8 @@ import type { z } from "zod";
 import type { Db } from "@/db/client";
 import { deployments } from "@/db/schema";
 import type { Session } from "@/server/auth";
-import type { Config } from "@/server/config";
-import { AppError } from "@/server/errors";
+import type { Config } from "@/server/frame/config";
+import { AppError } from "@/server/frame/errors";
 import { allowedChanges } from "./permissions";
 import type { changeOptionsInputSchema, changeOptionsSchema } from "./schema";
 

@@ -8,8 +8,8 @@ import {
   deploymentStatusHistory,
   deployments,
 } from "@/db/schema";
-import type { Context } from "@/server/context";
-import { AppError } from "@/server/errors";
+import type { DataContext } from "@/server/frame/data-context";
+import { AppError } from "@/server/frame/errors";
 import { decodeCursor, encodeCursor } from "@/server/pagination";
 import {
   type createDeploymentInputSchema,
@@ -20,8 +20,8 @@ import {
   type listDeploymentsOutputSchema,
 } from "./schema";
 
-/** The slice of the request's context it needs (server/context.ts). */
-type Ctx = Pick<Context, "db" | "clock">;
+/** The slice of the request's context it needs. */
+type Ctx = DataContext;
 
 export function presentDeployment(row: DeploymentRow): Deployment {
   return {

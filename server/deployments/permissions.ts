@@ -1,6 +1,6 @@
 import type { DeploymentRow } from "@/db/schema";
-import type { Config, SiweConfig } from "@/server/config";
-import { AppError } from "@/server/errors";
+import type { Config, SiweConfig } from "@/server/frame/config";
+import { AppError } from "@/server/frame/errors";
 import { allowedNext, canTransition, type DeploymentStatus, FINAL_STATUSES } from "./view";
 
 /**

@@ -1,15 +1,15 @@
 import { z } from "zod";
-import { INT4_MAX, wholeNumber, wholeNumberParam } from "@/server/bounds";
-import { isoDateTime } from "@/server/iso-date-time";
-import { includeTotalParam, pageOutputFields, pageParams } from "@/server/pagination/schema";
+import { INT4_MAX, wholeNumber, wholeNumberParam } from "@/server/kit/bounds";
+import { isoDateTime } from "@/server/kit/iso-date-time";
 import {
   jsonWithoutLoneSurrogate,
   jsonWithoutNul,
   LONE_SURROGATE_RULE,
   NUL_RULE,
   storableString,
-} from "@/server/text";
-import { addressSchema } from "@/server/wallet-address";
+} from "@/server/kit/text";
+import { addressSchema } from "@/server/kit/wallet-address";
+import { includeTotalParam, pageOutputFields, pageParams } from "@/server/pagination/schema";
 import { DEPLOYMENT_STATUSES } from "./view";
 
 /** Deployment schemas, defined once for the procedures, REST, OpenAPI and the dashboard. */

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { type DeploymentRow, deploymentStatusHistory, deployments } from "@/db/schema";
-import type { Clock } from "@/server/clock";
+import type { Clock } from "@/server/kit/clock";
 import { emitEvent } from "@/server/webhooks";
 import { getDeployment } from "./deployments";
 import type { DeploymentStatus } from "./view";

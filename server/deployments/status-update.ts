@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import { deployments } from "@/db/schema";
-import type { Config } from "@/server/config";
-import type { Context } from "@/server/context";
-import { AppError } from "@/server/errors";
+import type { Config } from "@/server/frame/config";
+import type { DataContext } from "@/server/frame/data-context";
+import { AppError } from "@/server/frame/errors";
 import { spendNonce } from "@/server/nonces";
 import { metrics } from "@/server/observability";
 import {
@@ -24,8 +24,8 @@ import { recordStatusChange } from "./status-change";
 
 /** POST /v1/deployments/worker/status: the signed status change of a deployment. */
 
-/** The slice of the request's context it needs (server/context.ts). */
-type Ctx = Pick<Context, "db" | "clock">;
+/** The slice of the request's context it needs. */
+type Ctx = DataContext;
 
 /**
  * A worker's signed status change. The signature, message and token are checked first; then,

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import packageJson from "@/package.json" with { type: "json" };
-import { databaseUnavailable } from "@/server/errors";
+import { databaseUnavailable } from "@/server/frame/errors";
 
 export const healthSchema = z
   .object({

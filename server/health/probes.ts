@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Db } from "@/db/client";
-import { isDraining } from "@/server/shutdown";
+import { isDraining } from "@/server/frame/shutdown";
 import { checkDatabase } from "./health";
 
 /**

@@ -25,7 +25,7 @@ nextEnv.loadEnvConfig(path.resolve(import.meta.dirname, "..", ".."), dev, {
   error: (...args: unknown[]) => console.error(...args),
 });
 
-const { ConfigError, parseConfig } = await import("../config.ts");
+const { ConfigError, parseConfig } = await import("../frame/config.ts");
 const { log } = await import("../observability/index.ts");
 
 try {

@@ -1,5 +1,5 @@
 import cluster, { type Worker } from "node:cluster";
-import type { Config } from "../config.ts";
+import type { Config } from "../frame/config.ts";
 import {
   isMetricsMessage,
   log,
@@ -14,10 +14,10 @@ import {
  * in turn); everything they must agree on is in PostgreSQL. The primary:
  *
  * - forks one worker per slot, each told its slot; slot 1 runs the instance's scheduler and
- *   housekeeping (server/start-up.ts), and a worker restarted into slot 1 takes them over;
+ *   housekeeping (server/frame/start-up.ts), and a worker restarted into slot 1 takes them over;
  * - restarts a worker that dies, at once the first time, then after a back-off that doubles
  *   (to 30 s) while restarted workers keep dying young, so a crash loop does not spin;
- * - on SIGTERM or SIGINT passes SIGTERM to every worker, which drains (server/shutdown.ts),
+ * - on SIGTERM or SIGINT passes SIGTERM to every worker, which drains (server/frame/shutdown.ts),
  *   and exits once all have, killing any still running after SHUTDOWN_GRACE_MS and 5 s more;
  * - answers a worker's GET /metrics with every worker's metrics, aggregated.
  */

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, maxHeaderSize, type ServerResponse } from "node:http";
 import path from "node:path";
 import type { Duplex } from "node:stream";
-import type { Config } from "../config.ts";
+import type { Config } from "../frame/config.ts";
 import { log, logRequest, requestIdFrom } from "../observability/index.ts";
 import { PATH_HEADER, PEER_HEADER, securityHeaders } from "./headers.ts";
 import { loadRestRoutes, type RestRoutes } from "./rest-routes.ts";
@@ -30,7 +30,7 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 export async function serve(config: Config, { dev }: { dev: boolean }): Promise<void> {
   const { default: next } = await import("next");
   const app = next({ dev, dir: ROOT, hostname: config.host ?? "localhost", port: config.port });
-  // Runs instrumentation.ts: configuration, database, scheduler, shutdown (server/start-up.ts).
+  // Runs instrumentation.ts: configuration, database, scheduler, shutdown (server/frame/start-up.ts).
   await app.prepare();
   const handle = app.getRequestHandler();
   const headers = securityHeaders(dev);

@@ -2,8 +2,8 @@ import { and, asc, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { type AgentKeyRow, agentKeys } from "@/db/schema";
 import { assertAgentExists } from "@/server/agents";
-import type { Context } from "@/server/context";
-import { AppError } from "@/server/errors";
+import type { DataContext } from "@/server/frame/data-context";
+import { AppError } from "@/server/frame/errors";
 import { newAgentKey } from "./format";
 import type {
   agentKeySchema,
@@ -18,8 +18,8 @@ import type {
  * so a revoked key is refused by every instance from the moment it is revoked.
  */
 
-/** The slice of the request's context it needs (server/context.ts). */
-type KeysContext = Pick<Context, "db" | "clock">;
+/** The slice of the request's context it needs. */
+type KeysContext = DataContext;
 
 /** More than any real use needs, and a bound on what one agent can hold. */
 const MAX_KEYS_PER_AGENT = 1000;

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { lookupAidSchema } from "@/server/agent-id";
-import { instant } from "@/server/bounds";
-import { isoDateTime } from "@/server/iso-date-time";
-import { NUL_RULE, withoutNul } from "@/server/text";
+import { lookupAidSchema } from "@/server/kit/agent-id";
+import { instant } from "@/server/kit/bounds";
+import { isoDateTime } from "@/server/kit/iso-date-time";
+import { NUL_RULE, withoutNul } from "@/server/kit/text";
 
 /** Agent key schemas: the procedures, the REST handlers, OpenAPI and the dashboard use these. */
 

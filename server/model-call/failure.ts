@@ -1,4 +1,4 @@
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/frame/errors";
 import { isConnectionFailure, isProviderHttpError, isProviderReplyError } from "@/server/providers";
 import type { Deadline } from "./deadline";
 import type { ModelSlots } from "./slots";

@@ -1,5 +1,5 @@
 import type { AgentRow } from "@/db/schema";
-import type { LlmConfig } from "@/server/config";
+import type { LlmConfig } from "@/server/frame/config";
 import type { ChatTurn, ModelRequest, Sampling } from "@/server/providers";
 
 /**

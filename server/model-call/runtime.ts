@@ -1,4 +1,4 @@
-import type { ChatConfig, Config, LlmConfig } from "@/server/config";
+import type { ChatConfig, Config, LlmConfig } from "@/server/frame/config";
 import { createProvider, type ModelProvider } from "@/server/providers";
 import { createToolRuntime, type ToolRuntime } from "@/server/tools";
 import { ModelSlots } from "./slots";

@@ -1,3 +1,4 @@
+import { cutText } from "@/server/kit/text";
 import { metrics } from "@/server/observability";
 import type {
   ChatTurn,
@@ -7,7 +8,6 @@ import type {
   ProviderUsage,
   ToolCallRequest,
 } from "@/server/providers";
-import { cutText } from "@/server/text";
 import type { Toolbox, ToolCall } from "@/server/tools";
 import { estimateTokens, type Usage } from "./schema";
 

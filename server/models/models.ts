@@ -2,8 +2,8 @@ import { and, asc, eq, gt, isNull, or, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { agentKeys, agents } from "@/db/schema";
 import type { Caller } from "@/server/callers";
-import type { Clock } from "@/server/clock";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/frame/errors";
+import type { Clock } from "@/server/kit/clock";
 import type { Model, ModelList } from "./schema";
 
 /**

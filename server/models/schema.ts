@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { storableString } from "@/server/text";
+import { storableString } from "@/server/kit/text";
 
 /**
  * GET /v1/models: the agents a caller may chat with, as OpenAI's model objects, so that any

@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import { and, eq, gt, isNull, lt } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { siweNonces } from "@/db/schema";
-import type { Clock } from "@/server/clock";
-import type { SiweConfig } from "@/server/config";
-import { AppError } from "@/server/errors";
+import type { SiweConfig } from "@/server/frame/config";
+import { AppError } from "@/server/frame/errors";
+import type { Clock } from "@/server/kit/clock";
 import { countRequest } from "@/server/rate-limits";
 
 /** How long a nonce may wait for its signed message. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/frame/errors";
 
 /**
  * Keyset-pagination cursors. Opaque to clients (base64url of a small JSON object), so their

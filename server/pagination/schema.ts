@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { wholeNumberParam } from "@/server/bounds";
+import { wholeNumberParam } from "@/server/kit/bounds";
 
 /** The paging parameters of every listing: `limit` (with its bounds) and an opaque `cursor`. */
 export function pageParams(max: number, fallback: number) {

@@ -2,9 +2,9 @@ import { asc, eq, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { rowsOf } from "@/db/rows";
 import { type ModelPriceRow, modelPrices } from "@/db/schema";
-import type { Config } from "@/server/config";
-import type { Context } from "@/server/context";
-import { AppError } from "@/server/errors";
+import type { Config } from "@/server/frame/config";
+import type { DataContext } from "@/server/frame/data-context";
+import { AppError } from "@/server/frame/errors";
 import type { listPricesOutputSchema, priceSchema, setPriceInputSchema } from "./schema";
 
 /**
@@ -13,8 +13,8 @@ import type { listPricesOutputSchema, priceSchema, setPriceInputSchema } from ".
  * no price gives replies whose cost is null, not 0.
  */
 
-/** The slice of the request's context it needs (server/context.ts). */
-type PricesContext = Pick<Context, "db" | "clock">;
+/** The slice of the request's context it needs. */
+type PricesContext = DataContext;
 
 /** More models than any installation prices; a bound on what the table can hold. */
 const MAX_PRICES = 10_000;

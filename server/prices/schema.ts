@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { isoDateTime } from "@/server/iso-date-time";
-import { NUL_RULE, withoutNul } from "@/server/text";
+import { isoDateTime } from "@/server/kit/iso-date-time";
+import { NUL_RULE, withoutNul } from "@/server/kit/text";
 
 /** Model price schemas: the procedures, the REST handlers, OpenAPI and the dashboard use these. */
 

@@ -1,4 +1,4 @@
-import { storableText } from "@/server/text";
+import { storableText } from "@/server/kit/text";
 import type { ModelProvider, ModelRequest } from "./provider";
 
 /**

@@ -3,6 +3,8 @@
  * echo. This index is the folder's public surface: import the folder, not its files
  * (docs/architecture.md).
  */
+
+export { createProvider, providerName } from "./create";
 export { MAX_REPORTED_TOKENS } from "./openai-compatible";
 export type {
   ChatTurn,
@@ -14,5 +16,4 @@ export type {
   Sampling,
   ToolCallRequest,
 } from "./provider";
-export { createProvider, providerName } from "./provider";
 export { isConnectionFailure, isProviderHttpError, isProviderReplyError } from "./retry";

@@ -1,8 +1,8 @@
 import type { Readable } from "node:stream";
 import { createParser } from "eventsource-parser";
 import { request as httpRequest } from "undici";
-import type { LlmConfig } from "@/server/config";
-import { isHighSurrogate, storableJsonText, storableText } from "@/server/text";
+import type { LlmConfig } from "@/server/frame/config";
+import { isHighSurrogate, storableJsonText, storableText } from "@/server/kit/text";
 import type {
   FinishReason,
   ModelChunk,
@@ -23,7 +23,7 @@ import { ProviderHttpError, ProviderReplyError, retryAfterMs, withRetries } from
  * undici's `request` with eventsource-parser 0.74 ms (bench/model-clients.ts). Chunks are read
  * by hand, for the three fields used, and each network read is given on as one chunk, so a relay
  * forwards it in one event. What the model sends is made storable here, where it enters
- * (server/text.ts), so what a client is sent is what is stored.
+ * (server/kit/text.ts), so what a client is sent is what is stored.
  */
 export function openAiCompatibleProvider(config: LlmConfig & { baseUrl: string }): ModelProvider {
   const url = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`;

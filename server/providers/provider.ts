@@ -1,7 +1,3 @@
-import type { LlmConfig } from "@/server/config";
-import { echoProvider } from "./echo";
-import { openAiCompatibleProvider } from "./openai-compatible";
-
 /** A tool call as the model asks for it: `arguments` is the JSON text it wrote. */
 export type ToolCallRequest = { id: string; name: string; arguments: string };
 
@@ -84,15 +80,3 @@ export type ModelProvider = {
   /** One chunk per network read, so a relay can forward each read in one event. */
   stream(request: ModelRequest): AsyncIterable<ModelChunk>;
 };
-
-/** The provider configuration chooses: an OpenAI-compatible endpoint, else the built-in echo. */
-export function createProvider(config: LlmConfig): ModelProvider {
-  return config.baseUrl
-    ? openAiCompatibleProvider({ ...config, baseUrl: config.baseUrl })
-    : echoProvider;
-}
-
-/** The name of the provider `createProvider` picks, without making one. */
-export function providerName(config: LlmConfig): ModelProvider["name"] {
-  return config.baseUrl ? "openai-compatible" : "echo";
-}

@@ -1,5 +1,5 @@
 import type { agentQuotas } from "@/db/schema";
-import type { QuotaLimits } from "@/server/config";
+import type { QuotaLimits } from "@/server/frame/config";
 import type { LimitKey } from "./counters";
 import { utcDay, utcMonth } from "./periods";
 import type { QuotaLimitField } from "./schema";

@@ -1,5 +1,5 @@
 import type { AgentQuotaRow } from "@/db/schema";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/frame/errors";
 import { COUNTERS, effectiveCountOf, type Period, type QuotaKind } from "./counters";
 import { nextUtcDayStart, nextUtcMonthStart, secondsUntil } from "./periods";
 import type { QuotaLimitField } from "./schema";

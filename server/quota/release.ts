@@ -2,7 +2,7 @@ import { eq, lt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { agentQuotas, chatReservations } from "@/db/schema";
-import { writeReliably } from "@/server/write-reliably";
+import { writeReliably } from "@/server/kit/write-reliably";
 import { COUNTERS, periodValue } from "./counters";
 
 /**

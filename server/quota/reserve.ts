@@ -18,7 +18,7 @@ import {
   agentQuotaView,
   chatReservations,
 } from "@/db/schema";
-import type { Clock } from "@/server/clock";
+import type { Clock } from "@/server/kit/clock";
 import { COUNTERS, effectiveCount, LAST_AT, periodValue, type QuotaKind } from "./counters";
 import { type LimitRefusal, noticeLimitsReached } from "./notices";
 import { periodsAt } from "./periods";

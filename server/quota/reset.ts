@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { agentQuotas, agentTokenUsage } from "@/db/schema";
-import type { Clock } from "@/server/clock";
+import type { Clock } from "@/server/kit/clock";
 import { COUNTERS, periodValue, type QuotaKind } from "./counters";
 import { forgetNotices } from "./notices";
 import { utcDay, utcMonth } from "./periods";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { INT4_MAX } from "@/server/bounds";
-import { isoDateTime } from "@/server/iso-date-time";
+import { INT4_MAX } from "@/server/kit/bounds";
+import { isoDateTime } from "@/server/kit/iso-date-time";
 
 /** Quota schemas: an agent's counters and limits, as POST /agents sets and every answer shows them. */
 

@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
 import { rowsOf } from "@/db/rows";
 import { rateWindows } from "@/db/schema";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/frame/errors";
 
 /**
  * Per-client limits on writes anyone may make (nonces), in `rate_windows`: a client's window

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { agentKeys, requestLog } from "@/db/schema";
-import { instant } from "@/server/bounds";
+import { instant } from "@/server/kit/bounds";
 import { decodeCursor, encodeCursor } from "@/server/pagination";
 import { callerLabel } from "@/server/threads";
 import { requestLogOf } from "./recorder";

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import type { RequestVia } from "@/db/enums";
 import { codesOf, isDatabaseUnavailable } from "@/db/failures";
-import type { Config } from "@/server/config";
+import type { Config } from "@/server/frame/config";
 import { log, metrics } from "@/server/observability";
 
 /**
@@ -92,7 +92,7 @@ export class RequestLog {
       this.timer = undefined;
       void this.flush();
     }, FLUSH_MS);
-    // Pending rows never keep a process alive: shutdown writes them (server/shutdown.ts).
+    // Pending rows never keep a process alive: shutdown writes them (server/frame/shutdown.ts).
     this.timer.unref();
   }
 

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { lookupAidSchema } from "@/server/agent-id";
-import { INSTANT_RANGE, instant, wholeNumberParam } from "@/server/bounds";
-import { isoDateTime } from "@/server/iso-date-time";
+import { lookupAidSchema } from "@/server/kit/agent-id";
+import { INSTANT_RANGE, instant, wholeNumberParam } from "@/server/kit/bounds";
+import { isoDateTime } from "@/server/kit/iso-date-time";
+import { NUL_RULE, withoutNul } from "@/server/kit/text";
 import { pageParams } from "@/server/pagination/schema";
-import { NUL_RULE, withoutNul } from "@/server/text";
 import { FAILED_STATUSES, REQUEST_VIAS } from "./view";
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ZodOpenApiResponseObject } from "zod-openapi";
-import type { Problem } from "@/server/errors";
+import type { Problem } from "@/server/frame/errors";
 import { textResponse } from "@/server/instance";
 import { failureProblem, NO_STORE, refusalHeaders } from "./response";
 
@@ -8,7 +8,7 @@ import { failureProblem, NO_STORE, refusalHeaders } from "./response";
  * The OpenAI-compatible paths' HTTP: refusals in OpenAI's error object, `{ "error": { message,
  * type, param, code } }`, so that OpenAI's clients raise their own error classes (they go by
  * status), and the caller's standing in the `x-ratelimit-*-requests` headers OpenAI sends. The
- * refusal itself is the service's one error table's (server/errors.ts): only its form differs.
+ * refusal itself is the service's one error table's (server/frame/errors.ts): only its form differs.
  */
 
 export const openAiErrorSchema = z

@@ -1,5 +1,5 @@
 import Negotiator from "negotiator";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/frame/errors";
 
 /** Reading a REST request: its query, and a JSON body within bounds. */
 

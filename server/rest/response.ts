@@ -1,5 +1,5 @@
 import { rateLimitHeaders } from "@/server/chat";
-import { type Problem, problemFromError } from "@/server/errors";
+import { type Problem, problemFromError } from "@/server/frame/errors";
 import { textResponse } from "@/server/instance";
 import { log, logRequest } from "@/server/observability";
 

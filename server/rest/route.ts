@@ -1,5 +1,5 @@
-import { createContext } from "@/server/context";
-import { problem } from "@/server/errors";
+import { createContext } from "@/server/frame/context";
+import { problem } from "@/server/frame/errors";
 import { servedDirectly } from "@/server/instance";
 import { requestIdOf } from "@/server/observability";
 import { createProcedureCaller } from "@/server/routers";

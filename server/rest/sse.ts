@@ -1,4 +1,4 @@
-import { type Problem, problemFromError } from "@/server/errors";
+import { type Problem, problemFromError } from "@/server/frame/errors";
 import { streamedResponse, type TextChunks } from "@/server/instance";
 import { log } from "@/server/observability";
 

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { aidInputSchema } from "@/server/agent-id";
 import {
   agentInputSchema,
   agentNotFound,
@@ -13,8 +12,9 @@ import {
   upsertAgent,
   upsertAgentOutputSchema,
 } from "@/server/agents";
+import { adminProcedure, router } from "@/server/frame/trpc";
+import { aidInputSchema } from "@/server/kit/agent-id";
 import { resetQuotaCounts } from "@/server/quota";
-import { adminProcedure, router } from "@/server/trpc";
 
 export const agentsRouter = router({
   upsert: adminProcedure

@@ -1,4 +1,4 @@
-import { createCallerFactory, router } from "@/server/trpc";
+import { createCallerFactory, router } from "@/server/frame/trpc";
 import { agentsRouter } from "./agents";
 import { authRouter } from "./auth";
 import { chatRouter } from "./chat";

@@ -7,8 +7,8 @@ import {
   signInWithKey,
   signInWithWallet,
 } from "@/server/auth";
-import type { Context } from "@/server/context";
-import { adminProcedure, publicProcedure, router } from "@/server/trpc";
+import type { Context } from "@/server/frame/context";
+import { adminProcedure, publicProcedure, router } from "@/server/frame/trpc";
 
 const sessionSchema = z
   .object({

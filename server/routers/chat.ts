@@ -5,7 +5,7 @@ import {
   sendMessage,
   streamMessage,
 } from "@/server/chat";
-import { mappedStream, parsedSynchronously, publicProcedure, router } from "@/server/trpc";
+import { mappedStream, parsedSynchronously, publicProcedure, router } from "@/server/frame/trpc";
 
 const chatInput = parsedSynchronously(chatInputSchema);
 

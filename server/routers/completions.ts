@@ -4,7 +4,7 @@ import {
   createCompletion,
   streamCompletion,
 } from "@/server/completions";
-import { mappedStream, parsedSynchronously, publicProcedure, router } from "@/server/trpc";
+import { mappedStream, parsedSynchronously, publicProcedure, router } from "@/server/frame/trpc";
 
 const completionRequest = parsedSynchronously(completionRequestSchema);
 

@@ -1,6 +1,6 @@
 import { overview, overviewSchema } from "@/server/dashboard";
+import { adminProcedure, router } from "@/server/frame/trpc";
 import { healthOf, healthSchema } from "@/server/health";
-import { adminProcedure, router } from "@/server/trpc";
 
 export const dashboardRouter = router({
   overview: adminProcedure

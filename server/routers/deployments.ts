@@ -17,7 +17,7 @@ import {
   statusUpdateInputSchema,
   updateStatus,
 } from "@/server/deployments";
-import { adminProcedure, publicProcedure, router, walletProcedure } from "@/server/trpc";
+import { adminProcedure, publicProcedure, router, walletProcedure } from "@/server/frame/trpc";
 
 /** The owner a wallet session is limited to; undefined for admins (no limit). */
 function ownerScope(session: Session): string | undefined {

@@ -1,5 +1,5 @@
+import { publicProcedure, router } from "@/server/frame/trpc";
 import { healthOf, healthSchema } from "@/server/health";
-import { publicProcedure, router } from "@/server/trpc";
 
 export const healthRouter = router({
   check: publicProcedure.output(healthSchema).query(({ ctx }) => healthOf(ctx)),

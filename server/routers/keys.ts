@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { adminProcedure, router } from "@/server/frame/trpc";
 import {
   createdKeySchema,
   createKey,
@@ -9,7 +10,6 @@ import {
   revokeKey,
   revokeKeyInputSchema,
 } from "@/server/keys";
-import { adminProcedure, router } from "@/server/trpc";
 
 export const keysRouter = router({
   create: adminProcedure

@@ -1,3 +1,4 @@
+import { publicProcedure, router } from "@/server/frame/trpc";
 import {
   getModel,
   getModelInputSchema,
@@ -6,7 +7,6 @@ import {
   listModelsOutputSchema,
   modelSchema,
 } from "@/server/models";
-import { publicProcedure, router } from "@/server/trpc";
 
 export const modelsRouter = router({
   /** Public: what each caller sees is the agents it may chat with (server/models). */

@@ -1,5 +1,5 @@
+import { publicProcedure, router } from "@/server/frame/trpc";
 import { issueNonce, nonceInputSchema, nonceOutputSchema } from "@/server/nonces";
-import { publicProcedure, router } from "@/server/trpc";
 
 /** GET /v1/nonce. */
 export const noncesRouter = router({

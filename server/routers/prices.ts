@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { adminProcedure, router } from "@/server/frame/trpc";
 import {
   deletePrice,
   deletePriceInputSchema,
@@ -8,7 +9,6 @@ import {
   setPrice,
   setPriceInputSchema,
 } from "@/server/prices";
-import { adminProcedure, router } from "@/server/trpc";
 
 export const pricesRouter = router({
   list: adminProcedure.output(listPricesOutputSchema).query(({ ctx }) => listPrices(ctx)),

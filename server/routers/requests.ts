@@ -1,3 +1,4 @@
+import { adminProcedure, router } from "@/server/frame/trpc";
 import {
   listRequests,
   listRequestsInputSchema,
@@ -6,7 +7,6 @@ import {
   requestBreakdownInputSchema,
   requestBreakdownSchema,
 } from "@/server/requests";
-import { adminProcedure, router } from "@/server/trpc";
 
 /** GET /requests: the request log, newest first, filtered (admin). */
 export const requestsRouter = router({

@@ -1,4 +1,5 @@
-import { aidInputSchema } from "@/server/agent-id";
+import { adminProcedure, router } from "@/server/frame/trpc";
+import { aidInputSchema } from "@/server/kit/agent-id";
 import {
   listRuns,
   listRunsInputSchema,
@@ -9,7 +10,6 @@ import {
   runSummarySchema,
   summarizeRuns,
 } from "@/server/runs";
-import { adminProcedure, router } from "@/server/trpc";
 
 /** GET /agents/{aid}/runs, its summary, and POST /agents/{aid}/runs (run now). */
 export const runsRouter = router({

@@ -1,3 +1,4 @@
+import { adminProcedure, router } from "@/server/frame/trpc";
 import {
   listMessages,
   listMessagesInputSchema,
@@ -6,7 +7,6 @@ import {
   listThreadsInputSchema,
   listThreadsOutputSchema,
 } from "@/server/threads";
-import { adminProcedure, router } from "@/server/trpc";
 
 /** GET /agents/{aid}/threads and a thread's messages: every caller's conversations (admin). */
 export const threadsRouter = router({

@@ -1,7 +1,7 @@
-import { aidInputSchema } from "@/server/agent-id";
 import { agentMcpServers } from "@/server/agents";
+import { adminProcedure, router } from "@/server/frame/trpc";
+import { aidInputSchema } from "@/server/kit/agent-id";
 import { agentToolsSchema, listAgentTools } from "@/server/tools";
-import { adminProcedure, router } from "@/server/trpc";
 
 export const toolsRouter = router({
   /** Each of the agent's MCP servers with its tools as the server describes them now. */

@@ -1,4 +1,4 @@
-import { adminProcedure, router } from "@/server/trpc";
+import { adminProcedure, router } from "@/server/frame/trpc";
 import {
   agentUsage,
   agentUsageInputSchema,

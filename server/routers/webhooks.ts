@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { adminProcedure, router } from "@/server/trpc";
+import { adminProcedure, router } from "@/server/frame/trpc";
 import {
   createdWebhookSchema,
   createWebhook,

@@ -7,7 +7,7 @@ import {
   autonomousRuns,
   runInFlight,
 } from "@/db/schema";
-import type { Clock } from "@/server/clock";
+import type { Clock } from "@/server/kit/clock";
 import type { ChatTurn } from "@/server/providers";
 import { reserveRuns } from "@/server/quota";
 import { nextSlot } from "@/server/schedules";

@@ -2,14 +2,19 @@ import { and, eq, sql } from "drizzle-orm";
 import { isDatabaseUnavailable } from "@/db/failures";
 import { type AutonomousRunRow, agents, autonomousRuns, runInFlight } from "@/db/schema";
 import { agentNotFound, agentPaused } from "@/server/agents";
-import type { Context } from "@/server/context";
-import { AppError } from "@/server/errors";
-import { type ModelCall, noModelSlot, startModelCall } from "@/server/model-call";
+import type { DataContext } from "@/server/frame/data-context";
+import { AppError } from "@/server/frame/errors";
+import { writeReliably } from "@/server/kit/write-reliably";
+import {
+  type ModelCall,
+  type ModelRuntime,
+  noModelSlot,
+  startModelCall,
+} from "@/server/model-call";
 import { log } from "@/server/observability";
 import { releaseRun } from "@/server/quota";
 import { AGENT_CALLER, AUTONOMOUS_THREAD, loadHistory, storeExchange } from "@/server/threads";
 import { fanOutSql } from "@/server/webhooks";
-import { writeReliably } from "@/server/write-reliably";
 import { type ClaimedRun, startRuns } from "./claim";
 import { runEventsSql, runJson } from "./record-json";
 
@@ -18,8 +23,8 @@ import { runEventsSql, runJson } from "./record-json";
  * its use settled (the exchange stored) or released (the run failed); and "run now".
  */
 
-/** The slice of the request's context it needs (server/context.ts). */
-type RunContext = Pick<Context, "db" | "clock" | "model">;
+/** The slice of the request's context it needs (server/frame/context.ts). */
+type RunContext = DataContext & { model: ModelRuntime };
 
 /**
  * Runs a claimed slot: the agent's autonomous prompt through its model, in its autonomous

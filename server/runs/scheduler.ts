@@ -1,17 +1,18 @@
-import { ClaimLoop } from "@/server/claim-loop";
-import type { SchedulerConfig } from "@/server/config";
-import type { Context } from "@/server/context";
+import type { SchedulerConfig } from "@/server/frame/config";
+import type { DataContext } from "@/server/frame/data-context";
+import { ClaimLoop } from "@/server/kit/claim-loop";
+import type { ModelRuntime } from "@/server/model-call";
 import { log, metrics } from "@/server/observability";
 import { type ClaimedRun, claimDueRuns } from "./claim";
 import { executeRun } from "./execute";
 import { sweepInterruptedRuns } from "./sweep";
 
-/** The slice of the request's context it needs (server/context.ts). */
-type SchedulerContext = Pick<Context, "db" | "clock" | "model">;
+/** The slice of the request's context it needs (server/frame/context.ts). */
+type SchedulerContext = DataContext & { model: ModelRuntime };
 
 /**
  * The loop that runs autonomous agents: every tick it sweeps runs left by a dead instance,
- * then claims due slots, as many as it has room for, and starts them (server/claim-loop.ts).
+ * then claims due slots, as many as it has room for, and starts them (server/kit/claim-loop.ts).
  * The schedule itself lives in the database, so any number of these, in web instances or
  * `npm run worker` processes, share the work without running a slot twice.
  */

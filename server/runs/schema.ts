@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { lookupAidSchema } from "@/server/agent-id";
-import { isoDateTime } from "@/server/iso-date-time";
+import { lookupAidSchema } from "@/server/kit/agent-id";
+import { isoDateTime } from "@/server/kit/iso-date-time";
 import { usageSchema } from "@/server/model-call/schema";
 import { pageParams } from "@/server/pagination/schema";
 import { toolCallsSchema } from "@/server/tools/schema";

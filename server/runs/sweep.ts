@@ -1,7 +1,7 @@
 import { and, inArray, lt } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { autonomousRuns, runInFlight } from "@/db/schema";
-import type { Clock } from "@/server/clock";
+import type { Clock } from "@/server/kit/clock";
 import { releaseRun } from "@/server/quota";
 import { runEventsSql } from "./record-json";
 

@@ -1,4 +1,4 @@
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/frame/errors";
 
 /**
  * The JSON object a status message carries as its statement, read strictly before anything

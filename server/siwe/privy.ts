@@ -1,6 +1,6 @@
 import { importSPKI, type JWTPayload, jwtVerify } from "jose";
-import type { PrivyConfig } from "@/server/config";
-import { AppError } from "@/server/errors";
+import type { PrivyConfig } from "@/server/frame/config";
+import { AppError } from "@/server/frame/errors";
 
 /**
  * Privy tokens: ES256 JWTs issued by privy.io for our app id, checked when Privy is configured.

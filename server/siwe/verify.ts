@@ -9,8 +9,8 @@ import {
   verifyMessage,
 } from "viem";
 import { parseSiweMessage } from "viem/siwe";
-import type { SiweConfig } from "@/server/config";
-import { AppError } from "@/server/errors";
+import type { SiweConfig } from "@/server/frame/config";
+import { AppError } from "@/server/frame/errors";
 
 /**
  * Checks a signed Sign-In with Ethereum (EIP-4361) message, field by field, each failure with

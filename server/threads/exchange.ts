@@ -2,9 +2,9 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
 import type { StoredToolCall } from "@/db/schema";
+import { storableJsonText, storableText } from "@/server/kit/text";
 import type { Usage } from "@/server/model-call";
 import { type Accounted, accountedPeriods, settleUsage } from "@/server/quota";
-import { storableJsonText, storableText } from "@/server/text";
 import type { ThreadRef } from "./history";
 
 /**

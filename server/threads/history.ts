@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
 import { chatMessages, type StoredToolCall } from "@/db/schema";
-import type { ChatConfig } from "@/server/config";
+import type { ChatConfig } from "@/server/frame/config";
 import type { ChatTurn } from "@/server/providers";
 
 /**

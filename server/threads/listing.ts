@@ -2,11 +2,11 @@ import { and, asc, desc, eq, gt, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import { agentKeys, chatMessages, chatThreads } from "@/db/schema";
 import { assertAgentExists } from "@/server/agents";
-import { instant } from "@/server/bounds";
-import type { Context } from "@/server/context";
+import type { DataContext } from "@/server/frame/data-context";
+import { instant } from "@/server/kit/bounds";
+import { withoutNul } from "@/server/kit/text";
 import { storedUsage } from "@/server/model-call";
 import { beforeIdCursor, decodeCursor, keysetPage } from "@/server/pagination";
-import { withoutNul } from "@/server/text";
 import type {
   listMessagesInputSchema,
   listMessagesOutputSchema,
@@ -17,8 +17,8 @@ import { AGENT_CALLER } from "./schema";
 
 /** Reading conversations back (admin): an agent's threads, and a thread's messages. */
 
-/** The slice of the request's context it needs (server/context.ts). */
-type Ctx = Pick<Context, "db">;
+/** The slice of the request's context it needs. */
+type Ctx = Pick<DataContext, "db">;
 
 /** A page of a thread's messages: the newest `limit` older than the cursor, oldest first. */
 export async function listMessages(

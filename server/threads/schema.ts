@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { lookupAidSchema } from "@/server/agent-id";
-import { isoDateTime } from "@/server/iso-date-time";
+import { lookupAidSchema } from "@/server/kit/agent-id";
+import { isoDateTime } from "@/server/kit/iso-date-time";
+import { NUL_RULE, withoutNul } from "@/server/kit/text";
 import { usageSchema } from "@/server/model-call/schema";
 import { pageParams } from "@/server/pagination/schema";
-import { NUL_RULE, withoutNul } from "@/server/text";
 import { toolCallsSchema } from "@/server/tools/schema";
 
 /**

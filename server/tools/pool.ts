@@ -3,7 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import packageJson from "@/package.json" with { type: "json" };
-import type { ToolsConfig } from "@/server/config";
+import type { ToolsConfig } from "@/server/frame/config";
 import { log } from "@/server/observability";
 import { httpStatusOf, isBroken } from "./failures";
 import { callBound, guardedFetch, ToolRequestRefused, ToolTimeoutError } from "./requests";

@@ -1,6 +1,6 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { hostAllowed } from "@/server/allowed-hosts";
-import type { ToolsConfig } from "@/server/config";
+import type { ToolsConfig } from "@/server/frame/config";
+import { hostAllowed } from "@/server/kit/allowed-hosts";
 import { REFUSED_ERROR, TIMEOUT_ERROR } from "./failures";
 
 /** How a request of the MCP client is bounded: in time, in hosts, in size. */

@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { cutText, storableText } from "@/server/text";
+import { cutText, storableText } from "@/server/kit/text";
 
 /**
  * A tool's result as the model reads it: the text of its content, with a placeholder for what
@@ -43,7 +43,7 @@ export function resultText(
 }
 
 /**
- * A tool's `text` made storable (server/text.ts), and cut at `maxChars` (never through a
+ * A tool's `text` made storable (server/kit/text.ts), and cut at `maxChars` (never through a
  * surrogate pair) with a note of how much there was and how much is shown.
  */
 export function capText(text: string, maxChars: number): string {

@@ -1,4 +1,4 @@
-import type { ToolsConfig } from "@/server/config";
+import type { ToolsConfig } from "@/server/frame/config";
 import { McpPool } from "./pool";
 
 /** What tool calls need beyond the database: made once per process, with the model runtime. */

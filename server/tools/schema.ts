@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { StoredToolCall } from "@/db/schema";
-import { LONE_SURROGATE_RULE, NUL_RULE, withoutLoneSurrogate, withoutNul } from "@/server/text";
+import { LONE_SURROGATE_RULE, NUL_RULE, withoutLoneSurrogate, withoutNul } from "@/server/kit/text";
 import { TOOL_OUTCOMES } from "./failures";
 
 /**

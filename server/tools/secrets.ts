@@ -1,8 +1,8 @@
-import { seal, sealingKey, unseal } from "@/server/secret-box";
+import { seal, sealingKey, unseal } from "@/server/kit/secret-box";
 
 /**
  * Secret header values of MCP servers (an API key, a bearer token) are kept encrypted
- * (server/secret-box.ts), under a key derived from the admin key as the service's other keys
+ * (server/kit/secret-box.ts), under a key derived from the admin key as the service's other keys
  * are (server/callers/caller.ts). Each value is bound to the origin it was given for and to its
  * header name, so a stored value cannot be sent to another server by moving it, even by someone
  * who can write the database. If the admin key changes, stored values can no longer be read and

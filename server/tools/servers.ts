@@ -1,7 +1,7 @@
 import type { StoredMcpServer } from "@/db/schema";
-import type { HostRule } from "@/server/allowed-hosts";
-import { urlProblem } from "@/server/allowed-hosts";
-import { AppError, type FieldError } from "@/server/errors";
+import { AppError, type FieldError } from "@/server/frame/errors";
+import type { HostRule } from "@/server/kit/allowed-hosts";
+import { urlProblem } from "@/server/kit/allowed-hosts";
 import type { McpTarget } from "./pool";
 import type { McpServer, McpServerInput } from "./schema";
 import { decryptHeader, encryptHeader, secretHint } from "./secrets";

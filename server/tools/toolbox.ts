@@ -1,7 +1,7 @@
 import type { AgentRow, StoredMcpServer } from "@/db/schema";
+import { cutText, storableText } from "@/server/kit/text";
 import { log, metrics } from "@/server/observability";
 import type { ModelTool, ToolCallRequest } from "@/server/providers";
-import { cutText, storableText } from "@/server/text";
 import { describeFailure, type ToolOutcomeKind } from "./failures";
 import type { McpTarget } from "./pool";
 import { notCalled } from "./requests";

@@ -1,4 +1,4 @@
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/frame/errors";
 import { type Granularity, MAX_BUCKETS } from "./schema";
 
 /**

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { lookupAidSchema } from "@/server/agent-id";
-import { instant as boundedInstant, INSTANT_RANGE, wholeNumberParam } from "@/server/bounds";
-import { isoDateTime } from "@/server/iso-date-time";
+import { lookupAidSchema } from "@/server/kit/agent-id";
+import { instant as boundedInstant, INSTANT_RANGE, wholeNumberParam } from "@/server/kit/bounds";
+import { isoDateTime } from "@/server/kit/iso-date-time";
 
 /** Usage-over-time schemas: the procedures, the REST handlers, OpenAPI and the dashboard. */
 

@@ -4,8 +4,8 @@ import type { Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { agents, usageHourly } from "@/db/schema";
 import { assertAgentExists } from "@/server/agents";
-import type { Clock } from "@/server/clock";
-import type { Context } from "@/server/context";
+import type { DataContext } from "@/server/frame/data-context";
+import type { Clock } from "@/server/kit/clock";
 import { decodeCursor, encodeCursor, offsetCursor } from "@/server/pagination";
 import { usageRange } from "./range";
 import type {
@@ -23,8 +23,8 @@ import type {
  * runs, and refusing chats, count up as they happen. A month of one agent is at most 744 rows.
  */
 
-/** The slice of the request's context it needs (server/context.ts). */
-type UsageContext = Pick<Context, "db" | "clock">;
+/** The slice of the request's context it needs. */
+type UsageContext = DataContext;
 
 type Figures = Omit<UsagePoint, "start">;
 

@@ -2,8 +2,8 @@ import { type LookupAddress, lookup } from "node:dns";
 import type { LookupFunction } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { Agent, request } from "undici";
-import type { HostRule } from "@/server/allowed-hosts";
-import { storableText } from "@/server/text";
+import type { HostRule } from "@/server/kit/allowed-hosts";
+import { storableText } from "@/server/kit/text";
 import { addressPermitted, literalAddress, NOT_LISTED } from "./target";
 import { RESPONSE_EXCERPT_BYTES } from "./view";
 

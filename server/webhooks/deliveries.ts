@@ -1,7 +1,7 @@
 import { and, desc, eq, lt, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { type WebhookDeliveryRow, webhookDeliveries } from "@/db/schema";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/frame/errors";
 import { beforeIdCursor, decodeCursor, keysetPage } from "@/server/pagination";
 import { endpointRow, presentWebhook, type WebhooksContext } from "./endpoints";
 import { eventBodySql, NEW_WEBHOOK_ID } from "./outbox";

@@ -1,8 +1,9 @@
 import { asc, count, eq } from "drizzle-orm";
 import type { z } from "zod";
 import { type WebhookEndpointRow, webhookEndpoints } from "@/db/schema";
-import type { Context } from "@/server/context";
-import { AppError } from "@/server/errors";
+import type { Config } from "@/server/frame/config";
+import type { DataContext } from "@/server/frame/data-context";
+import { AppError } from "@/server/frame/errors";
 import type {
   createdWebhookSchema,
   createWebhookInputSchema,
@@ -15,10 +16,10 @@ import { urlProblem } from "./target";
 
 /** Webhook endpoints (admin): made with a secret shown once, listed, changed, deleted. */
 
-/** The slice of the request's context it needs (server/context.ts). */
-export type WebhooksContext = Pick<Context, "db" | "clock"> & {
-  config: Pick<Context["config"], "webhooks">;
-  auth: Pick<Context["auth"], "webhookKey">;
+/** The slice of the request's context it needs (server/frame/context.ts). */
+export type WebhooksContext = DataContext & {
+  config: Pick<Config, "webhooks">;
+  auth: { webhookKey: Uint8Array };
 };
 
 /** A bound on endpoints, and so on the deliveries one event can make. */

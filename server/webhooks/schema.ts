@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from "@/db/enums";
-import { wholeNumberParam } from "@/server/bounds";
-import { isoDateTime } from "@/server/iso-date-time";
+import { wholeNumberParam } from "@/server/kit/bounds";
+import { isoDateTime } from "@/server/kit/iso-date-time";
+import { NUL_RULE, storableString, withoutNul } from "@/server/kit/text";
 import { pageParams } from "@/server/pagination/schema";
-import { NUL_RULE, storableString, withoutNul } from "@/server/text";
 import { RESPONSE_EXCERPT_BYTES } from "./view";
 
 /** Webhook schemas: the procedures, the REST handlers, OpenAPI and the dashboard use these. */

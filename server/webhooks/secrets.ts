@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { seal, sealingKey, unseal } from "@/server/secret-box";
+import { seal, sealingKey, unseal } from "@/server/kit/secret-box";
 
 /**
  * Endpoints' signing secrets: `whsec_` and the base64 of 32 random bytes (Standard Webhooks'
  * form; the HMAC key is those bytes). Shown once when made or rotated, stored only sealed
- * (server/secret-box.ts) under a key derived from the admin key and bound to the endpoint's
+ * (server/kit/secret-box.ts) under a key derived from the admin key and bound to the endpoint's
  * id, so a sealed secret moved to another endpoint's row does not open. If the admin key
  * changes, stored secrets no longer open: deliveries then fail saying so, until the secret is
  * rotated.

@@ -1,8 +1,8 @@
 import type { Db } from "@/db/client";
 import type { StoredWebhookAttempt } from "@/db/schema";
-import { ClaimLoop } from "@/server/claim-loop";
-import type { Clock } from "@/server/clock";
-import type { WebhooksConfig } from "@/server/config";
+import type { WebhooksConfig } from "@/server/frame/config";
+import { ClaimLoop } from "@/server/kit/claim-loop";
+import type { Clock } from "@/server/kit/clock";
 import { log, metrics } from "@/server/observability";
 import { type AttemptResult, attemptDelivery, Connections } from "./attempt";
 import { afterFailure, giveUpTime } from "./backoff";
@@ -12,7 +12,7 @@ import { openSecret } from "./secrets";
 /**
  * The loop that sends webhooks, one per instance (where its housekeeping runs): a few times a
  * second it claims due deliveries, as many as it has room for (WEBHOOK_CONCURRENCY at once),
- * sends each and records the attempt (server/claim-loop.ts). Any number of these share the
+ * sends each and records the attempt (server/kit/claim-loop.ts). Any number of these share the
  * outbox without sending a claim twice. On shutdown it stops claiming and lets the attempts in
  * flight finish.
  */

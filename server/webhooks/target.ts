@@ -1,5 +1,5 @@
 import { BlockList, isIP } from "node:net";
-import { type HostRule, hostListed } from "@/server/allowed-hosts";
+import { type HostRule, hostListed } from "@/server/kit/allowed-hosts";
 
 /**
  * Where a webhook may be sent: the same stance as agents' MCP servers, from the other side.

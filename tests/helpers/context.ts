@@ -1,10 +1,10 @@
 import type { Db } from "@/db/client";
 import { authKeys } from "@/server/auth";
 import type { Caller } from "@/server/callers";
-import { type Clock, systemClock } from "@/server/clock";
-import { type Config, parseConfig } from "@/server/config";
-import { createContextOf } from "@/server/context";
-import { type Problem, problemFromError } from "@/server/errors";
+import { type Config, parseConfig } from "@/server/frame/config";
+import { createContextOf } from "@/server/frame/context";
+import { type Problem, problemFromError } from "@/server/frame/errors";
+import { type Clock, systemClock } from "@/server/kit/clock";
 import type { ModelRuntime } from "@/server/model-call";
 import { createProcedureCaller } from "@/server/routers";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach } from "vitest";
-import type { Clock } from "@/server/clock";
+import type { Clock } from "@/server/kit/clock";
 import { createModelRuntime, type ModelRuntime } from "@/server/model-call";
 import { headerSecretKey } from "@/server/tools";
 import { callerFor, TEST_ADMIN_KEY, testConfig } from "./context";

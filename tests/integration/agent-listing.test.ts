@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { agentQuotas } from "@/db/schema";
 import type { Agent, ListAgentsQuery } from "@/server/agents";
-import { fixedClock } from "@/server/clock";
+import { fixedClock } from "@/server/kit/clock";
 import { encodeCursor } from "@/server/pagination";
 import { callerFor, problemOf } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";

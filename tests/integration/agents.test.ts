@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { agentQuotas, agents } from "@/db/schema";
-import { fixedClock } from "@/server/clock";
+import { fixedClock } from "@/server/kit/clock";
 import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 

@@ -1,7 +1,7 @@
 import postgres from "postgres";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { chatMessages } from "@/db/schema";
-import { fixedClock } from "@/server/clock";
+import { fixedClock } from "@/server/kit/clock";
 import { createModelRuntime } from "@/server/model-call";
 import { metrics } from "@/server/observability";
 import { callerFor, problemOf, testConfig } from "../helpers/context";

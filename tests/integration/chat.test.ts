@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { chatMessages } from "@/db/schema";
 import type { ChatEvent } from "@/server/chat";
-import { fixedClock } from "@/server/clock";
+import { fixedClock } from "@/server/kit/clock";
 import type { ModelRuntime } from "@/server/model-call";
 import { createModelRuntime } from "@/server/model-call";
 import { callerFor, problemOf, testConfig } from "../helpers/context";

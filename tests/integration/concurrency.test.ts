@@ -4,7 +4,7 @@ import { createDatabase } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { agentQuotaView } from "@/db/schema";
 import { openChat } from "@/server/chat";
-import { fixedClock } from "@/server/clock";
+import { fixedClock } from "@/server/kit/clock";
 import { releaseMessage, settleMessage } from "@/server/quota";
 import { storeExchange } from "@/server/threads";
 import { callerFor } from "../helpers/context";

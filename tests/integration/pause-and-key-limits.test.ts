@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Caller } from "@/server/callers";
-import { fixedClock } from "@/server/clock";
 import { parseAgentKey } from "@/server/keys";
+import { fixedClock } from "@/server/kit/clock";
 import { claimDueRuns } from "@/server/runs";
 import { callerFor, problemOf } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type Opening, openChat } from "@/server/chat";
-import { fixedClock } from "@/server/clock";
+import { fixedClock } from "@/server/kit/clock";
 import { releaseMessage, whyRefused } from "@/server/quota";
 import { callerFor } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { createDatabase } from "@/db/client";
 import type { Caller } from "@/server/callers";
-import { fixedClock } from "@/server/clock";
 import { parseAgentKey } from "@/server/keys";
+import { fixedClock } from "@/server/kit/clock";
 import { createModelRuntime, type ModelRuntime } from "@/server/model-call";
 import { metrics } from "@/server/observability";
 import {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { mapRowsByPlan, rowMapper } from "@/db/row-mapping";
 import { agents, agentTokenUsage } from "@/db/schema";
 import { openingQuery, openingValues } from "@/server/chat";
-import { fixedClock } from "@/server/clock";
+import { fixedClock } from "@/server/kit/clock";
 import { settleMessage } from "@/server/quota";
 import { storeQuery } from "@/server/threads";
 import { callerFor } from "../helpers/context";

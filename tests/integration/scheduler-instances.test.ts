@@ -2,7 +2,7 @@ import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDatabase, type Database } from "@/db/client";
 import { autonomousRuns } from "@/db/schema";
-import { fixedClock } from "@/server/clock";
+import { fixedClock } from "@/server/kit/clock";
 import { createModelRuntime } from "@/server/model-call";
 import { Scheduler } from "@/server/runs";
 import { callerFor, testConfig } from "../helpers/context";

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { autonomousRuns } from "@/db/schema";
-import { fixedClock } from "@/server/clock";
+import { fixedClock } from "@/server/kit/clock";
 import type { ModelRuntime } from "@/server/model-call";
 import { createModelRuntime } from "@/server/model-call";
 import { claimDueRuns, executeRun, Scheduler, sweepInterruptedRuns } from "@/server/runs";

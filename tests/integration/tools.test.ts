@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chatMessages } from "@/db/schema";
 import type { ChatEvent } from "@/server/chat";
-import { fixedClock } from "@/server/clock";
+import { fixedClock } from "@/server/kit/clock";
 import { problemOf } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 import { useFakeOpenAi } from "../helpers/use-fake-openai";

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { fixedClock } from "@/server/clock";
+import { fixedClock } from "@/server/kit/clock";
 import { storeExchange } from "@/server/threads";
 import type { ToolCall } from "@/server/tools";
 import { callerFor } from "../helpers/context";

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/rows";
 import { autonomousRuns } from "@/db/schema";
-import { fixedClock } from "@/server/clock";
+import { fixedClock } from "@/server/kit/clock";
 import { createModelRuntime } from "@/server/model-call";
 import { Scheduler, sweepInterruptedRuns } from "@/server/runs";
 import { WEBHOOK_EVENT_TYPES, WebhookSender, webhookSecretKey } from "@/server/webhooks";

@@ -55,7 +55,7 @@ const MAX_OUTSTANDING = 32;
 const PREWARM_REQUESTS = 200;
 /** The first 20% of the requests warm the server up (JIT, pools, caches, heap sizing). */
 const WARM_UP_FRACTION = 0.2;
-/** The pool size the service uses: db/client.ts's default (server/services.ts sets none). */
+/** The pool size the service uses: db/client.ts's default (server/frame/services.ts sets none). */
 const POOL_MAX = 20;
 /** The project's target for resident memory under chat load on PostgreSQL. */
 const RSS_CEILING_MB = 400;

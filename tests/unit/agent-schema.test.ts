@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { aidSchema, RESERVED_AIDS } from "@/server/agent-id";
 import { agentInputSchema, listAgentsInputSchema } from "@/server/agents";
-import { problemFromError, validationProblem } from "@/server/errors";
+import { problemFromError, validationProblem } from "@/server/frame/errors";
+import { aidSchema, RESERVED_AIDS } from "@/server/kit/agent-id";
 
 const parseAid = (aid: unknown) => aidSchema.safeParse(aid).success;
 

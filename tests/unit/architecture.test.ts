@@ -1,11 +1,23 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { importRuleBreaches } from "../helpers/import-rules";
 
 /**
- * The module structure docs/architecture.md describes, checked. Biome checks the rest in
- * `npm test` (biome.json): imports of a domain go through its public surface
- * (noRestrictedImports) and no file imports itself back (noImportCycles).
+ * The module structure docs/architecture.md describes, checked on every import (types and
+ * relative paths included, tests/helpers/import-rules.ts). Biome says the same in an editor
+ * (biome.json's noRestrictedImports and noImportCycles); the planted copy below shows both fire.
  */
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -23,53 +35,60 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The server domains a file imports at run time (`import type` is erased, so it cannot tie). */
-function domainsImportedBy(file: string): string[] {
-  const text = readFileSync(file, "utf8");
-  const found = new Set<string>();
-  for (const [, kind, spec] of text.matchAll(
-    /^(?:import|export)(\s+type)?[^"']*?from\s+["']([^"']+)["']/gm,
-  )) {
-    if (kind || !spec) continue;
-    const alias = /^@\/server\/([^/]+)/.exec(spec)?.[1];
-    const relative = spec.startsWith("../")
-      ? path.relative(server, path.resolve(path.dirname(file), spec)).split(path.sep)[0]
-      : undefined;
-    const domain = alias ?? relative;
-    if (domain && domains.includes(domain)) found.add(domain);
-  }
-  return [...found];
-}
-
 describe("the module structure", () => {
   it("gives every server domain one public surface, index.ts", () => {
-    expect(domains.filter((domain) => !existsSync(path.join(server, domain, "index.ts")))).toEqual(
-      [],
-    );
+    const shelves = ["frame", "kit"];
+    expect(
+      domains.filter(
+        (domain) => !shelves.includes(domain) && !existsSync(path.join(server, domain, "index.ts")),
+      ),
+    ).toEqual([]);
   });
 
-  it("has no two domain folders that depend on each other, directly or through others", () => {
-    const edges = new Map<string, Set<string>>();
-    for (const domain of domains) {
-      const uses = new Set<string>();
-      for (const file of sourceFiles(path.join(server, domain)))
-        for (const used of domainsImportedBy(file)) if (used !== domain) uses.add(used);
-      edges.set(domain, uses);
+  it("keeps the import rules: public surfaces, no loose files, no circles, types counted", () => {
+    expect(importRuleBreaches(root)).toEqual([]);
+  });
+
+  it("catches a deep import and a circle planted in a scratch copy, as Biome does", () => {
+    const scratch = mkdtempSync(path.join(tmpdir(), "import-rules-"));
+    try {
+      for (const dir of ["server", "db"])
+        cpSync(path.join(root, dir), path.join(scratch, dir), { recursive: true });
+      for (const file of ["biome.json", ".gitignore", "tsconfig.json", "package.json"])
+        cpSync(path.join(root, file), path.join(scratch, file));
+      // A deep import of another domain, by the alias and by a relative path; and a circle of
+      // type imports alone: kit/clock.ts is below every domain, so it may not name one.
+      writeFileSync(
+        path.join(scratch, "server/chat/planted.ts"),
+        [
+          'import type { Endpoint } from "@/server/rest/endpoint";',
+          'import { listAgents } from "../agents/list";',
+          "export type Planted = [Endpoint, typeof listAgents];",
+          "",
+        ].join("\n"),
+      );
+      appendFileSync(
+        path.join(scratch, "server/kit/clock.ts"),
+        'import type { ChatReply } from "@/server/chat";\nexport type Planted = ChatReply;\n',
+      );
+      const breaches = importRuleBreaches(scratch);
+      expect(breaches).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining('server/chat/planted.ts imports "@/server/rest/endpoint"'),
+          expect.stringContaining('server/chat/planted.ts imports "../agents/list"'),
+          expect.stringMatching(/kit\/clock → .*chat|chat → .*kit\/clock/),
+        ]),
+      );
+      const biome = spawnSync(
+        path.join(root, "node_modules/.bin/biome"),
+        ["lint", "--reporter=github", "server"],
+        { cwd: scratch, encoding: "utf8" },
+      );
+      expect(biome.stdout).toMatch(/noRestrictedImports,file=[^,]*planted\.ts/);
+      expect(biome.stdout).toMatch(/noImportCycles,file=[^,]*clock\.ts/);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
     }
-    // Every cycle in the folder graph, as the path that closes it (depth-first search).
-    const cycles: string[] = [];
-    const state = new Map<string, "open" | "done">();
-    const visit = (domain: string, trail: string[]) => {
-      state.set(domain, "open");
-      for (const next of edges.get(domain) ?? []) {
-        if (state.get(next) === "open")
-          cycles.push([...trail.slice(trail.indexOf(next)), domain, next].join(" → "));
-        else if (!state.has(next)) visit(next, [...trail, domain]);
-      }
-      state.set(domain, "done");
-    };
-    for (const domain of domains) if (!state.has(domain)) visit(domain, []);
-    expect(cycles).toEqual([]);
   });
 
   it("lets the browser's code take a domain's values only from its schema.ts and view.ts", () => {

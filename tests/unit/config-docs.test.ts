@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { envSchema } from "@/server/config";
+import { envSchema } from "@/server/frame/config";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const variables = Object.keys(envSchema.shape).sort();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "@/server/config";
+import { ConfigError, parseConfig } from "@/server/frame/config";
 
 describe("configuration", () => {
   it("runs with no variables at all: embedded database, generated key, default quotas", () => {

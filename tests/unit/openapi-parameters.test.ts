@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { createSchema } from "zod-openapi";
-import { AID_MAX_LENGTH } from "@/server/agent-id";
+import { AID_MAX_LENGTH } from "@/server/kit/agent-id";
 import { buildOpenApiDocument, ENDPOINTS } from "@/server/rest";
 import { appRouter } from "@/server/routers";
 import { CHAT_ID_PATTERN } from "@/server/threads";

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { chatInputSchema } from "@/server/chat";
+import { parsedSynchronously } from "@/server/frame/trpc";
 import { appRouter } from "@/server/routers";
-import { parsedSynchronously } from "@/server/trpc";
 
 /**
  * tRPC validates with `parseAsync`; `parsedSynchronously` makes that a synchronous parse (zod's

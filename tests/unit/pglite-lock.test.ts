@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EmbeddedDatabaseError } from "@/db/client";
 import { DataDirLockedError, lockDataDir, lockDirOf } from "@/db/pglite-lock";
-import { problemFromError } from "@/server/errors";
+import { problemFromError } from "@/server/frame/errors";
 
 /** A process running tests/helpers/lock-contender.ts on `dataDir`. */
 type Contender = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cutText, storableJson, storableJsonText, storableText } from "@/server/text";
+import { cutText, storableJson, storableJsonText, storableText } from "@/server/kit/text";
 import { capText } from "@/server/tools";
 
 describe("storableText", () => {

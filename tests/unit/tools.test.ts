@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { hostAllowed, parseAllowedHosts } from "@/server/allowed-hosts";
-import { ConfigError, parseConfig } from "@/server/config";
+import { ConfigError, parseConfig } from "@/server/frame/config";
+import { hostAllowed, parseAllowedHosts } from "@/server/kit/allowed-hosts";
 import {
   capText,
   decryptHeader,

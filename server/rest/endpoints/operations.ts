@@ -1,14 +1,14 @@
 import { timingSafeEqual } from "node:crypto";
 import { embeddedDatabaseFailure, isDatabaseUnavailable } from "@/db/failures";
 import { bearerToken } from "@/server/auth";
-import { createContext, startedAt } from "@/server/context";
-import { AppError, databaseUnavailable as unavailable } from "@/server/errors";
+import { createContext, startedAt } from "@/server/frame/context";
+import { AppError, databaseUnavailable as unavailable } from "@/server/frame/errors";
+import { getConfig, getServices } from "@/server/frame/services";
 import { healthReport, healthSchema, probeSchema, readiness } from "@/server/health";
 import { textResponse } from "@/server/instance";
 import { MetricsUnavailableError, metricsText } from "@/server/observability";
 import { providerName } from "@/server/providers";
 import { createProcedureCaller } from "@/server/routers";
-import { getConfig, getServices } from "@/server/services";
 import { PUBLIC, problem } from "../documented";
 import { bareEndpoint } from "../endpoint";
 import { buildOpenApiDocument } from "../openapi";

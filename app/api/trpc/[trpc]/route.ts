@@ -1,12 +1,12 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { SESSION_COOKIE } from "@/server/auth";
-import { createContext } from "@/server/context";
-import { AppError } from "@/server/errors";
+import { createContext } from "@/server/frame/context";
+import { AppError } from "@/server/frame/errors";
+import { getConfig } from "@/server/frame/services";
 import { withBody } from "@/server/instance";
 import { log, requestIdOf } from "@/server/observability";
 import { errorResponse, finish, readLimitedText } from "@/server/rest";
 import { appRouter } from "@/server/routers";
-import { getConfig } from "@/server/services";
 
 export const dynamic = "force-dynamic";
 

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { requestSession } from "@/app/dashboard/request-session";
 import { DeploymentPage } from "@/components/deployment-page";
-import { getConfig } from "@/server/services";
+import { getConfig } from "@/server/frame/services";
 
 type Props = { params: Promise<{ id: string }> };
 

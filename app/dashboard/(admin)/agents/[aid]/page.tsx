@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { AgentPage } from "@/components/agent-page";
-import { getConfig } from "@/server/services";
+import { getConfig } from "@/server/frame/services";
 
 type Props = {
   params: Promise<{ aid: string }>;

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { AgentForm, type NewAgentDefaults } from "@/components/agent-form";
 import { PageHeader } from "@/components/ui/page-header";
+import { getConfig } from "@/server/frame/services";
 import { LIMIT_COLUMNS, QUOTA_LIMIT_FIELDS } from "@/server/quota";
-import { getConfig } from "@/server/services";
 
 export const metadata: Metadata = { title: "New agent" };
 

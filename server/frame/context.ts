@@ -8,12 +8,12 @@ import {
   type Session,
 } from "@/server/auth";
 import { type Caller, callerOf, clientOf } from "@/server/callers";
-import type { Clock } from "@/server/clock";
-import { ADMIN_KEY_MIN_LENGTH, type Config } from "@/server/config";
-import { mapKnownError } from "@/server/errors";
+import { ADMIN_KEY_MIN_LENGTH, type Config } from "@/server/frame/config";
+import { mapKnownError } from "@/server/frame/errors";
+import { getServices } from "@/server/frame/services";
 import { AGENT_KEY_PREFIX, parseAgentKey } from "@/server/keys";
+import type { Clock } from "@/server/kit/clock";
 import { createModelRuntime, type ModelRuntime } from "@/server/model-call";
-import { getServices } from "@/server/services";
 
 export type { Session };
 

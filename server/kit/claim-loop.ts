@@ -1,5 +1,5 @@
+import { settlesWithin } from "@/server/kit/settles-within";
 import { log } from "@/server/observability";
-import { settlesWithin } from "@/server/settles-within";
 
 /**
  * The loop of a worker that claims work from the database and does it (the scheduler's runs,

@@ -1,10 +1,10 @@
 import { embeddedDatabaseFailure } from "@/db/failures";
-import { ConfigError } from "@/server/config";
-import { startHousekeeping } from "@/server/housekeeping";
+import { ConfigError } from "@/server/frame/config";
+import { startHousekeeping } from "@/server/frame/housekeeping";
+import { getServices, type Services } from "@/server/frame/services";
+import { installGracefulShutdown } from "@/server/frame/shutdown";
 import { log, runsInstanceWork } from "@/server/observability";
 import { Scheduler } from "@/server/runs";
-import { getServices, type Services } from "@/server/services";
-import { installGracefulShutdown } from "@/server/shutdown";
 import { WebhookSender } from "@/server/webhooks";
 
 /** Starts a web process's side of the service (called from instrumentation.ts). */
@@ -33,7 +33,7 @@ export async function startUp(): Promise<void> {
 
 /**
  * What every instance does in the background, the worker's too: the housekeeping
- * (server/housekeeping.ts) and the webhook sender (server/webhooks), which shutdown stops.
+ * (server/frame/housekeeping.ts) and the webhook sender (server/webhooks), which shutdown stops.
  */
 export function startBackgroundWork({ database, clock, config, auth }: Services): {
   sender: WebhookSender;

@@ -1,7 +1,7 @@
+import type { Services } from "@/server/frame/services";
 import { log } from "@/server/observability";
 import { requestLogOf } from "@/server/requests";
 import type { Scheduler } from "@/server/runs";
-import type { Services } from "@/server/services";
 import type { WebhookSender } from "@/server/webhooks";
 
 /** Whether this process is draining (SIGTERM received): /health/ready answers 503 meanwhile. */

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { NUL_RULE, withoutNul } from "@/server/text";
+import { NUL_RULE, withoutNul } from "@/server/kit/text";
 
 /**
  * An agent's ID (`aid`): its format, the IDs reserved for the service's own paths, and the
  * schemas that take one. Every domain that names an agent uses these, and the error mapping
- * tells an agent ID's problem by its rule (server/errors.ts), so they sit below all of them.
+ * tells an agent ID's problem by its rule (server/frame/errors.ts), so they sit below all of them.
  */
 
 export const AID_PATTERN = /^[a-z][a-z0-9-]*$/;

@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 import { z } from "zod";
 // Relative, with its extension: the server entry (server/instance/main.ts) runs this file in
 // Node.js itself, which knows no `@/` paths.
-import { parseAllowedHosts } from "./allowed-hosts.ts";
+import { parseAllowedHosts } from "../kit/allowed-hosts.ts";
 
 /**
  * Environment configuration, validated once at start-up. Every variable is optional: the
@@ -42,7 +42,7 @@ const modelPricesSchema = z.record(
 
 /**
  * The shortest admin key there can be. A shorter bearer token is no guess at it: it is not
- * counted against the client (server/context.ts), so that a placeholder key (OpenAI's clients
+ * counted against the client (server/frame/context.ts), so that a placeholder key (OpenAI's clients
  * need one to call a public agent) costs nothing.
  */
 export const ADMIN_KEY_MIN_LENGTH = 16;

@@ -1,8 +1,8 @@
 import { initTRPC } from "@trpc/server";
 import { z } from "zod";
 import { tooManyAttempts } from "@/server/auth";
-import type { Context } from "@/server/context";
-import { AppError, mapKnownError, problemFromError, toTRPCError } from "@/server/errors";
+import type { Context } from "@/server/frame/context";
+import { AppError, mapKnownError, problemFromError, toTRPCError } from "@/server/frame/errors";
 
 /**
  * The tRPC init module. It exports named builders only; the `t` object stays here.

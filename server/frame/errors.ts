@@ -9,7 +9,7 @@ import {
   isUnstorableText,
   TOO_MANY_CONNECTIONS,
 } from "@/db/failures";
-import { breaksAidRule } from "@/server/agent-id";
+import { breaksAidRule } from "@/server/kit/agent-id";
 
 /**
  * The one place where errors become statuses and problem details. (What a database driver's

@@ -1,7 +1,7 @@
 import type { Db } from "@/db/client";
 import { purgeExpiredSessions, purgeOldFailures } from "@/server/auth";
 import { purgeOldChatWindows } from "@/server/chat";
-import type { Clock } from "@/server/clock";
+import type { Clock } from "@/server/kit/clock";
 import { purgeExpiredNonces } from "@/server/nonces";
 import { log } from "@/server/observability";
 import { purgeOldNotices, reservationLifetimeMs, sweepReservations } from "@/server/quota";
