@@ -12,10 +12,10 @@ import * as schema from "../db/schema";
  * from the builders the service prepares them from (server/chat's `openingQuery`,
  * server/threads' `storeQuery`), their values from the same functions the service fills them
  * with, sent by postgres.js as prepared statements and read as plain arrays. So the baseline's
- * database work is the service's, whatever the statements come to do (until 2026-11-26 the
- * baseline wrote statements of its own, which had fallen behind: no key or rate-limit steps, no
- * token or hourly usage). What it leaves out is every layer around them: drizzle's execution
- * and row mapping, tRPC, zod, the Web `Request`/`Response`, the logs and the metrics.
+ * database work is the service's, whatever the statements come to do, and a ratio to it
+ * measures the layers, not features that hand-written statements would leave out. What it
+ * leaves out is every layer around them: drizzle's execution and row mapping, tRPC, zod, the
+ * Web `Request`/`Response`, the logs and the metrics.
  */
 
 type Query = {

@@ -13,7 +13,7 @@ import { chatStatements, type HistoryRows } from "./baseline-statements";
  * The ratio service/baseline shows what those layers cost. Chat's statements are the service's
  * own texts (baseline-statements.ts, built once at start); the page query and the status
  * update's are written here, and the page query does not read the token rows that the
- * service's listing joins since migration 0015.
+ * service's listing joins.
  */
 /** A caller's thread, the caller known by the hash of its address as the service knows it. */
 type Thread = { aid: string; addressHash: string; chatId: string };
@@ -116,10 +116,9 @@ export async function startBaseline(
    * Chat with a model endpoint: the same statements around one POST /chat/completions with the
    * body the service sends (model, system prompt + history + question, max_tokens, temperature
    * when set; for a stream, stream_options.include_usage), by undici's `request`, the client the
-   * service uses (the leanest of those measured, server/providers/openai-compatible.ts; global
-   * `fetch` until 2026-11-27 cost this floor about 1 ms more CPU than the service's client in
-   * that step, at one connection, BENCHMARKS.md). JSON (or text) waits for the whole
-   * reply; a stream is relayed with one `event: delta` per network read of the upstream body.
+   * service uses: a floor that asked the model with a heavier client would flatter the service.
+   * JSON (or text) waits for the whole reply; a stream is relayed with one `event: delta` per
+   * network read of the upstream body.
    */
   const modelChat = async (
     model: BaselineLlm,
@@ -276,8 +275,8 @@ export async function startBaseline(
 
   /**
    * An address's hash, made once per address as the service makes it (server/callers keeps
-   * them): hashing on every request, with the key given as bytes each time, was 11% of the
-   * baseline's echo chat (BENCHMARKS.md), work the service does not do.
+   * them): hashing it again on every request would be work the service does not do, and the
+   * floor must be as lean as the statements allow.
    */
   const addressHashes = new Map<string, string>();
   const hashOf = (address: string) => {

@@ -85,8 +85,8 @@ try {
     ["baseline", baseline.url, baseline.pid],
   ];
   const rounds = Number(process.env.CPU_ROUNDS || 1);
-  // Each round starts one further along: whichever is measured first in a round read up to 25%
-  // higher, whatever it was (BENCHMARKS.md, "Rows mapped by a plan").
+  // Each round starts one further along: whichever is measured first in a round reads higher,
+  // whatever it is, so the first place must fall on each in turn.
   const order = Array.from({ length: rounds }, (_, round) =>
     targets.map((_, index) => targets[(index + round) % targets.length] as (typeof targets)[0]),
   ).flat();

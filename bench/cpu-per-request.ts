@@ -1,6 +1,6 @@
 /**
  * CPU time a request costs the serving process, the service against the baseline, with the
- * Next.js floor beside them (BENCHMARKS.md, "What one chat costs, and where"):
+ * Next.js floor beside them (BENCHMARKS.md cites it):
  *
  *   npx next build && npx tsx bench/cpu-per-request.ts
  *
@@ -55,7 +55,8 @@ await migrated.close();
 const fake = await startChild("bench/fake-model.ts");
 const llm = { LLM_BASE_URL: fake.url, LLM_API_KEY: "sk-bench" };
 // One web process each, so that a row's CPU is one process's: the entry routing REST (the
-// default), and Next.js's router routing it (REST_ROUTING=nextjs, as before issue 29).
+// default), and Next.js's router routing it (REST_ROUTING=nextjs), so the entry's gain is read
+// in one run.
 const served = { DATABASE_URL: database.url, SCHEDULER: "off", WEB_CONCURRENCY: "1", ...llm };
 const service = await startServer(served);
 const viaNext = await startServer({ ...served, REST_ROUTING: "nextjs" });

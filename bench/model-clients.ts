@@ -4,9 +4,9 @@
  * (200 tokens in 20 network writes) and one JSON completion, against the fake model running in
  * a child process (so its own CPU is not counted). Calls run 16 at a time.
  *
- * The service's client is undici's `request` with eventsource-parser. The AI SDK (which it
- * replaced) and the `openai` client are not dependencies; to compare them too, install them in a
- * folder and name it: `npm i --prefix /tmp/clients ai@6 @ai-sdk/openai-compatible@2 openai@5`,
+ * The service's client is undici's `request` with eventsource-parser. The AI SDK and the `openai`
+ * client, the candidates it was chosen over, are not dependencies; to compare them too, install
+ * them in a folder and name it: `npm i --prefix /tmp/clients ai@6 @ai-sdk/openai-compatible@2 openai@5`,
  * then `CLIENTS_DIR=/tmp/clients npx tsx bench/model-clients.ts`.
  */
 import { fork } from "node:child_process";

@@ -266,10 +266,7 @@ async function measureModelRows({
     complete: COMPLETE[format],
   });
 
-  /**
-   * The body the baseline sends upstream for such a chat; the service's is the same but for
-   * `stream_options`, which the AI SDK's OpenAI-compatible provider leaves out by default.
-   */
+  /** The body the service and the baseline send upstream for such a chat. */
   const upstreamBody = (model: string, format: Format) =>
     JSON.stringify({
       model,

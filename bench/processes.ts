@@ -164,7 +164,7 @@ export function cpuSpent(before: CpuSplit, after: CpuSplit): CpuSplit {
 /**
  * The built service of another checkout of this repository (`directory`, built there), started
  * from its own server entry: startServer starts the one of the working directory. For an A/B of
- * two builds in one run (bench/chat-phases.ts, bench/cpu-by-thread.ts); none without a directory.
+ * two builds in one run (bench/cpu-by-thread.ts); none without a directory.
  */
 export async function startServerIn(directory: string | undefined, env: Record<string, string>) {
   if (!directory) return undefined;

@@ -3,9 +3,8 @@ import { SourceMap } from "node:module";
 import { fileURLToPath } from "node:url";
 
 /**
- * Where a sampled function's code comes from, for bench/attribute-profile.ts (CPU profiles) and
- * bench/chat-phases.ts (perf samples): a package, a file of the service, Node.js's internals or
- * native code. A production build's chunks name nothing; built with source maps
+ * Where a sampled function's code comes from, for bench/attribute-profile.ts: a package, a file
+ * of the service, Node.js's internals or native code. A production build's chunks name nothing; built with source maps
  * (`NEXT_SERVER_SOURCE_MAPS=1 npx next build --no-mangling`), each maps back to its source file.
  */
 

@@ -198,7 +198,7 @@ async function runEchoBenchmarks(database: { url: string }) {
     {
       // The floor: a route handler that does no work at all (405 for a method /health does not
       // serve), so this row is what the request's handling around a handler costs against
-      // node:http (the server entry's since issue 29; Next.js's before, `REST_ROUTING=nextjs`).
+      // node:http (the server entry's; Next.js's router's with `REST_ROUTING=nextjs`).
       name: "floor: POST /health (405)",
       service: (base) => ({ url: `${base}/health`, method: "POST" }),
       baseline: { url: `${baseline.url}/health`, method: "POST" },
