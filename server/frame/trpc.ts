@@ -3,22 +3,27 @@ import { z } from "zod";
 import { tooManyAttempts } from "@/server/auth";
 import type { Context } from "@/server/frame/context";
 import { AppError, mapKnownError, problemFromError, toTRPCError } from "@/server/frame/errors";
+import type { ProcedureMeta } from "@/server/http";
 
 /**
- * The tRPC init module. It exports named builders only; the `t` object stays here.
+ * The tRPC init module. It exports named builders only; the `t` object stays here. A procedure's
+ * meta holds its access (set by the builder) and its REST operation, if it has one.
  */
-const t = initTRPC.context<Context>().create({
-  errorFormatter({ shape, error, ctx }) {
-    const found = problemFromError(error);
-    const problem = ctx?.requestId ? { ...found, request_id: ctx.requestId } : found;
-    // The problem's detail replaces tRPC's message, so an unknown error's message never leaks.
-    return {
-      ...shape,
-      message: problem.detail,
-      data: { ...shape.data, stack: undefined, problem },
-    };
-  },
-});
+const t = initTRPC
+  .context<Context>()
+  .meta<ProcedureMeta>()
+  .create({
+    errorFormatter({ shape, error, ctx }) {
+      const found = problemFromError(error);
+      const problem = ctx?.requestId ? { ...found, request_id: ctx.requestId } : found;
+      // The problem's detail replaces tRPC's message, so an unknown error's message never leaks.
+      return {
+        ...shape,
+        message: problem.detail,
+        data: { ...shape.data, stack: undefined, problem },
+      };
+    },
+  });
 
 /** Turns domain errors (and an unreachable database) into TRPCErrors of the matching code. */
 const mapDomainErrors = t.middleware(async ({ next }) => {
@@ -84,7 +89,7 @@ export function parsedSynchronously<T extends z.ZodType>(schema: T): T {
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-export const publicProcedure = t.procedure.use(mapDomainErrors);
+export const publicProcedure = t.procedure.meta({ access: "public" }).use(mapDomainErrors);
 
 /** A client blocked for wrong keys gets 429 wherever credentials are needed. */
 function refuseThrottled(ctx: Context): void {
@@ -92,7 +97,7 @@ function refuseThrottled(ctx: Context): void {
 }
 
 /** Anyone signed in (a wallet or an admin): 401 otherwise. */
-export const walletProcedure = publicProcedure.use(({ ctx, next }) => {
+export const walletProcedure = publicProcedure.meta({ access: "wallet" }).use(({ ctx, next }) => {
   refuseThrottled(ctx);
   if (!ctx.session) {
     throw toTRPCError(
@@ -106,7 +111,7 @@ export const walletProcedure = publicProcedure.use(({ ctx, next }) => {
 });
 
 /** Admin only: 401 without valid admin credentials, 403 for a wallet that is not an admin. */
-export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
+export const adminProcedure = publicProcedure.meta({ access: "admin" }).use(({ ctx, next }) => {
   refuseThrottled(ctx);
   if (ctx.session && ctx.session.role !== "admin") {
     throw toTRPCError(new AppError("forbidden", "This needs an admin; your wallet is not one."));

@@ -16,5 +16,4 @@ export {
   textResponse,
   withBody,
 } from "./marks.ts";
-export { type DynamicRoute, routesByFirstSegment } from "./route-candidates.ts";
 export { sendWebResponse, webRequest } from "./web-bridge.ts";

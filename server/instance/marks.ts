@@ -4,18 +4,16 @@
  */
 
 /**
- * The handler the entry may call ahead of Next.js's request handler, on the one Next.js calls:
- * the REST handlers made from the endpoint table (server/rest/route.ts) carry it, and nothing
- * else does.
+ * What the entry may call ahead of Next.js's request handler, on the handlers Next.js calls:
+ * the REST route handlers (server/rest/route.ts) carry the REST dispatch, and nothing else does.
  */
 export const SERVED_DIRECTLY: unique symbol = Symbol.for("agent-service.served-directly");
 
 /**
  * A response's body carried beside an empty Web body: its whole text (`textResponse`) or its
  * text chunks as they come (`streamedResponse`). Making undici's body stream was most of what a
- * Response cost, 13–27 µs for a short text against 2 without a body, and a Web stream cost each
- * chunk an encoding, a queue and a read (BENCHMARKS.md); the entry writes the body itself, and
- * only an answer that leaves for Next.js is given its Web body (`withBody`).
+ * Response cost, so the entry writes the body itself, and only an answer that leaves for
+ * Next.js is given its Web body (`withBody`).
  */
 const CARRIED_BODY: unique symbol = Symbol.for("agent-service.carried-body");
 
@@ -31,12 +29,12 @@ export type TextChunks = {
 type Handler = (...args: never[]) => Promise<Response>;
 
 /**
- * A handler for Next.js, whose answers have their Web bodies, carrying `handler` itself for the
- * entry, whose answers may carry their text instead.
+ * A handler for Next.js, whose answers have their Web bodies, carrying `direct` for the entry,
+ * whose answers may carry their text instead.
  */
-export function servedDirectly<H extends Handler>(handler: H): H {
+export function servedDirectly<H extends Handler>(handler: H, direct: unknown): H {
   const forNextJs = (async (...args: Parameters<H>) => withBody(await handler(...args))) as H;
-  Object.defineProperty(forNextJs, SERVED_DIRECTLY, { value: handler });
+  Object.defineProperty(forNextJs, SERVED_DIRECTLY, { value: direct });
   return forNextJs;
 }
 

@@ -1,141 +1,65 @@
-import { readdirSync, readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createRequire } from "node:module";
-import path from "node:path";
 import { log } from "../observability/index.ts";
 import { SERVED_DIRECTLY } from "./marks.ts";
-import { type DynamicRoute, routesByFirstSegment } from "./route-candidates.ts";
+import { routeHandlers, routesByFilesAlone } from "./nextjs-internals.ts";
 import { sendWebResponse, webRequest } from "./web-bridge.ts";
 
 /**
- * The REST paths, served ahead of Next.js's request handler by the very route handlers Next.js
- * would call: the route modules of its production build (`.next/server/app/**\/route.js`),
- * loaded through its own module runtime, so that they share every module instance (database,
- * metrics, configuration) with the rest of the bundle. Nothing here knows a REST path: the
- * build's manifests say which path is which route, in the order Next.js's router tries them,
- * and only the handlers made from the endpoint table (server/rest/route.ts) carry the mark
- * that lets the entry call them. Pages, `/api/trpc`, static files and anything this router is
- * unsure of go to Next.js.
- *
- * What this skips is Next.js's routing, its async-storage scopes and its Web Streams pipe: 0.9
- * to 1.6 ms of CPU a request here (BENCHMARKS.md). What a client sees is the same (the handler writes the
- * status, the body, the request id, the log line and the metrics; the entry the security
- * headers), but for Next.js's `Vary: rsc, next-router-…`, which is about its pages.
+ * The REST paths, served ahead of Next.js's request handler by the very handlers Next.js would
+ * call: the REST route files' handlers carry the REST dispatch (server/rest/route.ts), which
+ * knows every operation's path. Pages, `/api/trpc`, static files and anything this router is
+ * unsure of go to Next.js. What this skips is Next.js's routing, its async-storage scopes and
+ * its Web Streams pipe; what a client sees is the same.
  */
 
-type Handler = (request: Request, route: { params: Promise<RouteParams> }) => Promise<Response>;
-type RouteParams = Record<string, string | string[]>;
-type Userland = Partial<Record<string, Handler>>;
-type RouteModule = {
-  routeModule: { ensureUserland(): Promise<void>; userland: Userland };
-};
+type Handler = (request: Request) => Promise<Response>;
+type Dispatch = (method: string, pathname: string) => Handler | undefined;
 
-type ManifestRoute = { page: string; namedRegex: string; routeKeys: Record<string, string> };
-type RoutesManifest = {
-  basePath: string;
-  headers: unknown[];
-  redirects: { internal?: boolean }[];
-  rewrites: { beforeFiles: unknown[]; afterFiles: unknown[]; fallback: unknown[] } | unknown[];
-  staticRoutes: ManifestRoute[];
-  dynamicRoutes: ManifestRoute[];
-};
+/** The route file whose handlers carry the dispatch: any REST route file would do. */
+const CARRIER = "/health/[[...path]]/route";
 
 export type RestRoutes = {
   /**
-   * Serves the request if its path is a REST route's, settling when the answer is written;
-   * undefined leaves it to Next.js. A rejection is a failure outside the handler's own error
-   * handling, which the caller answers as it answers Next.js's.
+   * Serves the request if its path is the API's, settling when the answer is written; undefined
+   * leaves it to Next.js. A rejection is a failure outside the handler's own error handling.
    */
   take(request: IncomingMessage, response: ServerResponse): Promise<void> | undefined;
 };
 
 /**
- * Loads the REST routes of the production build in `root/.next`, or returns undefined (and
- * Next.js serves everything) where the build's configuration could route a path otherwise than
- * its pages say: a base path, rewrites, redirects or headers of its own in next.config.
+ * The REST routes of the production build in `root/.next`, or undefined (Next.js serves
+ * everything) where next.config could route a path otherwise than its route files say.
  */
 export async function loadRestRoutes(
   root: string,
   origin: string,
 ): Promise<RestRoutes | undefined> {
-  const distDir = path.join(root, ".next");
-  const manifest = JSON.parse(
-    readFileSync(path.join(distDir, "routes-manifest.json"), "utf8"),
-  ) as RoutesManifest;
-  const rewrites = Array.isArray(manifest.rewrites)
-    ? manifest.rewrites
-    : [
-        ...manifest.rewrites.beforeFiles,
-        ...manifest.rewrites.afterFiles,
-        ...manifest.rewrites.fallback,
-      ];
-  if (
-    manifest.basePath !== "" ||
-    manifest.headers.length > 0 ||
-    rewrites.length > 0 ||
-    manifest.redirects.some((redirect) => !redirect.internal)
-  ) {
+  if (!routesByFilesAlone(root)) {
     log.warn(
       "next.config has a base path, rewrites, redirects or headers: every path goes through Next.js's router.",
     );
     return undefined;
   }
-
-  const files = JSON.parse(
-    readFileSync(path.join(distDir, "server", "app-paths-manifest.json"), "utf8"),
-  ) as Record<string, string>;
-  const requireBuilt = createRequire(path.join(distDir, "server", "index.js"));
-  const handlers = new Map<string, Userland>();
-  for (const [appPath, file] of Object.entries(files)) {
-    if (!appPath.endsWith("/route")) continue;
-    const page = pageOf(appPath);
-    const loaded = requireBuilt(`./${file}`) as RouteModule;
-    await loaded.routeModule.ensureUserland();
-    const userland = loaded.routeModule.userland;
-    if (Object.values(userland).some((handler) => directOf(handler))) handlers.set(page, userland);
-  }
-
-  const staticPages = new Set(manifest.staticRoutes.map((route) => route.page));
-  const dynamicRoutes = routesByFirstSegment(
-    manifest.dynamicRoutes.map((route) => ({
-      page: route.page,
-      pattern: new RegExp(route.namedRegex),
-      keys: Object.entries(route.routeKeys).map(([group, key]) => {
-        const name = key.replace(/^nxtP/, "");
-        return { group, name, catchAll: route.page.includes(`[...${name}]`) };
-      }),
-    })),
-  );
-  const publicFiles = listFiles(path.join(root, "public"));
+  const handlers = await routeHandlers(root, CARRIER);
+  const dispatch = (handlers.GET as { [SERVED_DIRECTLY]?: Dispatch } | undefined)?.[
+    SERVED_DIRECTLY
+  ];
+  if (typeof dispatch !== "function") throw new Error(`${CARRIER} carries no REST dispatch.`);
 
   const take = (request: IncomingMessage, response: ServerResponse) => {
-    const method = request.method ?? "GET";
     const url = request.url ?? "/";
     const queryAt = url.indexOf("?");
     const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
-    if (!isPlainPath(pathname) || publicFiles.has(pathname)) return undefined;
-    let page: string | undefined;
-    let params: RouteParams = {};
-    if (staticPages.has(pathname)) page = pathname;
-    else {
-      for (const route of dynamicRoutes(pathname)) {
-        const match = route.pattern.exec(pathname);
-        if (!match) continue;
-        page = route.page;
-        params = paramsOf(route, match);
-        break;
-      }
-    }
-    const direct = page === undefined ? undefined : directOf(handlers.get(page)?.[method]);
-    if (!direct) return undefined;
-    return serveWith(direct, params, request, response, origin);
+    if (!isPlainPath(pathname)) return undefined;
+    const handler = dispatch(request.method ?? "GET", pathname);
+    if (!handler) return undefined;
+    return serveWith(handler, request, response, origin);
   };
   return { take };
 }
 
 async function serveWith(
   handler: Handler,
-  params: RouteParams,
   request: IncomingMessage,
   response: ServerResponse,
   origin: string,
@@ -145,33 +69,14 @@ async function serveWith(
     if (!response.writableFinished) aborter.abort();
   });
   const method = request.method ?? "GET";
-  const answer = await handler(webRequest(request, origin, aborter.signal), {
-    params: Promise.resolve(params),
-  });
+  const answer = await handler(webRequest(request, origin, aborter.signal));
   await sendWebResponse(answer, response, method);
-}
-
-/** The handler the entry calls for a route module's handler, if it carries one. */
-function directOf(handler: unknown): Handler | undefined {
-  if (typeof handler !== "function") return undefined;
-  const direct = (handler as { [SERVED_DIRECTLY]?: unknown })[SERVED_DIRECTLY];
-  return typeof direct === "function" ? (direct as Handler) : undefined;
-}
-
-/** An app path of the manifest (`/dashboard/(admin)/agents/route`) as its page (`/dashboard/agents`). */
-function pageOf(appPath: string): string {
-  const segments = appPath
-    .split("/")
-    .slice(0, -1)
-    .filter((segment) => segment !== "" && !/^\(.*\)$/.test(segment));
-  return `/${segments.join("/")}`;
 }
 
 /**
  * A path this router may decide: absolute, no empty, `.` or `..` segment, no trailing slash
- * (Next.js redirects it), no percent-escape (whether a decoded segment would match a static
- * route is Next.js's call) and not under `/_next/` (Next.js's own). Anything else is Next.js's:
- * the same handler answers there, only later.
+ * (Next.js redirects it), no percent-escape (Next.js normalises those) and not under `/_next/`.
+ * Anything else is Next.js's: the same handler answers there, only later.
  */
 function isPlainPath(pathname: string): boolean {
   if (pathname === "/" || !pathname.startsWith("/") || pathname.endsWith("/")) return false;
@@ -180,31 +85,4 @@ function isPlainPath(pathname: string): boolean {
     if (segment === "" || segment === "." || segment === "..") return false;
   }
   return true;
-}
-
-/** The route's parameters as Next.js gives them (a catch-all is a list of segments). */
-function paramsOf(route: DynamicRoute, match: RegExpExecArray): RouteParams {
-  const params: RouteParams = {};
-  for (const { group, name, catchAll } of route.keys) {
-    const value = match.groups?.[group] ?? "";
-    params[name] = catchAll ? value.split("/") : value;
-  }
-  return params;
-}
-
-function listFiles(directory: string): Set<string> {
-  try {
-    return new Set(
-      readdirSync(directory, { recursive: true, withFileTypes: true })
-        .filter((entry) => entry.isFile())
-        .map((entry) =>
-          `/${path.relative(directory, path.join(entry.parentPath, entry.name))}`.replaceAll(
-            path.sep,
-            "/",
-          ),
-        ),
-    );
-  } catch {
-    return new Set();
-  }
 }

@@ -1,13 +1,9 @@
 /**
- * The REST API: every operation declared once (endpoints/, endpoint.ts), the route handlers made
- * from that table (route.ts), the OpenAPI document made from it (openapi.ts), and what REST
- * handlers read and write (request.ts, response.ts, server-sent events, CSV). This index is the
- * folder's public surface: import the folder, not its files (docs/architecture.md).
+ * The REST API as the service serves it: the operation table made from the procedures' meta
+ * (operations.ts) and the operator's paths (operator.ts), the route handlers found in it
+ * (route.ts), and the OpenAPI document made from it (openapi.ts).
  */
-export { example, problemSchema } from "./documented";
-export type { Endpoint } from "./endpoint";
-export { ENDPOINTS } from "./endpoints";
 export { buildOpenApiDocument } from "./openapi";
-export { MAX_BODY_BYTES, readLimitedText } from "./request";
-export { errorResponse, finish, json } from "./response";
-export { methodNotAllowed, notFoundRoute, routeFor } from "./route";
+export type { Operation } from "./operation";
+export { OPERATIONS } from "./operations";
+export { dispatch, type RestDispatch, restRoutes } from "./route";

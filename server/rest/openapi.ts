@@ -7,15 +7,33 @@ import {
   type ZodOpenApiResponsesObject,
 } from "zod-openapi";
 import packageJson from "@/package.json" with { type: "json" };
-import { jsonContent, refusedBeforeRouting } from "./documented";
-import type { Endpoint } from "./endpoint";
+import { jsonContent, refusedBeforeRouting } from "@/server/http";
+import type { Operation } from "./operation";
 
 /**
- * The OpenAPI 3.1 document, made from the endpoint table (endpoints/) by zod-openapi: each
+ * The OpenAPI 3.1 document, made from the operation table (operations.ts) by zod-openapi: each
  * operation's path and query parameters or body are its procedure's input fields, its answers
  * its procedure's output, so nothing in the document is typed by hand. A schema with a
- * `.meta({ id })` is a component, referenced wherever it is used.
+ * `.meta({ id })` is a component, referenced wherever it is used. Operations are grouped by
+ * their router, which the tags below describe.
  */
+
+const TAGS: Record<string, string> = {
+  agents: "Agents: their configuration, quotas and counters.",
+  runs: "Autonomous runs: the schedule's runs, and a run now.",
+  chat: "Chat with an agent.",
+  completions: "Agents as OpenAI chat completions.",
+  models: "Agents as OpenAI's models.",
+  threads: "Each caller's threads with an agent, and their messages.",
+  keys: "Agent keys: the keys callers use for one agent.",
+  usage: "Messages, runs, tokens and cost over time.",
+  requests: "The request log: one entry per chat or completion.",
+  prices: "Prices per million tokens, by model.",
+  nonces: "Nonces for signed (SIWE) messages.",
+  deployments: "Worker deployments and their signed status updates.",
+  webhooks: "Webhook endpoints, their deliveries, tests and retries.",
+  operator: "Health, probes, metrics and this document.",
+};
 
 const securitySchemes = {
   adminKey: {
@@ -37,7 +55,7 @@ const securitySchemes = {
   },
 } as const;
 
-function create(publicUrl: string, endpoints: readonly Endpoint[]): oas31.OpenAPIObject {
+function create(publicUrl: string, operations: readonly Operation[]): oas31.OpenAPIObject {
   return createDocument({
     openapi: "3.1.0",
     info: {
@@ -52,36 +70,44 @@ function create(publicUrl: string, endpoints: readonly Endpoint[]): oas31.OpenAP
     },
     servers: [{ url: publicUrl }],
     components: { securitySchemes },
-    paths: pathsOf(endpoints),
+    tags: tagsOf(operations),
+    paths: pathsOf(operations),
   });
 }
 
-function pathsOf(endpoints: readonly Endpoint[]): ZodOpenApiPathsObject {
+/** The tags in the order their operations come, each with its description. */
+function tagsOf(operations: readonly Operation[]): oas31.TagObject[] {
+  const names = [...new Set(operations.filter((o) => !o.hidden).map((o) => o.tag))];
+  return names.map((name) => ({ name, ...(TAGS[name] ? { description: TAGS[name] } : {}) }));
+}
+
+function pathsOf(operations: readonly Operation[]): ZodOpenApiPathsObject {
   const paths: ZodOpenApiPathsObject = {};
-  for (const endpoint of endpoints) {
-    paths[endpoint.path] = {
-      ...paths[endpoint.path],
-      [endpoint.method.toLowerCase()]: operationOf(endpoint),
+  for (const operation of operations) {
+    if (operation.hidden) continue;
+    paths[operation.path] = {
+      ...paths[operation.path],
+      [operation.method.toLowerCase()]: operationOf(operation),
     };
   }
   return paths;
 }
 
-function operationOf(endpoint: Endpoint): ZodOpenApiOperationObject {
-  const input = endpoint.procedure?.input;
-  const mask = Object.fromEntries(endpoint.pathParams.map((name) => [name, true as const]));
+function operationOf(operation: Operation): ZodOpenApiOperationObject {
+  const input = operation.procedure?.input;
+  const mask = Object.fromEntries(operation.pathParams.map((name) => [name, true as const]));
   // The path's fields are always given, whatever defaults the procedure has.
   // The mask names fields of the input (the path's parameters are its fields, routeFor checks);
   // zod's own mask type cannot see it through the general ZodObject.
   const path =
-    input && endpoint.pathParams.length > 0 ? input.pick(mask as never).required() : undefined;
+    input && operation.pathParams.length > 0 ? input.pick(mask as never).required() : undefined;
   // Without path parameters the input is the query or body whole (it need not be an object
   // schema: POST /agents's input reads `id` as an alias of `aid`).
-  const rest = input && endpoint.pathParams.length > 0 ? input.omit(mask as never) : input;
+  const rest = input && operation.pathParams.length > 0 ? input.omit(mask as never) : input;
   const hasRest = rest !== undefined && (!("shape" in rest) || Object.keys(rest.shape).length > 0);
   const responses: Record<string, ZodOpenApiResponsesObject[keyof ZodOpenApiResponsesObject]> = {};
-  for (const [status, answer] of Object.entries(endpoint.answers)) {
-    const schema = answer.schema ?? endpoint.procedure?.output;
+  for (const [status, answer] of Object.entries(operation.answers)) {
+    const schema = answer.schema ?? operation.procedure?.output;
     responses[status] = {
       description: answer.description,
       ...(answer.headers ? { headers: answer.headers } : {}),
@@ -95,25 +121,26 @@ function operationOf(endpoint: Endpoint): ZodOpenApiOperationObject {
           }),
     };
   }
-  Object.assign(responses, endpoint.refusals, refusedBeforeRouting);
+  Object.assign(responses, operation.refusals, refusedBeforeRouting);
   return {
-    operationId: endpoint.operationId,
-    summary: endpoint.summary,
-    ...(endpoint.description ? { description: endpoint.description } : {}),
-    security: endpoint.security,
-    ...(path || (hasRest && !endpoint.body)
+    operationId: operation.operationId,
+    tags: [operation.tag],
+    summary: operation.summary,
+    ...(operation.description ? { description: operation.description } : {}),
+    security: operation.security,
+    ...(path || (hasRest && !operation.body)
       ? {
           requestParams: {
             ...(path ? { path } : {}),
-            ...(hasRest && !endpoint.body ? { query: rest } : {}),
+            ...(hasRest && !operation.body ? { query: rest } : {}),
           },
         }
       : {}),
-    ...(endpoint.body && rest
+    ...(operation.body && rest
       ? {
           requestBody: {
-            required: endpoint.body.required,
-            content: jsonContent(rest, endpoint.body.examples),
+            required: operation.body.required,
+            content: jsonContent(rest, operation.body.examples),
           },
         }
       : {}),
@@ -126,8 +153,9 @@ let built: { publicUrl: string; document: oas31.OpenAPIObject } | undefined;
 /** The document for this service's public URL, made once: GET /openapi.json is public. */
 export function buildOpenApiDocument(
   publicUrl: string,
-  endpoints: readonly Endpoint[],
+  operations: readonly Operation[],
 ): oas31.OpenAPIObject {
-  if (built?.publicUrl !== publicUrl) built = { publicUrl, document: create(publicUrl, endpoints) };
+  if (built?.publicUrl !== publicUrl)
+    built = { publicUrl, document: create(publicUrl, operations) };
   return built.document;
 }

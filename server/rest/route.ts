@@ -1,85 +1,184 @@
 import { createContext } from "@/server/frame/context";
 import { problem } from "@/server/frame/errors";
+import {
+  errorResponse,
+  finish,
+  type Method,
+  openAiErrorAnswer,
+  openAiErrorResponse,
+  problemResponse,
+} from "@/server/http";
 import { servedDirectly } from "@/server/instance";
 import { requestIdOf } from "@/server/observability";
 import { createProcedureCaller } from "@/server/routers";
-import { collectInput, type Endpoint, type Method } from "./endpoint";
-import { ENDPOINTS } from "./endpoints";
-import { openAiErrorAnswer, openAiErrorResponse } from "./openai";
-import { errorResponse, finish, problemResponse, type RouteParams } from "./response";
+import type { Operation } from "./operation";
+import { collectInput, OPERATIONS } from "./operations";
 
 /**
- * The route handlers of app/**\/route.ts, made from the endpoint table: each handler builds the
- * request's context from its headers, collects the procedure's input, calls the declared
- * handler, maps any error once, and puts the request's id and log line on the answer. Each is
- * marked so that the server entry may call it ahead of Next.js's router (server/instance/
- * rest-routes.ts): the same handler either way.
+ * The REST paths' handlers, found in the operation table by method and path: every route file
+ * of app/ is `export const { GET, … } = restRoutes()` (a catch-all under each of the API's first
+ * segments), and the server entry calls the same handlers ahead of Next.js's router through the
+ * mark they carry (server/instance/rest-routes.ts). A path under the API that no operation has
+ * is a 404 problem, a method a path does not take a 405 with `Allow`.
  */
 
-type RouteHandler = (
-  request: Request,
-  route: { params: Promise<RouteParams> },
-) => Promise<Response>;
-
-const METHODS: Method[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+type Handler = (request: Request) => Promise<Response>;
 
 /**
- * Every method of one path: the declared operations, and a 405 problem with `Allow` for the
- * others (HEAD of a path that declares GET is Next.js's own: the GET handler, body dropped).
- * A route file is `export const { GET, … } = routeFor("/agents/{aid}/runs")`.
+ * The handler of a request, by its method and path, if the path is the API's (an operation's,
+ * or under one of the API's first segments); undefined leaves it to Next.js.
  */
-export function routeFor(path: string): Partial<Record<Method, RouteHandler>> {
-  const declared = ENDPOINTS.filter((endpoint) => endpoint.path === path);
-  if (declared.length === 0) throw new Error(`No REST operation is declared for ${path}.`);
-  const allowed = declared.map((endpoint) => endpoint.method);
-  const openAi = declared.some((endpoint) => endpoint.errors === "openai");
-  const handlers: Partial<Record<Method, RouteHandler>> = {};
+export type RestDispatch = (method: string, pathname: string) => Handler | undefined;
+
+const METHODS: readonly Method[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+
+type Route = {
+  path: string;
+  segments: (string | { param: string })[];
+  byMethod: Map<string, Operation>;
+  allowed: string[];
+  openAi: boolean;
+};
+
+const routes = routesOf(OPERATIONS);
+const byFirst = new Map<string, Route[]>();
+const paramFirst = routes.filter((route) => typeof route.segments[0] !== "string");
+for (const route of routes) {
+  const first = route.segments[0];
+  if (typeof first !== "string") continue;
+  byFirst.set(first, [...(byFirst.get(first) ?? []), route]);
+}
+
+/** The routes, each path once, the more literal first: `/agents/{aid}` before `/{aid}/chat`. */
+function routesOf(operations: readonly Operation[]): Route[] {
+  const byPath = new Map<string, Route>();
+  for (const operation of operations) {
+    let route = byPath.get(operation.path);
+    if (!route) {
+      route = {
+        path: operation.path,
+        segments: operation.path
+          .slice(1)
+          .split("/")
+          .map((segment) => {
+            const param = /^\{(\w+)\}$/.exec(segment)?.[1];
+            return param ? { param } : segment;
+          }),
+        byMethod: new Map(),
+        allowed: [],
+        openAi: false,
+      };
+      byPath.set(operation.path, route);
+    }
+    route.byMethod.set(operation.method, operation);
+    route.allowed.push(operation.method);
+    if (operation.errors === "openai") route.openAi = true;
+  }
+  for (const route of byPath.values())
+    route.allowed.sort((a, b) => METHODS.indexOf(a as Method) - METHODS.indexOf(b as Method));
+  const rank = (route: Route) =>
+    route.segments.map((segment) => (typeof segment === "string" ? "0" : "1")).join("");
+  return [...byPath.values()].sort((a, b) => rank(a).localeCompare(rank(b)));
+}
+
+function match(route: Route, segments: string[]): Record<string, string> | undefined {
+  if (route.segments.length !== segments.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const expected = route.segments[i] as Route["segments"][number];
+    const given = segments[i] as string;
+    if (typeof expected === "string") {
+      if (expected !== given) return undefined;
+    } else params[expected.param] = decoded(given);
+  }
+  return params;
+}
+
+/** A segment decoded as Next.js gives it; a malformed escape is left as it is, for the schema. */
+function decoded(segment: string): string {
+  if (!segment.includes("%")) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+export const dispatch: RestDispatch = (method, pathname) => {
+  if (!(METHODS as readonly string[]).includes(method)) return undefined;
+  const segments = pathname.slice(1).split("/");
+  const first = segments[0] as string;
+  // As Next.js routes: a first segment the API names literally is never an agent's id.
+  for (const route of byFirst.get(first) ?? paramFirst) {
+    const params = match(route, segments);
+    if (!params) continue;
+    const operation =
+      route.byMethod.get(method) ?? (method === "HEAD" ? route.byMethod.get("GET") : undefined);
+    if (operation) return (request) => handlerOf(operation)(request, params);
+    return methodNotAllowed(route);
+  }
+  return byFirst.has(first) ? notFound : undefined;
+};
+
+/** Every method's handler for a route file; each carries the dispatch for the server entry. */
+export function restRoutes(): Record<Method, Handler> {
+  const handlers = {} as Record<Method, Handler>;
   for (const method of METHODS) {
-    const endpoint = declared.find((candidate) => candidate.method === method);
-    if (endpoint) handlers[method] = servedDirectly(handlerOf(endpoint));
-    else if (method !== "HEAD")
-      handlers[method] = servedDirectly(
-        methodNotAllowed(allowed, openAi ? "openai" : undefined, path),
-      );
+    handlers[method] = servedDirectly((request: Request) => {
+      const handler = dispatch(method, new URL(request.url).pathname) ?? notFound;
+      return handler(request);
+    }, dispatch);
   }
   return handlers;
 }
 
-function handlerOf(endpoint: Endpoint): RouteHandler {
-  if (endpoint.bare) {
-    return async (request) => {
-      const started = performance.now();
-      const requestId = requestIdOf(request.headers);
-      let response: Response;
-      try {
-        response = await (endpoint.answer as NonNullable<Endpoint["answer"]>)({
-          request,
-          endpoints: ENDPOINTS,
-        });
-      } catch (error) {
-        response = errorResponse(error, requestId);
-      }
-      return finish(request, response, { requestId, started, params: {}, route: endpoint.path });
-    };
+const handlers = new Map<
+  Operation,
+  (request: Request, params: Record<string, string>) => Promise<Response>
+>();
+
+function handlerOf(operation: Operation) {
+  let handler = handlers.get(operation);
+  if (!handler) {
+    handler = operation.bare ? bareHandler(operation) : procedureHandler(operation);
+    handlers.set(operation, handler);
   }
-  const refuse = endpoint.errors === "openai" ? openAiErrorResponse : errorResponse;
-  return async (request, route) => {
+  return handler;
+}
+
+function bareHandler(operation: Operation) {
+  return async (request: Request): Promise<Response> => {
     const started = performance.now();
     const requestId = requestIdOf(request.headers);
-    let params: Record<string, string> = {};
+    let response: Response;
+    try {
+      response = await (operation.answer as NonNullable<Operation["answer"]>)({
+        request,
+        operations: OPERATIONS,
+      });
+    } catch (error) {
+      response = errorResponse(error, requestId);
+    }
+    return finish(request, response, { requestId, started, params: {}, route: operation.path });
+  };
+}
+
+function procedureHandler(operation: Operation) {
+  const refuse = operation.errors === "openai" ? openAiErrorResponse : errorResponse;
+  return async (request: Request, params: Record<string, string>): Promise<Response> => {
+    const started = performance.now();
+    const requestId = requestIdOf(request.headers);
     let callerKind: string | undefined;
     let response: Response;
     try {
-      // A path with no parameters gets none.
-      params = ((await route?.params) ?? {}) as Record<string, string>;
       // REST takes the admin key only: a cookie would let any page of the same site (another
       // port of this host is one) act as a signed-in admin.
       const context = await createContext({ headers: request.headers, cookies: false, requestId });
       callerKind = context.caller.kind;
       // The request's signal reaches the procedures: a client that leaves cancels the model call.
       const procedures = createProcedureCaller(context, { signal: request.signal });
-      const input = await collectInput(endpoint, request, params);
-      response = await endpoint.handle({ request, procedures, input, params });
+      const input = await collectInput(operation, request, params);
+      response = await operation.handle({ request, procedures, input, params });
     } catch (error) {
       response = refuse(error, requestId);
     }
@@ -88,58 +187,40 @@ function handlerOf(endpoint: Endpoint): RouteHandler {
       started,
       params,
       caller: callerKind,
-      route: endpoint.path,
+      route: operation.path,
     });
   };
 }
 
-/** Every method of a path the API does not have: a 404 problem, not Next.js's HTML page. */
-export function notFoundRoute(): Record<Method, (request: Request) => Promise<Response>> {
-  const handler = async (request: Request): Promise<Response> => {
-    const requestId = requestIdOf(request.headers);
-    const response = problemResponse(
-      problem(
-        404,
-        "not_found",
-        `There is no ${request.method} ${new URL(request.url).pathname}; the API's paths are listed in /openapi.json.`,
-        { request_id: requestId },
-      ),
-    );
-    return finish(request, response, { requestId, started: performance.now(), params: {} });
-  };
-  const served = servedDirectly(handler);
-  return {
-    GET: served,
-    HEAD: served,
-    POST: served,
-    PUT: served,
-    PATCH: served,
-    DELETE: served,
-  };
+/** A path under the API that no operation has: a 404 problem, not Next.js's HTML page. */
+async function notFound(request: Request): Promise<Response> {
+  const requestId = requestIdOf(request.headers);
+  const response = problemResponse(
+    problem(
+      404,
+      "not_found",
+      `There is no ${request.method} ${new URL(request.url).pathname}; the API's paths are listed in /openapi.json.`,
+      { request_id: requestId },
+    ),
+  );
+  return finish(request, response, { requestId, started: performance.now(), params: {} });
 }
 
-/**
- * A 405 handler for the methods a path does not serve (in OpenAI's form on its paths), logged
- * under the path's declared pattern when it has one.
- */
-export function methodNotAllowed(
-  allowed: readonly string[],
-  errors?: Endpoint["errors"],
-  route?: string,
-) {
-  const answer = errors === "openai" ? openAiErrorAnswer : problemResponse;
-  return async (request: Request): Promise<Response> => {
+/** A 405 for a method the path does not take (in OpenAI's form on its paths), with `Allow`. */
+function methodNotAllowed(route: Route): Handler {
+  const answer = route.openAi ? openAiErrorAnswer : problemResponse;
+  return async (request) => {
     const started = performance.now();
     const requestId = requestIdOf(request.headers);
     const response = answer(
       problem(
         405,
         "method_not_allowed",
-        `${request.method} is not supported here; use ${allowed.join(" or ")}.`,
+        `${request.method} is not supported here; use ${route.allowed.join(" or ")}.`,
         { request_id: requestId },
       ),
-      { allow: allowed.join(", ") },
+      { allow: route.allowed.join(", ") },
     );
-    return finish(request, response, { requestId, started, params: {}, route });
+    return finish(request, response, { requestId, started, params: {}, route: route.path });
   };
 }

@@ -1,17 +1,113 @@
 import {
+  type ChatEvent,
+  type ChatReply,
   chatInputSchema,
   chatReplySchema,
   checkChat,
+  rateLimitHeaders,
   sendMessage,
   streamMessage,
 } from "@/server/chat";
 import { mappedStream, parsedSynchronously, publicProcedure, router } from "@/server/frame/trpc";
+import { acceptedType, json, NO_STORE, problem, rest, sseResponse } from "@/server/http";
+import { textResponse } from "@/server/instance";
+import * as examples from "./examples-chat";
+
+/**
+ * GET /{aid}/chat: public, or with one of the agent's keys. Its HTTP is its own: the reply's
+ * form is negotiated from Accept (text, JSON or server-sent events), and the caller's rate-limit
+ * standing goes in headers.
+ */
+
+// In order of preference when a client accepts several equally (curl sends */*).
+const REPLY_TYPES = ["text/plain", "application/json", "text/event-stream"];
+
+const preferredReplyType = acceptedType(REPLY_TYPES);
+
+function replyType(request: Request): string {
+  return preferredReplyType(request) ?? "text/plain";
+}
+
+const rateLimitHeaderDocs = {
+  "X-RateLimit-Limit": {
+    description: "Chats a minute this caller may send (absent when no limit applies).",
+    schema: { type: "integer" as const },
+  },
+  "X-RateLimit-Remaining": { schema: { type: "integer" as const } },
+  "X-RateLimit-Reset": {
+    description: "Seconds until the caller's window ends.",
+    schema: { type: "integer" as const },
+  },
+};
+
+/** Public, or with one of the agent's keys (required when its chat_access is `key`). */
+const PUBLIC_OR_AGENT_KEY: Record<string, string[]>[] = [{}, { agentKey: [] }];
+
+const refusals = {
+  400: problem(
+    "Missing or invalid q or chat_id, or a bad aid (as for GET /agents/{aid}): no quota is used.",
+  ),
+  401: problem(
+    "key_required: the agent takes chats from its keys only; invalid_key: the key sent (any bearer token that starts with `ak_`) is wrong or malformed, revoked, or another agent's.",
+  ),
+  404: problem("Unknown agent."),
+};
 
 const chatInput = parsedSynchronously(chatInputSchema);
 
 export const chatRouter = router({
   /** Public, like GET /{aid}/chat: the agent's quota is what bounds it. */
   send: publicProcedure
+    .meta(
+      rest<ChatReply>({
+        method: "GET",
+        path: "/{aid}/chat",
+        operationId: "chat",
+        summary: "Ask an agent; its reply as text, JSON or server-sent events (by Accept).",
+        description:
+          "Threads belong to their caller: a key, or the client address when there is none; the same chat_id of two callers is two threads. The caller's rate limit (the agent's rate_limit_rpm) is counted, then the message quota is reserved before the model is called and given back when the reply is not delivered. With Accept: text/event-stream the events are `start` {aid, chat_id, rate_limit}, `delta` {text} (repeated), with `tool_call` {id, step, server, name, arguments} and `tool_result` (a ToolCall: result or error, duration_ms) between deltas when the agent's model calls tools from its MCP servers, then `done` (the JSON reply) or `error` (a problem). text/plain gives the final text only. Tool failures (unreachable server, tool error, timeout) are given to the model, not the client: only a failure of the model fails the chat.",
+        security: PUBLIC_OR_AGENT_KEY,
+        handle: async ({ request, callProcedure, input, call }) => {
+          const type = replyType(request);
+          if (type === "text/event-stream") {
+            const events = (await callProcedure("chat.stream", input)) as AsyncIterable<ChatEvent>;
+            return sseResponse<ChatEvent>(events, request.signal, (first) =>
+              rateLimitHeaders(first?.type === "start" ? first.rate_limit : undefined),
+            );
+          }
+          const reply = await call(input);
+          const limits = rateLimitHeaders(reply.rate_limit);
+          if (type === "application/json") return json(reply, 200, limits);
+          return textResponse(reply.reply, {
+            headers: { "content-type": "text/plain; charset=utf-8", ...NO_STORE, ...limits },
+          });
+        },
+        answers: {
+          200: {
+            description: "The reply.",
+            headers: rateLimitHeaderDocs,
+            examples: examples.reply,
+            content: {
+              "text/plain": { schema: { type: "string" }, examples: examples.replyText },
+              "text/event-stream": { schema: { type: "string" }, examples: examples.replyEvents },
+            },
+          },
+        },
+        refusals: {
+          ...refusals,
+          429: {
+            ...problem(
+              "rate_limited: the caller's chats a minute are used up (no quota is used); quota_exceeded: the agent's message quota is. Retry-After says when it frees (none for a total quota).",
+              examples.quotaExceeded,
+            ),
+            headers: rateLimitHeaderDocs,
+          },
+          502: problem("The model provider failed."),
+          503: problem("Every model slot of this server is busy, or the database is unreachable."),
+          504: problem("The model provider did not answer in time."),
+        },
+      }),
+    )
     .input(chatInput)
     .output(parsedSynchronously(chatReplySchema))
     .mutation(({ ctx, input, signal }) => sendMessage(ctx, input, signal)),
@@ -25,5 +121,31 @@ export const chatRouter = router({
     .mutation(({ ctx, input, signal }) => mappedStream(streamMessage(ctx, input, signal))),
 
   /** What HEAD /{aid}/chat answers: the question is valid and the agent exists; nothing else. */
-  check: publicProcedure.input(chatInput).query(({ ctx, input }) => checkChat(ctx, input)),
+  check: publicProcedure
+    // HEAD answers what GET would for the request itself (400, 404, 401, the reply's type) without
+    // asking the model, counting a message or storing anything. Without it Next.js runs GET.
+    .meta(
+      rest({
+        method: "HEAD",
+        path: "/{aid}/chat",
+        operationId: "checkChat",
+        summary:
+          "What GET would answer for the request itself (the question's validity, the agent, the caller's key, the reply's type), without asking the model or counting a message.",
+        security: PUBLIC_OR_AGENT_KEY,
+        handle: async ({ request, call, input }) => {
+          await call(input);
+          const type = replyType(request);
+          return new Response(null, {
+            headers: {
+              "content-type": type === "text/plain" ? "text/plain; charset=utf-8" : type,
+              ...NO_STORE,
+            },
+          });
+        },
+        answers: { 200: { description: "The chat would be taken.", empty: true } },
+        refusals,
+      }),
+    )
+    .input(chatInput)
+    .query(({ ctx, input }) => checkChat(ctx, input)),
 });

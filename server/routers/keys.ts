@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { adminProcedure, router } from "@/server/frame/trpc";
+import { adminErrors, empty, jsonBodyErrors, problem, rest } from "@/server/http";
 import {
   createdKeySchema,
   createKey,
@@ -10,19 +11,74 @@ import {
   revokeKey,
   revokeKeyInputSchema,
 } from "@/server/keys";
+import * as examples from "./examples-admin";
+
+/** An agent's caller keys (admin). */
 
 export const keysRouter = router({
   create: adminProcedure
+    .meta(
+      rest({
+        method: "POST",
+        path: "/agents/{aid}/keys",
+        operationId: "createAgentKey",
+        summary: "Make a caller key for the agent; the key is in the answer, and only there.",
+        body: { required: true, examples: examples.createKey },
+        status: 201,
+        answers: { 201: { description: "Made.", examples: examples.createdKey } },
+        refusals: {
+          400: problem("Missing or invalid name, malformed JSON, or a bad aid."),
+          ...adminErrors,
+          404: problem("Unknown agent."),
+          409: problem("The agent has as many keys as it may."),
+          ...jsonBodyErrors,
+        },
+      }),
+    )
     .input(createKeyInputSchema)
     .output(createdKeySchema)
     .mutation(({ ctx, input }) => createKey(ctx, input)),
 
   list: adminProcedure
+    .meta(
+      rest({
+        method: "GET",
+        path: "/agents/{aid}/keys",
+        operationId: "listAgentKeys",
+        summary: "An agent's caller keys, without their secrets, with when each was last used.",
+        answers: { 200: { description: "The keys.", examples: examples.keyList } },
+        refusals: {
+          400: problem("A bad aid (as for GET /agents/{aid})."),
+          ...adminErrors,
+          404: problem("Unknown agent."),
+        },
+      }),
+    )
     .input(listKeysInputSchema)
     .output(listKeysOutputSchema)
     .query(({ ctx, input }) => listKeys(ctx, input.aid)),
 
   revoke: adminProcedure
+    .meta(
+      rest({
+        method: "DELETE",
+        path: "/agents/{aid}/keys/{id}",
+        operationId: "revokeAgentKey",
+        summary: "Revoke a key: every instance refuses it from now on.",
+        handle: async ({ call, input }) => {
+          await call(input);
+          return empty(204);
+        },
+        answers: { 204: { description: "Revoked.", empty: true } },
+        refusals: {
+          400: problem(
+            "A bad aid or key id (the NUL character, too long, a malformed percent-escape).",
+          ),
+          ...adminErrors,
+          404: problem("Unknown agent, or no such key.", examples.noSuchKey),
+        },
+      }),
+    )
     .input(revokeKeyInputSchema)
     .output(z.void())
     .mutation(({ ctx, input }) => revokeKey(ctx, input)),

@@ -1,4 +1,5 @@
 import { adminProcedure, router } from "@/server/frame/trpc";
+import { adminErrors, problem, rest } from "@/server/http";
 import { aidInputSchema } from "@/server/kit/agent-id";
 import {
   listRuns,
@@ -10,10 +11,31 @@ import {
   runSummarySchema,
   summarizeRuns,
 } from "@/server/runs";
+import { badAid } from "./agents";
+import * as examples from "./examples-agents";
+
+/** GET and POST /agents/{aid}/runs: an agent's autonomous runs, and a run now (admin). */
+
+const notFound = { 404: problem("Unknown agent.", examples.agentNotFound) };
 
 /** GET /agents/{aid}/runs, its summary, and POST /agents/{aid}/runs (run now). */
 export const runsRouter = router({
   list: adminProcedure
+    .meta(
+      rest({
+        method: "GET",
+        path: "/agents/{aid}/runs",
+        operationId: "listRuns",
+        summary:
+          "An agent's autonomous runs, newest first: due time, start, end, outcome, reply or error.",
+        answers: { 200: { description: "One page of runs.", examples: examples.runList } },
+        refusals: {
+          400: problem("Invalid query parameter, or a bad aid (as for GET /agents/{aid})."),
+          ...adminErrors,
+          ...notFound,
+        },
+      }),
+    )
     .input(listRunsInputSchema)
     .output(listRunsOutputSchema)
     .query(({ ctx, input }) => listRuns(ctx, input)),
@@ -25,6 +47,23 @@ export const runsRouter = router({
 
   /** Runs the agent's autonomous prompt now, outside its schedule, and returns the finished run. */
   runNow: adminProcedure
+    .meta(
+      rest({
+        method: "POST",
+        path: "/agents/{aid}/runs",
+        operationId: "runNow",
+        summary:
+          "Run the agent's autonomous prompt now, outside its schedule (which it leaves as it is); answers once the run has finished.",
+        status: 202,
+        answers: { 202: { description: "The run, finished.", examples: examples.run } },
+        refusals: {
+          ...badAid,
+          ...adminErrors,
+          ...notFound,
+          409: problem("The agent has no autonomous_prompt.", examples.noAutonomousPrompt),
+        },
+      }),
+    )
     .input(aidInputSchema)
     .output(runSchema)
     .mutation(async ({ ctx, input }) => presentRun(await runNow(ctx, input.aid))),

@@ -242,7 +242,6 @@ describe("REST paths routed by the server entry and by Next.js", () => {
       ["GET", "/agent%73/routing-stream"], // a percent-escape: Next.js decides
       ["GET", "/_next/chat"],
       ["GET", "/robots.txt"],
-      ["HEAD", "/agents"], // HEAD of a GET route is Next.js's
       ["OPTIONS", "/agents"],
       ["GET", "/dashboard"],
       ["GET", "/api/trpc/health"],
@@ -252,6 +251,10 @@ describe("REST paths routed by the server entry and by Next.js", () => {
       const answer = await both(method, target, admin);
       expect(answer.direct.vary, `${method} ${target}`).toEqual(answer.viaNext.vary);
     }
+    // HEAD of a path that declares GET alone is GET's answer without its body, by the entry too.
+    const headOfGet = await both("HEAD", "/agents", admin);
+    expect(headOfGet.direct.status).toBe(200);
+    expect(headOfGet.direct.vary).toBeNull();
     // Routed by the entry, in Next.js's order: a first segment that only looks like a static one.
     const upper = await both("GET", "/AGENTS/chat?q=hello", admin);
     expect(upper.direct.vary).toBeNull();

@@ -61,9 +61,9 @@ describe("the module structure", () => {
       writeFileSync(
         path.join(scratch, "server/chat/planted.ts"),
         [
-          'import type { Endpoint } from "@/server/rest/endpoint";',
+          'import type { RestDispatch } from "@/server/rest/route";',
           'import { listAgents } from "../agents/list";',
-          "export type Planted = [Endpoint, typeof listAgents];",
+          "export type Planted = [RestDispatch, typeof listAgents];",
           "",
         ].join("\n"),
       );
@@ -74,7 +74,7 @@ describe("the module structure", () => {
       const breaches = importRuleBreaches(scratch);
       expect(breaches).toEqual(
         expect.arrayContaining([
-          expect.stringContaining('server/chat/planted.ts imports "@/server/rest/endpoint"'),
+          expect.stringContaining('server/chat/planted.ts imports "@/server/rest/route"'),
           expect.stringContaining('server/chat/planted.ts imports "../agents/list"'),
           expect.stringMatching(/kit\/clock → .*chat|chat → .*kit\/clock/),
         ]),

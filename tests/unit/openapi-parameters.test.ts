@@ -2,13 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { createSchema } from "zod-openapi";
 import { AID_MAX_LENGTH } from "@/server/kit/agent-id";
-import { buildOpenApiDocument, ENDPOINTS } from "@/server/rest";
-import { appRouter } from "@/server/routers";
+import { buildOpenApiDocument, OPERATIONS } from "@/server/rest";
 import { CHAT_ID_PATTERN } from "@/server/threads";
 
 /**
  * The document's path and query parameters are the procedures' own input fields: for each
- * operation, the procedure the endpoint table says it calls is looked up in the router, and
+ * operation, the procedure its declaration says it calls is looked up, and
  * every parameter must be one of its input's fields, rendered the same, and none left out.
  */
 
@@ -18,22 +17,17 @@ type Operation = {
   requestBody?: { content: Record<string, { schema: { properties?: object } }> };
 };
 
-const doc = buildOpenApiDocument("http://localhost:3000", ENDPOINTS);
+const doc = buildOpenApiDocument("http://localhost:3000", OPERATIONS);
 const paths = doc.paths as Record<string, Record<string, Operation>>;
 
-/** The procedure the operation calls, as the endpoint table declares it. */
+/** The procedure the operation calls, as its declaration (the procedure's meta) says. */
 function proceduresCalled(path: string, method: string): string[] {
-  const endpoint = ENDPOINTS.find((e) => e.path === path && e.method === method);
-  return endpoint?.procedure ? [endpoint.procedure.name] : [];
+  const operation = OPERATIONS.find((o) => o.path === path && o.method === method);
+  return operation?.procedure ? [operation.procedure.name] : [];
 }
 
 function inputOf(procedure: string): z.ZodObject {
-  // At run time tRPC keeps every procedure by its dotted path (its type says a nested record).
-  const procedures = appRouter._def.procedures as unknown as Record<
-    string,
-    { _def: { inputs: z.ZodObject[] } }
-  >;
-  const input = procedures[procedure]?._def.inputs[0];
+  const input = OPERATIONS.find((o) => o.procedure?.name === procedure)?.procedure?.input;
   if (!input) throw new Error(`${procedure} takes no input`);
   return input;
 }

@@ -6,34 +6,31 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import openapiTS, { astToString } from "openapi-typescript";
 import { describe, expect, it } from "vitest";
 import { agentSchema } from "@/server/agents";
-import { buildOpenApiDocument, ENDPOINTS, example } from "@/server/rest";
+import { example } from "@/server/http";
+import { buildOpenApiDocument, OPERATIONS } from "@/server/rest";
 
-/** Every `app/**\/route.ts` as an API path. */
-function routeFiles(dir = "app", found: { path: string; file: string }[] = []) {
+/** Every `app/**\/route.ts`, by its directory under app/. */
+function routeFiles(dir = "app", found: string[] = []) {
   for (const entry of readdirSync(dir)) {
     const file = path.join(dir, entry);
     if (statSync(file).isDirectory()) routeFiles(file, found);
-    else if (entry === "route.ts") found.push({ path: apiPath(dir), file });
+    else if (entry === "route.ts") found.push(path.relative("app", dir).split(path.sep).join("/"));
   }
-  return found;
+  return found.sort();
 }
 
-function apiPath(dir: string): string {
-  return `/${dir
-    .split(path.sep)
-    .slice(1)
-    .map((segment) => segment.replace(/^\[(\w+)\]$/, "{$1}"))
-    .join("/")}`;
+/**
+ * The route file Next.js routes an operation's path to: a catch-all under its first segment,
+ * or, for an agent's own paths (`/{aid}/chat`), the file at that path.
+ */
+function routeFileOf(operationPath: string): string {
+  const [first = "", second = ""] = operationPath.slice(1).split("/");
+  if (first.startsWith("{")) return `[${first.slice(1, -1)}]/${second}`;
+  return first === "v1" ? "v1/[...path]" : `${first}/[[...path]]`;
 }
-
-/** The REST routes: tRPC, catch-alls and the docs' own assets are not operations. */
-const restRoutes = () =>
-  routeFiles().filter(
-    (route) => !/\/api\/trpc|\[\.\.\.|\{asset\}/.test(route.path) && !route.path.includes("..."),
-  );
 
 describe("the OpenAPI document", () => {
-  const doc = buildOpenApiDocument("http://localhost:3000", ENDPOINTS);
+  const doc = buildOpenApiDocument("http://localhost:3000", OPERATIONS);
 
   it("is valid OpenAPI 3.1 for a validator", async () => {
     // The parser validates against the specification's schema and checks every $ref.
@@ -43,25 +40,26 @@ describe("the OpenAPI document", () => {
     ).resolves.toBeTruthy();
   });
 
-  it("has a route file made from the endpoint table for each path, and none without one", () => {
-    const routes = restRoutes();
-    expect(routes.length).toBeGreaterThan(15);
-    for (const route of routes) {
-      // The whole file is the table's handlers for its own path: nothing written by hand.
-      const text = readFileSync(route.file, "utf8").replace(/\s+/g, "").replace(",)", ")");
-      expect(text, route.file).toContain(
-        `exportconst{GET,HEAD,POST,PUT,PATCH,DELETE}=routeFor("${route.path}");`,
-      );
+  it("routes every operation's path to a route file that is the table's handlers alone", () => {
+    const files = routeFiles();
+    const needed = new Set(OPERATIONS.map((operation) => routeFileOf(operation.path)));
+    // /api/trpc is the dashboard's; /api/[...path] answers a 404 problem for the rest of /api.
+    expect(files).toEqual([...needed, "api/[...path]", "api/trpc/[trpc]"].sort());
+    for (const dir of files.filter((dir) => !dir.startsWith("api/trpc"))) {
+      const text = readFileSync(path.join("app", dir, "route.ts"), "utf8").replace(/\s+/g, "");
+      expect(text, dir).toContain("exportconst{GET,HEAD,POST,PUT,PATCH,DELETE}=restRoutes();");
     }
-    const declared = new Set(ENDPOINTS.map((endpoint) => endpoint.path));
-    expect([...declared].sort()).toEqual(routes.map((route) => route.path).sort());
   });
 
   it("describes exactly the declared operations", () => {
     const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
       .flatMap(([route, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${route}`))
       .sort();
-    expect(documented).toEqual(ENDPOINTS.map((e) => `${e.method} ${e.path}`).sort());
+    expect(documented).toEqual(
+      OPERATIONS.filter((o) => !o.hidden)
+        .map((o) => `${o.method} ${o.path}`)
+        .sort(),
+    );
   });
 
   it("shows examples of the requests and answers of what the dashboard does, and of chat", () => {

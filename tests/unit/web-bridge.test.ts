@@ -94,7 +94,7 @@ describe("an answer carried as text", () => {
 
   it("is given its body by the handler Next.js calls, not by the one the entry calls", async () => {
     const handler = async (_request: Request) => answer();
-    const forNextJs = servedDirectly(handler);
+    const forNextJs = servedDirectly(handler, handler);
     const direct = (forNextJs as unknown as Record<symbol, typeof handler>)[SERVED_DIRECTLY];
     expect(direct).toBe(handler);
     const request = new Request("http://localhost/");

@@ -1,6 +1,6 @@
-import { routeFor } from "@/server/rest";
+import { restRoutes } from "@/server/rest";
 
 export const dynamic = "force-dynamic";
 
-/** /{aid}/chat: declared once in server/rest/endpoints/, with the OpenAPI document. */
-export const { GET, HEAD, POST, PUT, PATCH, DELETE } = routeFor("/{aid}/chat");
+/** /{aid}/chat: the chat operation of server/routers (server/rest). */
+export const { GET, HEAD, POST, PUT, PATCH, DELETE } = restRoutes();

@@ -3,9 +3,9 @@ import { SESSION_COOKIE } from "@/server/auth";
 import { createContext } from "@/server/frame/context";
 import { AppError } from "@/server/frame/errors";
 import { getConfig } from "@/server/frame/services";
+import { errorResponse, finish, readLimitedText } from "@/server/http";
 import { withBody } from "@/server/instance";
 import { log, requestIdOf } from "@/server/observability";
-import { errorResponse, finish, readLimitedText } from "@/server/rest";
 import { appRouter } from "@/server/routers";
 
 export const dynamic = "force-dynamic";
