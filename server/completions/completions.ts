@@ -14,15 +14,12 @@ import type {
 } from "./schema";
 
 /**
- * POST /v1/chat/completions: an agent asked as OpenAI's chat completions ask a model. The
- * request's messages are the conversation (stateless, as OpenAI's is); the question is its last
- * message. Everything else is the chat's own (server/chat `ask`): access, caller, rate limit,
- * quota and token budgets, the model call with the agent's prompt first and its MCP tools, the
- * exchange stored in the caller's thread `openai` (for the dashboard and the usage figures; it
- * is never read back as history), metrics. One completion is one message.
+ * POST /v1/chat/completions: an agent asked as OpenAI asks a model. The request's messages are the
+ * conversation (stateless, as OpenAI's is); everything else is the chat's own (server/chat `ask`).
+ * The exchange is stored in the caller's thread `openai` for the dashboard and usage, never read
+ * back as history.
  */
 
-/** The caller's thread completions are stored in. */
 export const COMPLETIONS_THREAD = "openai";
 
 type CompletionContext = Pick<
@@ -124,7 +121,6 @@ export async function* streamCompletion(
   }
 }
 
-/** The chat question a request asks: its last message, after the conversation before it. */
 function askOf(ctx: CompletionContext, request: CompletionRequest): Ask {
   const { model } = request;
   // Not an aid at all ("gpt-4o" is one; "GPT-4" is not): no agent has it.

@@ -1,21 +1,16 @@
-/**
- * What passes between the REST handlers, in Next.js's bundle, and the server entry outside it
- * (server/instance/rest-routes.ts): registered symbols, so that both name the same ones.
- */
+// What passes between the REST handlers in Next.js's bundle and the server entry outside it:
+// registered symbols, so that both name the same ones.
 
 /**
- * The handler the entry may call ahead of Next.js's request handler, on the one Next.js calls:
- * the REST handlers made from the endpoint table (server/rest/route.ts) carry it, and nothing
- * else does.
+ * Carried by the REST handlers made from the operation table (server/rest/route.ts): the entry
+ * may call them ahead of Next.js's request handler.
  */
 export const SERVED_DIRECTLY: unique symbol = Symbol.for("agent-service.served-directly");
 
 /**
- * A response's body carried beside an empty Web body: its whole text (`textResponse`) or its
- * text chunks as they come (`streamedResponse`). Making undici's body stream was most of what a
- * Response cost, 13–27 µs for a short text against 2 without a body, and a Web stream cost each
- * chunk an encoding, a queue and a read (BENCHMARKS.md); the entry writes the body itself, and
- * only an answer that leaves for Next.js is given its Web body (`withBody`).
+ * A response's body carried beside an empty Web body, as whole text or as text chunks: making
+ * undici's body stream is most of what a Response costs, and a Web stream costs each chunk an
+ * encoding, a queue and a read. Only an answer that leaves for Next.js is given its Web body.
  */
 const CARRIED_BODY: unique symbol = Symbol.for("agent-service.carried-body");
 
@@ -30,17 +25,13 @@ export type TextChunks = {
 
 type Handler = (...args: never[]) => Promise<Response>;
 
-/**
- * A handler for Next.js, whose answers have their Web bodies, carrying `handler` itself for the
- * entry, whose answers may carry their text instead.
- */
+/** For Next.js, a handler whose answers have Web bodies; it carries `handler` for the entry. */
 export function servedDirectly<H extends Handler>(handler: H): H {
   const forNextJs = (async (...args: Parameters<H>) => withBody(await handler(...args))) as H;
   Object.defineProperty(forNextJs, SERVED_DIRECTLY, { value: handler });
   return forNextJs;
 }
 
-/** What a response carries as its body: its whole text, or its chunks. */
 export type CarriedBody = string | TextChunks;
 
 /** A response whose body is `text`, for the entry to write and `withBody` to give Next.js. */
@@ -48,7 +39,6 @@ export function textResponse(text: string, init: ResponseInit): Response {
   return carrying(text, init);
 }
 
-/** A response whose body is `chunks`, for the entry to write and `withBody` to give Next.js. */
 export function streamedResponse(chunks: TextChunks, init: ResponseInit): Response {
   return carrying(chunks, init);
 }
@@ -59,7 +49,6 @@ function carrying(body: CarriedBody, init: ResponseInit): Response {
   return response;
 }
 
-/** The body a response carries (`textResponse`, `streamedResponse`), if it does. */
 export function carriedBody(response: Response): CarriedBody | undefined {
   return (response as Response & { [CARRIED_BODY]?: CarriedBody })[CARRIED_BODY];
 }

@@ -9,18 +9,12 @@ import { sendWebResponse, webRequest } from "./web-bridge.ts";
 
 /**
  * The REST paths, served ahead of Next.js's request handler by the very route handlers Next.js
- * would call: the route modules of its production build (`.next/server/app/**\/route.js`),
- * loaded through its own module runtime, so that they share every module instance (database,
- * metrics, configuration) with the rest of the bundle. Nothing here knows a REST path: the
- * build's manifests say which path is which route, in the order Next.js's router tries them,
- * and only the handlers made from the endpoint table (server/rest/route.ts) carry the mark
- * that lets the entry call them. Pages, `/api/trpc`, static files and anything this router is
- * unsure of go to Next.js.
- *
- * What this skips is Next.js's routing, its async-storage scopes and its Web Streams pipe: 0.9
- * to 1.6 ms of CPU a request here (BENCHMARKS.md). What a client sees is the same (the handler writes the
- * status, the body, the request id, the log line and the metrics; the entry the security
- * headers), but for Next.js's `Vary: rsc, next-router-…`, which is about its pages.
+ * would call: the production build's route modules, loaded through its own module runtime so they
+ * share every module instance with the rest of the bundle. The build's manifests say which path
+ * is which route; only handlers made from the operation table (server/rest/route.ts) carry the
+ * mark that lets the entry call them, and anything else goes to Next.js. This skips Next.js's
+ * routing, async-storage scopes and Web Streams pipe; a client sees the same answer, but for
+ * Next.js's `Vary: rsc, next-router-…`, which is about its pages.
  */
 
 type Handler = (request: Request, route: { params: Promise<RouteParams> }) => Promise<Response>;
@@ -42,17 +36,15 @@ type RoutesManifest = {
 
 export type RestRoutes = {
   /**
-   * Serves the request if its path is a REST route's, settling when the answer is written;
-   * undefined leaves it to Next.js. A rejection is a failure outside the handler's own error
-   * handling, which the caller answers as it answers Next.js's.
+   * Serves the request if its path is a REST route's, settling once the answer is written;
+   * undefined leaves it to Next.js. A rejection is a failure outside the handler's own handling.
    */
   take(request: IncomingMessage, response: ServerResponse): Promise<void> | undefined;
 };
 
 /**
- * Loads the REST routes of the production build in `root/.next`, or returns undefined (and
- * Next.js serves everything) where the build's configuration could route a path otherwise than
- * its pages say: a base path, rewrites, redirects or headers of its own in next.config.
+ * The REST routes of the build in `root/.next`, or undefined (Next.js serves everything) when
+ * next.config has a base path, rewrites, redirects or headers that could route a path otherwise.
  */
 export async function loadRestRoutes(
   root: string,
@@ -168,10 +160,9 @@ function pageOf(appPath: string): string {
 }
 
 /**
- * A path this router may decide: absolute, no empty, `.` or `..` segment, no trailing slash
- * (Next.js redirects it), no percent-escape (whether a decoded segment would match a static
- * route is Next.js's call) and not under `/_next/` (Next.js's own). Anything else is Next.js's:
- * the same handler answers there, only later.
+ * A path this router may decide: absolute, no empty, `.` or `..` segment, no trailing slash, no
+ * percent-escape, not under `/_next/`. Anything else goes to Next.js, where the same handler
+ * answers.
  */
 function isPlainPath(pathname: string): boolean {
   if (pathname === "/" || !pathname.startsWith("/") || pathname.endsWith("/")) return false;

@@ -8,9 +8,8 @@ export type DynamicRoute = {
 
 /**
  * The dynamic routes a path may match, in the router's order: those whose first segment is the
- * path's own, and those whose first segment is a parameter. A route with another literal first
- * segment cannot match (its pattern begins with that segment), and the chat's `/[aid]/chat`,
- * last in the router's order, was tried after all 28 others on every chat.
+ * path's own or a parameter. Others cannot match, and trying them all would cost every chat, whose
+ * `/[aid]/chat` comes last in the router's order.
  */
 export function routesByFirstSegment(routes: DynamicRoute[]): (pathname: string) => DynamicRoute[] {
   const literal = (route: DynamicRoute) => {

@@ -4,8 +4,6 @@ import { instant } from "@/server/bounds";
 import { isoDateTime } from "@/server/iso-date-time";
 import { NUL_RULE, withoutNul } from "@/server/text";
 
-/** Agent key schemas: the procedures, the REST handlers, OpenAPI and the dashboard use these. */
-
 const KEY_RPM_MAX = 1_000_000;
 
 export const createKeyInputSchema = z.strictObject({

@@ -53,9 +53,8 @@ export async function purgeExpiredNonces(db: Db, now: Date): Promise<void> {
 }
 
 /**
- * Spends `nonce` for `address` in one statement: only an issued, unused, unexpired nonce of
- * that address is spent, so of two requests with one nonce exactly one gets through. Run it
- * in the transaction of the change it authorises. Throws 401 saying why otherwise.
+ * Spends `nonce` for `address` in one statement, so that of two requests with one nonce exactly
+ * one gets through. Run it in the transaction of the change it authorises; throws 401 otherwise.
  */
 export async function spendNonce(db: Db, nonce: string, address: string, now: Date): Promise<void> {
   const [spent] = await db

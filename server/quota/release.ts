@@ -6,18 +6,13 @@ import { writeReliably } from "@/server/write-reliably";
 import { COUNTERS, periodValue } from "./counters";
 
 /**
- * Release: a use given back when its reply was not delivered, at most once, to the periods it
- * was taken from (a use given back after midnight does not eat into the new day).
- *
- * A chat's use is held in `chat_reservations` from the statement that reserves it until the one
- * that settles it (its reply stored) or releases it; each deletes the row and does its work only
- * if it did, so a use is given back at most once and never after its reply was stored. A run's
- * use is held by the run while it is `running`: it is released in the transaction that moves
- * the run out of `running`, and only if that did. What a process that died left is given back
- * by the sweep: the chats' here, the runs' by the runs' sweep.
+ * Release: a use given back when its reply was not delivered, at most once, to the periods it was
+ * taken from. A chat's use is held by its `chat_reservations` row and a run's by the run while
+ * `running`; only the statement that deletes the row (or moves the run out of `running`) gives it
+ * back, so a use is never given back twice or after its reply was stored. The sweeps give back
+ * what dead processes left.
  */
 
-/** Gives the chat's use back, unless its reply was stored or it was already given back. */
 export async function releaseMessage(db: Db, reservationId: number): Promise<void> {
   await writeReliably(`giving back the message use of chat reservation ${reservationId}`, () =>
     giveBackMessages(
@@ -49,9 +44,8 @@ export async function releaseRun(
 }
 
 /**
- * Gives back the uses of chats that cannot be alive any more: reserved before `before`, or all
- * of them (`before` undefined: at the start of the one process of an embedded database).
- * Returns how many it gave back.
+ * Gives back the uses of chats that cannot be alive: reserved before `before`, or all of them
+ * (undefined: at the start of the embedded database's one process).
  */
 export async function sweepReservations(db: Db, before?: Date): Promise<number> {
   const which =
@@ -68,9 +62,8 @@ export function reservationLifetimeMs(llmTimeoutMs: number): number {
 }
 
 /**
- * Gives back the message uses that `released` returns (a data-modifying statement yielding
- * `aid`, `day`, `month` rows: a DELETE of chat reservations), in the same statement, each to
- * the periods it was taken from. Returns how many uses it gave back.
+ * Gives back, in the same statement, each use that `released` (a DELETE of chat reservations
+ * returning `aid`, `day`, `month`) returns, to the periods it was taken from.
  */
 async function giveBackMessages(db: Db, released: SQL): Promise<number> {
   const q = agentQuotas;

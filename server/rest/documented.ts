@@ -45,7 +45,6 @@ export function example<S extends z.ZodType>(
   return { summary, value };
 }
 
-/** A JSON body of `schema`, with named examples (real answers of the service) when given. */
 export function jsonContent(
   schema: z.ZodType,
   examples?: ZodOpenApiExamplesObject,
@@ -53,7 +52,6 @@ export function jsonContent(
   return { "application/json": examples ? { schema, examples } : { schema } };
 }
 
-/** A refusal: a problem document, with an example when given. */
 export function problem(
   description: string,
   examples?: ZodOpenApiExamplesObject,
@@ -91,7 +89,6 @@ export const adminErrors = {
   "503": databaseUnavailable,
 };
 
-/** The refusals of a JSON body beside its content (request.ts, readJsonBody). */
 export const jsonBodyErrors = {
   "413": {
     ...problem(`payload_too_large: the body is larger than ${MAX_BODY_BYTES / 1024} KiB.`),
@@ -103,10 +100,7 @@ export const jsonBodyErrors = {
   },
 };
 
-/**
- * What the server entry (server/instance/serve.ts) answers before any route, whatever the path:
- * true of every operation, so given to each of them.
- */
+/** What the server entry answers before any route, whatever the path: given to every operation. */
 export const refusedBeforeRouting = {
   "408": {
     ...problem("request_timeout: the request did not arrive in time; the connection is closed."),

@@ -10,20 +10,14 @@ import { appRouter, type ProcedureCaller } from "@/server/routers";
 import { queryParams, readJsonBody } from "./request";
 import { json } from "./response";
 
-/**
- * A REST operation, declared once: its method and path, the procedure it calls (whose input
- * schema gives its path and query parameters or its body, and whose output schema its answer),
- * its documentation (summary, security, every status it answers, examples), and how it writes
- * HTTP. The route files (`routeFor`, route.ts) and the OpenAPI document (openapi.ts) are made
- * from these declarations; nothing about an operation is written twice.
- */
+// A REST operation, declared once: method, path, the procedure it calls, its documentation and
+// how it writes HTTP. The route files and the OpenAPI document are both made from these.
 
 export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /**
- * A successful answer. Its JSON is the procedure's output schema unless `schema` says otherwise
- * (an answer that unwraps the procedure's result); `content` adds other media types (text, CSV,
- * events); `empty` has no body (204).
+ * A successful answer: the procedure's output as JSON unless `schema` says otherwise; `content`
+ * adds other media types (text, CSV, events); `empty` has no body (204).
  */
 export type Answer = {
   description: string;
@@ -34,30 +28,20 @@ export type Answer = {
   empty?: true;
 };
 
-/** What an operation's documentation says, beside what its procedure's schemas say. */
 export type Documentation = {
   operationId: string;
   summary: string;
   description?: string;
   /** OpenAPI security requirements: ADMIN, PUBLIC, or public with an optional agent key. */
   security: ZodOpenApiOperationObject["security"];
-  /** Its successful answers by status. */
   answers: Record<number, Answer>;
-  /** Every refusal it gives by status, as problems (documented.ts). */
   refusals: Record<number, ZodOpenApiResponseObject>;
-  /**
-   * The input comes in a JSON body (the path's parameters are added to it), of at most
-   * `maxBytes` (default MAX_BODY_BYTES).
-   */
+  /** A JSON body of at most `maxBytes` (default MAX_BODY_BYTES), the path's parameters added. */
   body?: { required: boolean; maxBytes?: number; examples?: ZodOpenApiExamplesObject };
-  /**
-   * How refusals are written: RFC 9457 problems (the default), or OpenAI's error object on the
-   * OpenAI-compatible paths (openai.ts), so that OpenAI's clients raise their own errors.
-   */
+  /** `openai`: refusals as OpenAI's error object, so OpenAI's clients raise their own errors. */
   errors?: "openai";
 };
 
-/** What a handler is given: the request, the procedures, the procedure's input as collected. */
 export type HandlerArgs = {
   request: Request;
   procedures: ProcedureCaller;
@@ -68,18 +52,12 @@ export type HandlerArgs = {
 
 export type Endpoint = Documentation & {
   method: Method;
-  /** The OpenAPI path, e.g. `/agents/{aid}/runs`; its parameters are the procedure's fields. */
   path: string;
   pathParams: string[];
-  /** The procedure called, by its dotted name (e.g. `runs.list`), and its schemas. */
   procedure?: { name: string; input: z.ZodObject | undefined; output: z.ZodType | undefined };
-  /**
-   * With no request context: the operator's paths (probes, metrics, the document itself), which
-   * answer even when the database cannot be reached.
-   */
+  /** No request context: the operator's paths, which answer even when the database is down. */
   bare: boolean;
   handle(args: HandlerArgs): Promise<Response>;
-  /** For a bare endpoint: the whole answer, from the request (and, for the document, the table). */
   answer?(args: BareArgs): Promise<Response>;
 };
 
@@ -88,9 +66,8 @@ export type BareArgs = { request: Request; endpoints: readonly Endpoint[] };
 type Procedure<R> = (...args: never[]) => Promise<R>;
 
 /**
- * An operation that calls a procedure. `procedure` picks it from the caller (`(p) =>
- * p.runs.list`); `handle` writes the answer, JSON of the result with `status` (default 200) when
- * left out.
+ * An operation that calls a procedure; without `handle` it answers the result's JSON with
+ * `status` (default 200).
  */
 export function endpoint<R>(
   declared: Documentation & {
@@ -123,10 +100,7 @@ export function endpoint<R>(
   };
 }
 
-/**
- * An operation that calls no procedure and needs no request context (probes, metrics, the
- * document itself): it answers from the request alone.
- */
+/** An operation that answers from the request alone, with no procedure or request context. */
 export function bareEndpoint(
   declared: Documentation & {
     method: Method;
@@ -144,7 +118,6 @@ export function bareEndpoint(
   };
 }
 
-/** The procedure's input as a request gives it: the path's parameters, and the query or body. */
 export async function collectInput(
   endpoint: Endpoint,
   request: Request,

@@ -11,10 +11,8 @@ import { jsonContent, refusedBeforeRouting } from "./documented";
 import type { Endpoint } from "./endpoint";
 
 /**
- * The OpenAPI 3.1 document, made from the endpoint table (endpoints/) by zod-openapi: each
- * operation's path and query parameters or body are its procedure's input fields, its answers
- * its procedure's output, so nothing in the document is typed by hand. A schema with a
- * `.meta({ id })` is a component, referenced wherever it is used.
+ * The OpenAPI 3.1 document, made from the operation table by zod-openapi: parameters, bodies and
+ * answers are the procedures' own schemas, so nothing in it is typed by hand.
  */
 
 const securitySchemes = {

@@ -9,11 +9,9 @@ import { openAiErrorAnswer, openAiErrorResponse } from "./openai";
 import { errorResponse, finish, problemResponse, type RouteParams } from "./response";
 
 /**
- * The route handlers of app/**\/route.ts, made from the endpoint table: each handler builds the
- * request's context from its headers, collects the procedure's input, calls the declared
- * handler, maps any error once, and puts the request's id and log line on the answer. Each is
- * marked so that the server entry may call it ahead of Next.js's router (server/instance/
- * rest-routes.ts): the same handler either way.
+ * The route handlers of app/**\/route.ts, made from the operation table: each builds the context,
+ * collects the input, calls the declared handler and maps any error once. Each is marked so that
+ * the server entry may call it ahead of Next.js's router (server/instance/rest-routes.ts).
  */
 
 type RouteHandler = (
@@ -24,9 +22,8 @@ type RouteHandler = (
 const METHODS: Method[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
 
 /**
- * Every method of one path: the declared operations, and a 405 problem with `Allow` for the
- * others (HEAD of a path that declares GET is Next.js's own: the GET handler, body dropped).
- * A route file is `export const { GET, … } = routeFor("/agents/{aid}/runs")`.
+ * Every method of one path: the declared operations, and a 405 with `Allow` for the others (HEAD
+ * of a GET path is Next.js's own). A route file is `export const { GET, … } = routeFor(path)`.
  */
 export function routeFor(path: string): Partial<Record<Method, RouteHandler>> {
   const declared = ENDPOINTS.filter((endpoint) => endpoint.path === path);
@@ -70,7 +67,6 @@ function handlerOf(endpoint: Endpoint): RouteHandler {
     let callerKind: string | undefined;
     let response: Response;
     try {
-      // A path with no parameters gets none.
       params = ((await route?.params) ?? {}) as Record<string, string>;
       // REST takes the admin key only: a cookie would let any page of the same site (another
       // port of this host is one) act as a signed-in admin.
@@ -118,10 +114,7 @@ export function notFoundRoute(): Record<Method, (request: Request) => Promise<Re
   };
 }
 
-/**
- * A 405 handler for the methods a path does not serve (in OpenAI's form on its paths), logged
- * under the path's declared pattern when it has one.
- */
+/** A 405 for the methods a path does not serve (in OpenAI's form on its paths). */
 export function methodNotAllowed(
   allowed: readonly string[],
   errors?: Endpoint["errors"],

@@ -8,14 +8,12 @@ import {
 } from "@/server/requests";
 import { adminProcedure, router } from "@/server/trpc";
 
-/** GET /requests: the request log, newest first, filtered (admin). */
 export const requestsRouter = router({
   list: adminProcedure
     .input(listRequestsInputSchema)
     .output(listRequestsOutputSchema)
     .query(({ ctx, input }) => listRequests(ctx, input)),
 
-  /** GET /requests/breakdown: the log grouped by model or by key (admin). */
   breakdown: adminProcedure
     .input(requestBreakdownInputSchema)
     .output(requestBreakdownSchema)

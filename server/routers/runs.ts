@@ -11,7 +11,6 @@ import {
 } from "@/server/runs";
 import { adminProcedure, router } from "@/server/trpc";
 
-/** GET /agents/{aid}/runs, its summary, and POST /agents/{aid}/runs (run now). */
 export const runsRouter = router({
   list: adminProcedure
     .input(listRunsInputSchema)

@@ -8,7 +8,6 @@ import {
 } from "@/server/threads";
 import { adminProcedure, router } from "@/server/trpc";
 
-/** GET /agents/{aid}/threads and a thread's messages: every caller's conversations (admin). */
 export const threadsRouter = router({
   list: adminProcedure
     .input(listThreadsInputSchema)

@@ -4,7 +4,6 @@ import { agentToolsSchema, listAgentTools } from "@/server/tools";
 import { adminProcedure, router } from "@/server/trpc";
 
 export const toolsRouter = router({
-  /** Each of the agent's MCP servers with its tools as the server describes them now. */
   list: adminProcedure
     .input(aidInputSchema)
     .output(agentToolsSchema)

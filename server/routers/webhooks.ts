@@ -22,7 +22,6 @@ import {
   webhookSchema,
 } from "@/server/webhooks";
 
-/** Webhook endpoints and their delivery logs (admin): /webhooks… */
 export const webhooksRouter = router({
   create: adminProcedure
     .input(createWebhookInputSchema)

@@ -13,9 +13,6 @@ import type {
 import { isEndpointId, newEndpointId, newSecret, sealSecret } from "./secrets";
 import { urlProblem } from "./target";
 
-/** Webhook endpoints (admin): made with a secret shown once, listed, changed, deleted. */
-
-/** The slice of the request's context it needs (server/context.ts). */
 export type WebhooksContext = Pick<Context, "db" | "clock"> & {
   config: Pick<Context["config"], "webhooks">;
   auth: Pick<Context["auth"], "webhookKey">;
@@ -90,7 +87,6 @@ export async function listWebhooks({
   return { webhooks: rows.map(presentWebhook) };
 }
 
-/** The endpoint's row; 404 when there is none. */
 export async function endpointRow(
   { db }: Pick<WebhooksContext, "db">,
   id: string,

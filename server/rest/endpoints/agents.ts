@@ -4,8 +4,6 @@ import { endpoint } from "../endpoint";
 import { empty, json } from "../response";
 import * as examples from "./examples-agents";
 
-/** The admin's agent paths: the agents, one agent, its quota and its tools. */
-
 const notFound = { 404: problem("Unknown agent.", examples.agentNotFound) };
 export const badAid = {
   400: problem("The aid holds the NUL character, is too long, or has a malformed percent-escape."),

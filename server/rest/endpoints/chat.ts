@@ -7,11 +7,8 @@ import { json, NO_STORE } from "../response";
 import { sseResponse } from "../sse";
 import * as examples from "./examples-chat";
 
-/**
- * GET /{aid}/chat: public, or with one of the agent's keys. Its HTTP is its own: the reply's
- * form is negotiated from Accept (text, JSON or server-sent events), and the caller's rate-limit
- * standing goes in headers.
- */
+// GET /{aid}/chat has HTTP of its own: the reply's form is negotiated from Accept (text, JSON or
+// server-sent events), and the caller's rate-limit standing goes in headers.
 
 // In order of preference when a client accepts several equally (curl sends */*).
 const REPLY_TYPES = ["text/plain", "application/json", "text/event-stream"];

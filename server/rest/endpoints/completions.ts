@@ -6,13 +6,10 @@ import { type EventFormat, sseResponse } from "../sse";
 import * as examples from "./examples-completions";
 import { ANYONE_OR_KEY } from "./models";
 
-/**
- * POST /v1/chat/completions: an agent asked as an OpenAI-compatible model, streamed or not.
- * Refusals in OpenAI's error form; a failure after the stream has started is a `data:` line
- * with the error object, which OpenAI's clients raise.
- */
+// Refusals in OpenAI's error form; a failure after the stream has started is a `data:` line with
+// the error object, which OpenAI's clients raise.
 
-/** A conversation is sent whole with every request: more room than other bodies' 64 KiB. */
+/** A conversation is sent whole with every request: more room than other bodies. */
 export const COMPLETION_BODY_MAX_BYTES = 256 * 1024;
 
 /** OpenAI's event stream: each chunk a bare `data:` line, then `data: [DONE]`. */

@@ -8,8 +8,6 @@ import {
 } from "../documented";
 import { endpoint } from "../endpoint";
 
-/** Worker deployments: the admin's, and the workers' signed status changes. */
-
 export const deploymentEndpoints = [
   endpoint({
     method: "GET",

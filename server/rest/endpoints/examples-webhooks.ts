@@ -7,10 +7,8 @@ import {
 } from "@/server/webhooks";
 import { example, problemSchema } from "../documented";
 
-/**
- * Real requests and answers of the service for webhooks (the receiver was on loopback; its URL
- * is written here as the public one it stands for).
- */
+// Real requests and answers of the service for webhooks (the receiver was on loopback; its URL is
+// written here as the public one it stands for).
 
 const WEBHOOK = {
   id: "wh_19526277b4e79c09",

@@ -3,8 +3,6 @@ import { endpoint } from "../endpoint";
 import { empty } from "../response";
 import * as examples from "./examples-admin";
 
-/** An agent's caller keys (admin). */
-
 export const keyEndpoints = [
   endpoint({
     method: "GET",

@@ -2,11 +2,6 @@ import { endpoint } from "../endpoint";
 import { openAiRefusal } from "../openai";
 import * as examples from "./examples-completions";
 
-/**
- * GET /v1/models and /v1/models/{model}: the agents a caller may chat with, as OpenAI's models
- * (public: each caller sees its own). Refusals in OpenAI's error form.
- */
-
 /** Anyone; with the admin key every agent, with an agent key its agent. */
 export const ANYONE_OR_KEY: Record<string, string[]>[] = [{}, { agentKey: [] }, { adminKey: [] }];
 

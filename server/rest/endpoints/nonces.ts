@@ -1,8 +1,6 @@
 import { databaseUnavailable, PUBLIC, problem } from "../documented";
 import { endpoint } from "../endpoint";
 
-/** GET /v1/nonce. */
-
 export const nonceEndpoints = [
   endpoint({
     method: "GET",

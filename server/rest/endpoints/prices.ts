@@ -3,8 +3,6 @@ import { endpoint } from "../endpoint";
 import { empty } from "../response";
 import * as examples from "./examples-admin";
 
-/** The price table (admin). */
-
 export const priceEndpoints = [
   endpoint({
     method: "GET",

@@ -2,8 +2,6 @@ import { ADMIN, adminErrors, problem } from "../documented";
 import { endpoint } from "../endpoint";
 import * as examples from "./examples-requests";
 
-/** GET /requests: the request log, one row per chat request, newest first (admin). */
-
 export const requestEndpoints = [
   endpoint({
     method: "GET",

@@ -3,8 +3,6 @@ import { endpoint } from "../endpoint";
 import { badAid } from "./agents";
 import * as examples from "./examples-agents";
 
-/** GET and POST /agents/{aid}/runs: an agent's autonomous runs, and a run now (admin). */
-
 const notFound = { 404: problem("Unknown agent.", examples.agentNotFound) };
 
 export const runEndpoints = [

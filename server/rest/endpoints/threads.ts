@@ -2,8 +2,6 @@ import { ADMIN, adminErrors, problem } from "../documented";
 import { endpoint } from "../endpoint";
 import * as examples from "./examples-chat";
 
-/** GET /agents/{aid}/threads and a thread's messages: every caller's conversations (admin). */
-
 export const threadEndpoints = [
   endpoint({
     method: "GET",

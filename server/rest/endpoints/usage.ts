@@ -5,8 +5,6 @@ import { json } from "../response";
 import { usageCsv } from "../usage-csv";
 import * as examples from "./examples-admin";
 
-/** Usage over time (admin): JSON, or CSV with `Accept: text/csv`. */
-
 const csv = { "text/csv": { schema: { type: "string" as const }, examples: examples.usageCsv } };
 
 export const usageEndpoints = [

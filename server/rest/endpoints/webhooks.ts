@@ -3,8 +3,6 @@ import { endpoint } from "../endpoint";
 import { empty } from "../response";
 import * as examples from "./examples-webhooks";
 
-/** Webhook endpoints and their delivery logs (admin). */
-
 const badId = problem("A bad id (the NUL character, too long, a malformed percent-escape).");
 const notFound = { 404: problem("No such webhook endpoint.", examples.noSuchWebhook) };
 
