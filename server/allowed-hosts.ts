@@ -58,10 +58,7 @@ export function hostAllowed(url: URL, rules: readonly HostRule[]): boolean {
   );
 }
 
-/**
- * Whether a rule names `host` (as a URL's hostname has it) on `port`. No rules name nothing:
- * WEBHOOK_ALLOWED_HOSTS lists exceptions.
- */
+/** Whether a rule names `host` (as a URL's hostname has it) on `port`; no rules name nothing. */
 export function hostListed(host: string, port: number, rules: readonly HostRule[]): boolean {
   const name = host.toLowerCase();
   return rules.some(

@@ -56,9 +56,8 @@ export function storableJson(value: unknown): unknown {
 const SUSPECT_ESCAPE = /\\u(?:0000|d[89a-f])/i;
 
 /**
- * JSON text from outside (a tool call's arguments) made storable, and what it parses to as well:
- * escapes of a NUL or a lone surrogate are rewritten. Text that is not JSON is made storable as
- * text.
+ * JSON text from outside (a tool call's arguments) made storable, with escapes of a NUL or a lone
+ * surrogate rewritten so what it parses to is storable too; non-JSON is made storable as text.
  */
 export function storableJsonText(text: string): string {
   const storable = storableText(text);

@@ -208,8 +208,7 @@ export async function upsertAgent(
 
 /**
  * Deletes the agent and everything its own in one DELETE (the foreign keys cascade); chats in
- * flight then fail, counting nothing. Its `agent.deleted` event carries the record as read, with
- * the row locked, in the deletion's transaction.
+ * flight then fail, counting nothing. Its `agent.deleted` event carries the record as read.
  */
 export async function deleteAgent({ db, clock }: AgentsContext, aid: string): Promise<void> {
   await db.transaction(async (tx) => {

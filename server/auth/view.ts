@@ -27,10 +27,7 @@ export function dashboardPathOrNull(next: string | null | undefined): string | n
   return `${url.pathname}${url.search}${url.hash}`;
 }
 
-/**
- * The sign-in page's address for someone who was on `from` (a dashboard path; anything else is
- * left out); `ended` when their session ended, which the page then says.
- */
+/** The sign-in page's address for someone on `from`; `ended` says their session ended. */
 export function signInPath(from: string | null | undefined, ended = false): string {
   const next = dashboardPathOrNull(from);
   const params = new URLSearchParams();

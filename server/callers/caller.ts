@@ -92,10 +92,7 @@ function ipv6Groups(address: string): number[] {
   return parts.map((part) => Number.parseInt(part, 16));
 }
 
-/**
- * The stored form of an address: a keyed hash, never the address itself. Keyed, because the
- * IPv4 space is small enough to hash whole: without the key a leaked hash gives the address.
- */
+/** A keyed hash: IPv4 is small enough to hash whole, so an unkeyed hash would give the address. */
 export function hashAddress(address: string, key: KeyObject): string {
   return createHmac("sha256", key).update(address).digest("hex").slice(0, 16);
 }

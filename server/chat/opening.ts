@@ -104,10 +104,7 @@ export async function openChat(
   }
 }
 
-/**
- * Notices the refusal for webhooks on the refusal path only, so an admitted chat pays nothing
- * for it. A notice that cannot be written leaves the 429 as it is.
- */
+/** Noticed on the refusal path only; a notice that cannot be written leaves the 429 as it is. */
 async function noticeRefusal(db: Db, refusal: LimitRefusal, now: Date): Promise<void> {
   await noticeLimitsReached(db, [refusal], now).catch((error: unknown) => {
     log.warn({ err: error, aid: refusal.aid }, "A quota refusal could not be noticed for webhooks");
@@ -160,11 +157,8 @@ function notAdmitted(caller: Caller): "key_invalid" | "key_required" {
   return caller.kind === "key" ? "key_invalid" : "key_required";
 }
 
-/**
- * Who may chat with an agent, as steps of a statement shared by the opening and HEAD: admitted
- * when the agent is not paused and the caller is an admin, holds a live agent key of the agent,
- * or the agent is public; `rate_rule` is the caller's agent key's own limit, else the agent's.
- */
+// Who may chat with an agent, as steps shared by the opening and HEAD: an admin, a live agent key
+// of the agent, or anyone when it is public, never while it is paused.
 function admissionSteps(db: Db) {
   const p = (name: string) => sql.placeholder(name);
   const agent = db.$with("agent").as(

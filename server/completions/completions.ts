@@ -14,10 +14,8 @@ import type {
 } from "./schema";
 
 /**
- * POST /v1/chat/completions: an agent asked as OpenAI asks a model. The request's messages are the
- * conversation (stateless, as OpenAI's is); everything else is the chat's own (server/chat `ask`).
- * The exchange is stored in the caller's thread `openai` for the dashboard and usage, never read
- * back as history.
+ * POST /v1/chat/completions through the chat's own path (server/chat `ask`). The request's
+ * messages are the conversation; the exchange is stored in the caller's thread `openai`.
  */
 
 export const COMPLETIONS_THREAD = "openai";

@@ -8,10 +8,7 @@ import { allowedNext, canTransition, type DeploymentStatus, FINAL_STATUSES } fro
 type Siwe = Pick<SiweConfig, "adminAddresses" | "workerAddresses">;
 type StatusChange = { status: DeploymentStatus };
 
-/**
- * The refusal for a request_id the signer may not act on, the same whether or not it exists,
- * so that signing messages cannot be used to learn which request_ids there are.
- */
+/** Refuses alike whether or not the request_id exists, so signing cannot probe for request_ids. */
 export function notYours(requestId: string): AppError {
   return new AppError(
     "deployment_not_found",
@@ -23,10 +20,7 @@ export function isAdmin(address: string, config: Pick<Config, "siwe">): boolean 
   return config.siwe.adminAddresses.has(address.toLowerCase());
 }
 
-/**
- * Why `signer` may not make this change, if it may not. A signer that may not act on the
- * deployment at all is told no more than for a request_id that does not exist.
- */
+/** Why `signer` may not make this change; one that may not act on it at all learns nothing more. */
 export function refusal(
   current: DeploymentRow,
   statement: StatusChange,

@@ -1,9 +1,5 @@
-/**
- * The server entry: `npm start` (`--dev`: Next.js's development server, one process). Node.js runs
- * it as it is, by type stripping, so this file and its imports use relative imports with their
- * extension; the rest is Next.js's bundle (serve.ts). The embedded database belongs to one
- * process; on PostgreSQL, WEB_CONCURRENCY workers share the port as a `node:cluster`.
- */
+// The server entry (`npm start`). Node.js runs it by type stripping, so this file and its imports
+// use relative imports with their extension; the rest is Next.js's bundle (serve.ts).
 import cluster from "node:cluster";
 import module from "node:module";
 import path from "node:path";

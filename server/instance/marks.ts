@@ -1,10 +1,7 @@
 // What passes between the REST handlers in Next.js's bundle and the server entry outside it:
 // registered symbols, so that both name the same ones.
 
-/**
- * Carried by the REST handlers made from the operation table (server/rest/route.ts): the entry
- * may call them ahead of Next.js's request handler.
- */
+/** Marks the REST handlers the entry may call ahead of Next.js's request handler. */
 export const SERVED_DIRECTLY: unique symbol = Symbol.for("agent-service.served-directly");
 
 /**

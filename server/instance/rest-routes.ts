@@ -8,13 +8,10 @@ import { type DynamicRoute, routesByFirstSegment } from "./route-candidates.ts";
 import { sendWebResponse, webRequest } from "./web-bridge.ts";
 
 /**
- * The REST paths, served ahead of Next.js's request handler by the very route handlers Next.js
- * would call: the production build's route modules, loaded through its own module runtime so they
- * share every module instance with the rest of the bundle. The build's manifests say which path
- * is which route; only handlers made from the operation table (server/rest/route.ts) carry the
- * mark that lets the entry call them, and anything else goes to Next.js. This skips Next.js's
- * routing, async-storage scopes and Web Streams pipe; a client sees the same answer, but for
- * Next.js's `Vary: rsc, next-router-…`, which is about its pages.
+ * The REST paths, served ahead of Next.js's request handler (skipping its routing and stream pipe)
+ * by the very route handlers it would call, loaded from its build through its own module runtime
+ * so they share every module instance. Only handlers made from the operation table carry the mark
+ * that lets the entry call them; the rest goes to Next.js. Answers differ only in `Vary: rsc, …`.
  */
 
 type Handler = (request: Request, route: { params: Promise<RouteParams> }) => Promise<Response>;
@@ -160,9 +157,8 @@ function pageOf(appPath: string): string {
 }
 
 /**
- * A path this router may decide: absolute, no empty, `.` or `..` segment, no trailing slash, no
- * percent-escape, not under `/_next/`. Anything else goes to Next.js, where the same handler
- * answers.
+ * A path this router may decide: absolute, no empty, `.` or `..` segment, no trailing slash or
+ * percent-escape, not under `/_next/`. Anything else goes to Next.js, to the same handler.
  */
 function isPlainPath(pathname: string): boolean {
   if (pathname === "/" || !pathname.startsWith("/") || pathname.endsWith("/")) return false;

@@ -185,10 +185,7 @@ function logRefusal(
   });
 }
 
-/**
- * A request Node.js's HTTP parser refused, answered as a problem with the security headers before
- * the connection is closed. Nothing of the request is echoed.
- */
+/** A request Node.js's parser refused: a problem with the security headers, nothing echoed. */
 function answerClientError(
   error: NodeJS.ErrnoException,
   socket: Duplex,

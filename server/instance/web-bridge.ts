@@ -33,11 +33,7 @@ export function webRequest(request: IncomingMessage, origin: string, signal: Abo
   return made;
 }
 
-/**
- * Writes a handler's `Response`: carried text in one write with a Content-Length; carried chunks
- * or a Web body as they come, waiting for the socket to drain. A client that goes stops the
- * producer, so its `finally` runs.
- */
+/** Writes a handler's `Response`: carried text in one write, chunks as the socket drains. */
 export async function sendWebResponse(
   response: Response,
   to: ServerResponse,

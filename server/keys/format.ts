@@ -16,10 +16,7 @@ export function parseAgentKey(token: string): PresentedKey | undefined {
   return { id: match[1] as string, secretHash: hashSecret(match[2] as string) };
 }
 
-/**
- * No key has an empty id (ids are 12 hex), so the chat's statement finds none for this one and
- * refuses it as it refuses a wrong key.
- */
+// No key has an empty id, so the chat's statement refuses this one as it refuses a wrong key.
 const MALFORMED_KEY: PresentedKey = Object.freeze({ id: "", secretHash: "" });
 
 /**

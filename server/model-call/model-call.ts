@@ -30,10 +30,7 @@ export type CalledAgent = Pick<
   "aid" | "name" | "prompt" | "model" | "temperature" | "maxToolSteps" | "mcpServers"
 >;
 
-/**
- * Starts a call of `agent`'s model, for the chat engine and the scheduler alike. The caller hands
- * over its model slot's release; each turn and tool call is bounded by LLM_TIMEOUT_MS and `signal`.
- */
+/** Starts a call of `agent`'s model, bounded by LLM_TIMEOUT_MS and `signal`; it owns the slot. */
 export function startModelCall(
   runtime: ModelRuntime,
   options: {

@@ -63,10 +63,7 @@ function modelOf(row: { aid: string; createdAt: Date }): Model {
   };
 }
 
-/**
- * The agents the caller may chat with, as a condition on `agents`. A key that is not one of any
- * agent's (wrong, malformed, revoked) is refused as chat refuses it, with 401.
- */
+/** The agents the caller may chat with, as a condition; a key no agent has is refused with 401. */
 async function visibleTo(ctx: ModelsContext): Promise<SQL | undefined> {
   const { db, caller } = ctx;
   switch (caller.kind) {

@@ -56,10 +56,7 @@ function isRetryable(error: unknown): boolean {
   return /^(ECONN|ENOTFOUND|EAI_AGAIN|EPIPE|UND_ERR_SOCKET)/.test(errorCode(error));
 }
 
-/**
- * A failure of the connection to the provider (refused, reset, DNS, closed mid-body: undici's
- * errors carry a code), as opposed to our own bugs or the database.
- */
+/** A failure of the connection to the provider (undici's codes), not our bugs or the database. */
 export function isConnectionFailure(error: unknown): boolean {
   return /^(UND_ERR|ECONN|ENOTFOUND|EAI_AGAIN|EPIPE)/.test(errorCode(error));
 }

@@ -14,10 +14,7 @@ export function utcMonth(now: Date): string {
 const HOUR_MS = 3_600_000;
 let lastHour: { from: number; iso: string } | undefined;
 
-/**
- * The start of the UTC hour `now` falls in, as ISO (usage is counted by the hour). Remembered
- * for the hour last asked: every chat stores its hour, and formatting it was a chat's cost.
- */
+/** The start of the UTC hour `now` falls in, as ISO, remembered as every chat stores its hour. */
 export function utcHour(now: Date): string {
   const at = now.getTime();
   // Written so that an invalid date (NaN) is never in range, and throws as toISOString does.

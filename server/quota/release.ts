@@ -6,11 +6,9 @@ import { writeReliably } from "@/server/write-reliably";
 import { COUNTERS, periodValue } from "./counters";
 
 /**
- * Release: a use given back when its reply was not delivered, at most once, to the periods it was
- * taken from. A chat's use is held by its `chat_reservations` row and a run's by the run while
- * `running`; only the statement that deletes the row (or moves the run out of `running`) gives it
- * back, so a use is never given back twice or after its reply was stored. The sweeps give back
- * what dead processes left.
+ * Release: a use given back at most once, to the periods it was taken from, when its reply was not
+ * delivered. Only the statement that deletes the chat's reservation (or moves the run out of
+ * `running`) gives it back, so never twice and never after the reply was stored.
  */
 
 export async function releaseMessage(db: Db, reservationId: number): Promise<void> {
@@ -43,10 +41,7 @@ export async function releaseRun(
   await db.update(agentQuotas).set(set).where(eq(agentQuotas.aid, aid));
 }
 
-/**
- * Gives back the uses of chats that cannot be alive: reserved before `before`, or all of them
- * (undefined: at the start of the embedded database's one process).
- */
+/** Gives back chats' uses reserved before `before`, or all (start of the embedded database). */
 export async function sweepReservations(db: Db, before?: Date): Promise<number> {
   const which =
     before === undefined ? sql`` : sql`WHERE ${lt(chatReservations.reservedAt, before)}`;
@@ -61,10 +56,7 @@ export function reservationLifetimeMs(llmTimeoutMs: number): number {
   return llmTimeoutMs + 30_000;
 }
 
-/**
- * Gives back, in the same statement, each use that `released` (a DELETE of chat reservations
- * returning `aid`, `day`, `month`) returns, to the periods it was taken from.
- */
+/** Gives back, in one statement, each use `released` (a DELETE of reservations) returns. */
 async function giveBackMessages(db: Db, released: SQL): Promise<number> {
   const q = agentQuotas;
   const result = await db.execute(sql`

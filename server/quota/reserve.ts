@@ -80,10 +80,7 @@ export function reserveMessage(
 /** A run's use as reserved: the month it counts in (kept on the run), or why it was refused. */
 export type RunReserve = { month: string; refused?: undefined } | { refused: string };
 
-/**
- * One autonomous use reserved for each of `aids` in one UPDATE, then one read for why the refused
- * ones were refused. Run in the claim's transaction.
- */
+/** One autonomous use for each of `aids` in one UPDATE, in the claim's transaction. */
 export async function reserveRuns(
   { db, clock }: { db: Db; clock: Clock },
   aids: readonly string[],

@@ -5,11 +5,9 @@ import { periodsAt, utcHour } from "./periods";
 import { periodOf, TOKEN_BUDGETS } from "./tokens";
 
 /**
- * Settle: a delivered reply ends the use it held, in the statement that stores it
- * (server/threads). The guard deletes the chat's reservation or marks the run succeeded; only if
- * it returned a row are the tokens and cost counted, in `agent_token_usage`, never in the quota
- * row. A reservation already released or swept stores nothing, so a use is never both given back
- * and delivered.
+ * Settle: a delivered reply ends its use in the statement that stores it (server/threads). Its
+ * tokens and cost go to `agent_token_usage`, never the quota row, and only if the guard still held
+ * the use, so a use is never both given back and delivered.
  */
 
 /** A reply's usage, each field a value or a placeholder; `kind` shapes the statement. */

@@ -89,10 +89,7 @@ export function tokenFigure(
   return row[budget.periodColumn] === periodOf(budget, day, month) ? value : 0;
 }
 
-/**
- * An agent's whole quota from its quota row and token counters, as `agent_quota_view` shows it:
- * for a statement that has just written the quota row, which the view would not yet see.
- */
+/** The whole quota from the quota row and token counters, for a statement that just wrote the row. */
 export function withTokenUsage(
   counts: AgentQuotaCountsRow,
   usage: AgentTokenUsageRow | null,

@@ -32,10 +32,7 @@ export const problemSchema = z
       "RFC 9457 problem details. Some carry more members, e.g. a quota refusal's `limit`, `limit_value` and `rate_limit`.",
   });
 
-/**
- * A named example: a real request or answer of the service, parsed by the schema it illustrates
- * when the module loads, so it cannot drift from what the service takes or sends.
- */
+/** A real request or answer of the service, parsed by its schema at load so it cannot drift. */
 export function example<S extends z.ZodType>(
   schema: S,
   summary: string,
@@ -60,10 +57,7 @@ export function problem(
   return { description, content: { "application/problem+json": media } };
 }
 
-/**
- * The admin's operations. REST takes the admin key only, never the dashboard's session cookie
- * (route.ts), even where the procedure also serves a signed-in wallet over /api/trpc.
- */
+/** REST takes the admin key only, never the session cookie (route.ts). */
 export const ADMIN = [{ adminKey: [] }];
 
 /** An operation anyone may call: it names no security requirement (none is inherited either). */

@@ -65,10 +65,7 @@ export type BareArgs = { request: Request; endpoints: readonly Endpoint[] };
 
 type Procedure<R> = (...args: never[]) => Promise<R>;
 
-/**
- * An operation that calls a procedure; without `handle` it answers the result's JSON with
- * `status` (default 200).
- */
+/** An operation that calls a procedure; without `handle`, the result's JSON with `status`. */
 export function endpoint<R>(
   declared: Documentation & {
     method: Method;

@@ -7,10 +7,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
 const ACCEPTS_KEPT = 64;
 const ACCEPT_KEPT_MAX = 256;
 
-/**
- * Which of `types` a request's Accept prefers (ties go to the earlier), remembered for the Accept
- * headers seen lately: clients send the same few, and negotiating is not free.
- */
+/** The type of `types` a request's Accept prefers, remembered for the Accept headers seen lately. */
 export function acceptedType(types: readonly string[]): (request: Request) => string | undefined {
   const chosen = new Map<string, string | undefined>();
   return (request) => {
@@ -41,10 +38,7 @@ export function queryParams(request: Request, names: readonly string[]): Record<
   return params;
 }
 
-/**
- * Reads a JSON body of at most `maxBytes`, enforced while reading: a client that lies in
- * Content-Length (or sends none) cannot make the server buffer more.
- */
+/** Reads a JSON body of at most `maxBytes`, counted as it arrives, whatever Content-Length says. */
 export async function readJsonBody(
   request: Request,
   { optional = false, maxBytes = MAX_BODY_BYTES }: { optional?: boolean; maxBytes?: number } = {},

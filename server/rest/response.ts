@@ -56,10 +56,7 @@ export function failureProblem(error: unknown, requestId?: string): Problem {
 
 export type RouteParams = Record<string, string | string[] | undefined>;
 
-/**
- * Puts the request's id on the answer and writes its log line, under the operation's declared
- * path (`/agents/{aid}/runs`) when there is one.
- */
+/** Puts the request's id on the answer and writes its log line, under the declared path if any. */
 export function finish(
   request: Request,
   response: Response,

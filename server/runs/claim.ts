@@ -99,10 +99,7 @@ export async function claimDueRuns(
   });
 }
 
-/**
- * The run still going of each agent (a cron occurrence that comes meanwhile is skipped). Read in
- * the claim's transaction, which locks the agents, so no other claim starts one meanwhile.
- */
+/** Each agent's run still going, read under the claim's lock on the agents. */
 async function runsGoing(db: Db, aids: string[]): Promise<Map<string, number>> {
   if (aids.length === 0) return new Map();
   const rows = await db
@@ -123,10 +120,7 @@ async function moveToNextSlots(db: Db, due: AgentRow[], now: Date): Promise<void
     WHERE agents.aid = slot.aid`);
 }
 
-/**
- * Reserves each agent's autonomous quota and records its run, `running` (holding the use in
- * `quota_month`) or `skipped`: one statement each, however many runs. Run in a transaction.
- */
+/** Reserves each agent's quota and records its run `running` or `skipped`; in a transaction. */
 export async function startRuns(
   db: Db,
   clock: Clock,

@@ -156,10 +156,7 @@ function checkTimes(
     throw rejected("The message is not valid yet.");
 }
 
-/**
- * EOA signatures are checked offline. With RPC_URL, viem's public client also checks smart
- * contract wallets (ERC-1271, and ERC-6492 for wallets not deployed yet) on chain.
- */
+/** EOA signatures are checked offline; with RPC_URL, contract wallets on chain (ERC-1271, 6492). */
 async function signatureIsValid(
   config: Pick<SiweConfig, "rpcUrl">,
   address: Address,

@@ -36,10 +36,8 @@ export type StoreGuard = {
 };
 
 /**
- * Writes a question and its reply to their thread in one statement, atomic without a
- * transaction's round trips, only if `guard` returned a row; the use is settled (`settleUsage`)
- * in it too. Text is made storable here once more (cheap when clean), so that nothing reaching a
- * row another way can fail the statement. Returns whether it was stored, and the reply's cost.
+ * Writes a question and its reply in one statement, only if `guard` returned a row, settling the
+ * use. Text is made storable once more here, so nothing reaching a row another way can fail it.
  */
 export async function storeExchange(
   db: Db,
@@ -79,7 +77,7 @@ export function storeValues(
   };
 }
 
-/** Built once per database handle and guard: drizzle building it on every chat was costly. */
+/** Built once per database handle and guard, not by drizzle on every chat. */
 function storeStatement(db: Db, kind: Accounted["kind"], guard: StoreGuard) {
   return prepared(db, `store-${kind}-${guard.key}`, () =>
     storeQuery(db, kind, guard).prepare(`store_${kind}_${guard.key}`),

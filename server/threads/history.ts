@@ -8,10 +8,7 @@ import type { ChatTurn } from "@/server/providers";
 /** Where a thread is: the agent, the caller it belongs to (see chat_threads), its name. */
 export type ThreadRef = { aid: string; caller: string; chatId: string };
 
-/**
- * The thread's most recent messages, oldest first, within `historyMessages` and `historyMaxChars`
- * (the oldest go first): the opening statement's read (`historyJson`) on its own.
- */
+/** The thread's recent messages within both history limits, oldest first: `historyJson` alone. */
 export async function loadHistory(
   db: Db,
   { aid, caller, chatId }: ThreadRef,
@@ -42,10 +39,7 @@ function historyStatement(db: Db) {
 
 export type HistoryConfig = Pick<ChatConfig, "historyMessages" | "historyMaxChars">;
 
-/**
- * `loadHistory`'s read as an expression for a larger statement: a JSON array of
- * `[role, content, tool_calls]`, oldest first, for `historyFromJson`.
- */
+/** `loadHistory`'s read as an expression for a larger statement; `historyFromJson` reads it. */
 export function historyJson(
   thread: { aid: unknown; caller: unknown; chatId: unknown },
   limit: unknown,

@@ -55,10 +55,7 @@ export function describeFailure(error: unknown, server: string, timeoutMs: numbe
   return { outcome: "unreachable", error: `${at} could not be reached.` };
 }
 
-/**
- * The HTTP status of the SDK's StreamableHTTPError (-1 for a 2xx of another content type), or
- * undefined for any other error. Its message holds the response's body: never show it.
- */
+/** The status of the SDK's StreamableHTTPError; its message holds the body, never show it. */
 export function httpStatusOf(error: unknown): number | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "number" && messageOf(error).startsWith("Streamable HTTP error:")

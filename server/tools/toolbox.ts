@@ -40,8 +40,7 @@ export function agentHasTools(agent: Pick<AgentRow, "mcpServers" | "maxToolSteps
 
 /**
  * The agent's allowed tools for one model call. A server that cannot be read offers only the
- * tools its allowed_tools names, without a description, so that a call fails as a tool error
- * the model can answer.
+ * tools its allowed_tools names, so that a call fails as a tool error the model can answer.
  */
 export async function openToolbox(
   runtime: ToolRuntime,

@@ -42,10 +42,7 @@ function guardedLookup(url: URL, rules: readonly HostRule[]): LookupFunction {
   };
 }
 
-/**
- * HTTP connections of the senders, one pool per origin (keep-alive, so a busy endpoint does
- * not pay a handshake per delivery), each resolving names through the guard for its origin.
- */
+/** One keep-alive pool per origin, so a busy endpoint pays no handshake per delivery. */
 export class Connections {
   private readonly agents = new Map<string, Agent>();
 

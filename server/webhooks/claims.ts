@@ -78,9 +78,8 @@ export type Settled =
 const KEPT_ATTEMPTS = 20;
 
 /**
- * Records the attempt and what follows in one statement: the delivery's state and log, and its
- * endpoint's health (a failure since `windowStart`, the whole retry window, disables it). Returns
- * whether the claim was still this sender's, and whether the endpoint was disabled now.
+ * Records the attempt, the delivery's state and log, and its endpoint's health in one statement;
+ * says whether the claim was still this sender's, and whether the endpoint was disabled now.
  */
 export async function recordAttempt(
   db: Db,

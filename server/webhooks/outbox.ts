@@ -18,10 +18,7 @@ export function eventBodySql(type: SQL | string, timestamp: SQL | string, data: 
     'data', ${data})::text`;
 }
 
-/**
- * The INSERT that fans one event out, as a WITH clause of the statement that makes it or in its
- * transaction: each row of `from` is an event whose `data` goes to every subscribed endpoint.
- */
+/** The INSERT that fans one event out to every subscribed endpoint, in the maker's statement. */
 export function fanOutSql({
   type,
   at,
@@ -53,10 +50,7 @@ export async function subscribed(db: Db, type: WebhookEventType): Promise<boolea
   return row?.any === true;
 }
 
-/**
- * Fans out one event whose data the caller has as a value, in the caller's transaction; `data`
- * may be a function, then made only when an endpoint subscribes.
- */
+/** Fans out one event in the caller's transaction; a function `data` is made only if needed. */
 export async function emitEvent(
   db: Db,
   event: {

@@ -9,11 +9,7 @@ import { afterFailure, giveUpTime } from "./backoff";
 import { type ClaimedDelivery, claimDue, recordAttempt, type Settled } from "./claims";
 import { openSecret } from "./secrets";
 
-/**
- * The loop that sends webhooks, one per instance: it claims due deliveries, sends each and records
- * the attempt (server/claim-loop.ts). Any number of these share the outbox without sending a
- * claim twice.
- */
+/** Sends webhooks: claims due deliveries, sends them and records the attempts (claim-loop.ts). */
 export class WebhookSender {
   private readonly loop: ClaimLoop<ClaimedDelivery>;
   private readonly connections: Connections;
