@@ -104,8 +104,8 @@ export function callerHashKey(adminKey: string): KeyObject {
   );
 }
 
-// Addresses hashed lately, per key, as a client sends many requests. Emptied when full, so a
-// flood of addresses costs an HMAC each and never more memory than this.
+// Addresses hashed lately, per hashing key, as a client sends many requests. Emptied when full,
+// so that a flood of addresses costs an HMAC each and never more memory than this.
 const HASHED_ADDRESSES_MAX = 10_000;
 const hashedAddresses = new WeakMap<KeyObject, Map<string, string>>();
 
