@@ -4,7 +4,7 @@ import { Button } from "@/components/ui/button";
 import { Notice } from "@/components/ui/notice";
 import { PageHeader } from "@/components/ui/page-header";
 
-/** A failed page shown inside the dashboard, its navigation kept, not the framework's bare screen. */
+/** A failed page, shown in the dashboard with its navigation rather than the framework's screen. */
 export default function DashboardError({ reset }: { error: Error; reset: () => void }) {
   return (
     <>

@@ -10,7 +10,7 @@ import { countRequest } from "@/server/rate-limits";
 /** How long a nonce may wait for its signed message. */
 export const NONCE_TTL_MS = 10 * 60_000;
 
-/** A single-use nonce for `address`, in the database for every instance, rate-limited per client. */
+/** A single-use nonce for `address`, in the database for any instance, rate-limited per client. */
 export async function issueNonce(
   {
     db,

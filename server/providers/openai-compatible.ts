@@ -239,7 +239,7 @@ function named(calls: ToolCallRequest[]): ToolCallRequest[] {
  */
 export const MAX_REPORTED_TOKENS = 100_000_000;
 
-/** The provider's usage if its counts can be right; otherwise none, and the tokens are estimated. */
+/** The provider's usage if its counts can be right; else none, and the tokens are estimated. */
 function readUsage(usage: Completion["usage"]): ProviderUsage | undefined {
   const input = usage?.prompt_tokens;
   const output = usage?.completion_tokens;

@@ -89,7 +89,7 @@ export function tokenFigure(
   return row[budget.periodColumn] === periodOf(budget, day, month) ? value : 0;
 }
 
-/** The whole quota from the quota row and token counters, for a statement that just wrote the row. */
+/** The whole quota from the quota row and token counters, for a statement that just wrote it. */
 export function withTokenUsage(
   counts: AgentQuotaCountsRow,
   usage: AgentTokenUsageRow | null,

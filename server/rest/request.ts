@@ -7,7 +7,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
 const ACCEPTS_KEPT = 64;
 const ACCEPT_KEPT_MAX = 256;
 
-/** The type of `types` a request's Accept prefers, remembered for the Accept headers seen lately. */
+/** The one of `types` a request's Accept prefers, remembered for the Accept headers seen lately. */
 export function acceptedType(types: readonly string[]): (request: Request) => string | undefined {
   const chosen = new Map<string, string | undefined>();
   return (request) => {
