@@ -8,7 +8,7 @@ const nextConfig = {
   reactStrictMode: true,
   // `npm test` type-checks with `tsc --noEmit` right after the build (which writes the route
   // types, .next/types, that the check includes), so its build skips Next.js's own check of the
-  // same program: the two took 19 s and 32-44 s of CI's time for one answer.
+  // same program.
   typescript: { ignoreBuildErrors: process.env.TYPECHECK_AFTER_BUILD === "1" },
   experimental: {
     // A dashboard link or filter followed while the service is unreachable waits for it (and

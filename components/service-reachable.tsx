@@ -8,7 +8,7 @@ import { UNREACHABLE } from "./ui/problem";
 
 /**
  * Whether the service answers, for every page at once. A light probe (HEAD /health/live) asks
- * every 10 s while the page is in view, every 3 s while it does not answer, so that a page with
+ * every PROBE_MS while the page is in view, OUTAGE_PROBE_MS while it gets no answer, so a page with
  * nothing to refresh (the agents list, the prices) still learns of an outage within seconds, and
  * of its end; a call that got no answer asks at once, and any answer says it does.
  */

@@ -45,7 +45,7 @@ export function TrpcProvider({
         queries: {
           staleTime: 5_000,
           // Not when no answer came: the page says so at once and tries again by itself (every
-          // 3 s, refreshEvery), where retries would only delay what the user sees by seconds.
+          // OUTAGE_POLL_MS, refreshEvery), where retries would only delay what the user sees.
           retry: (failures, error) =>
             failures < 2 && !isClientError(error) && !problemOf(error).unreachable,
           refetchInterval: refreshEvery(false),

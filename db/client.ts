@@ -23,10 +23,7 @@ export type Database = {
 
 const migrationsFolder = path.join(process.cwd(), "db", "migrations");
 
-/**
- * This process's name in pg_stat_activity: the metrics count its connections by it (every
- * instance has its own pid, so their pools are told apart).
- */
+/** This process's name in pg_stat_activity, by which the metrics count its connections. */
 export const APPLICATION_NAME = `agent-service-${process.pid}`;
 
 // Any fixed number: instances that start together take turns to migrate.
@@ -37,12 +34,7 @@ export type DatabaseOptions =
   | {
       kind: "pglite";
       dataDir?: string;
-      /**
-       * A dump of a data directory (PGlite's `dumpDataDir`) to start an in-memory database
-       * from, instead of creating an empty one: tests start each of theirs from one migrated
-       * template, in 1.7-2.1 s against 3.7-5.7 s for a new cluster
-       * (tests/helpers/pglite-template.ts).
-       */
+      /** A dumped data directory to start an in-memory database from (the tests' template). */
       loadDataDir?: Blob;
     };
 
@@ -63,8 +55,8 @@ function createPostgres({
     max: maxConnections,
     connect_timeout: 5,
     idle_timeout: 60,
-    // Reconnect soon after an outage: the default backoff grows to 20 s between attempts, and
-    // queries queued meanwhile wait for the next one (seen: 16 s after a 2 s restart).
+    // Reconnect soon after an outage: the default backoff grows long between attempts, and queries
+    // queued meanwhile wait for the next one.
     backoff: (attempt: number) => Math.min(0.1 * attempt, 1),
     onnotice: () => {},
     connection: { application_name: APPLICATION_NAME },
@@ -88,14 +80,8 @@ function createPostgres({
 }
 
 /**
- * The postgres.js client with every query that has parameters prepared (named, and kept per
- * connection). drizzle asks for that only for queries given a name with `.prepare()`, and
- * postgres.js sends any other query with parameters in two round trips: Parse and Describe,
- * a wait for the parameter types, then Bind and Execute. Measured on this machine's
- * PostgreSQL, one connection: 178–246 µs a query unprepared, 80–105 µs prepared. The statements
- * kept are the service's own SQL texts, a bounded set (`IN` lists vary only up to the
- * scheduler's batch size); a connection's are dropped with it (postgres.js renews connections
- * every 30–60 minutes).
+ * The postgres.js client with every query that has parameters prepared per connection: otherwise
+ * each costs two round trips, and drizzle prepares only queries named with `.prepare()`.
  */
 function preparingEveryQuery(sql: postgres.Sql): postgres.Sql {
   type Callback = (inner: postgres.Sql) => unknown;
@@ -119,7 +105,6 @@ function preparingEveryQuery(sql: postgres.Sql): postgres.Sql {
   });
 }
 
-/** The `code` of the error thrown when PGlite fails to open or migrate its data directory. */
 export const EMBEDDED_DATABASE_UNAVAILABLE = "EMBEDDED_DATABASE_UNAVAILABLE";
 
 /** PGlite could not open (or migrate) its data: the database is unavailable, not a bug. */
@@ -140,10 +125,7 @@ export class EmbeddedDatabaseError extends Error {
   }
 }
 
-/**
- * Embedded PostgreSQL (WASM). `dataDir` undefined = in memory (tests). A data directory is
- * locked for this process until `close()` (see pglite-lock.ts): a second process refuses it.
- */
+/** Embedded PostgreSQL, in memory without `dataDir`; a data directory is locked till `close()`. */
 function createPglite(dataDir: string | undefined, loadDataDir?: Blob): Database {
   let lock: DataDirLock | undefined;
   if (dataDir) {

@@ -1,9 +1,5 @@
-/**
- * Value sets that a column's CHECK constraint and the API's schemas share. Free of imports, so
- * that the dashboard's forms can use them without pulling in the database code.
- */
+// Shared by CHECK constraints and the API's schemas; free of imports, so the dashboard can load it.
 
-/** Who may chat with an agent: anyone, or only callers with one of its keys. */
 export const CHAT_ACCESS = ["public", "key"] as const;
 
 /** The deployment statuses (the interface's `Status`), in the order of a deployment's life. */
@@ -19,10 +15,7 @@ export const DEPLOYMENT_STATUSES = [
 
 export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
 
-/**
- * The events a webhook endpoint may subscribe to. `webhook.test` is not among them: it is sent
- * to one endpoint when asked (POST /webhooks/{id}/test), whatever it subscribes to.
- */
+/** Subscribable events; `webhook.test` is sent to one endpoint on request, whatever it takes. */
 export const WEBHOOK_EVENT_TYPES = [
   "run.succeeded",
   "run.failed",
@@ -36,10 +29,9 @@ export const WEBHOOK_EVENT_TYPES = [
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number] | "webhook.test";
 
-/** A delivery's state: being tried (or waiting for its next try), delivered, or given up. */
 export const WEBHOOK_DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 
-/** The path a logged chat came by: GET /{aid}/chat (or the dashboard's chat), or POST /v1/chat/completions. */
+/** The path a logged chat came by: GET /{aid}/chat or POST /v1/chat/completions. */
 export const REQUEST_VIAS = ["chat", "completions"] as const;
 
 export type RequestVia = (typeof REQUEST_VIAS)[number];

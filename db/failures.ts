@@ -1,26 +1,16 @@
 import type { EmbeddedDatabaseError } from "./client";
 import type { DataDirLockedError } from "./pglite-lock";
 
-/**
- * What a database failure is, read from the codes of the error and its causes (by code, not by
- * class: Next.js may load db/ in more than one server chunk, and drizzle wraps the driver's
- * error): the database unreachable or out of connections (a 503 for the client, not a 500),
- * the embedded database locked or unopenable, or text PostgreSQL cannot store. server/frame/errors.ts
- * turns these into problems.
- */
+// What a database failure is, read from the error's and its causes' codes (not classes: Next.js
+// may load db/ in more than one chunk, and drizzle wraps the driver's error).
 
 // Type-only imports (checked by the compiler): this module loads no database driver.
 const DATA_DIR_LOCKED: DataDirLockedError["code"] = "DATA_DIR_LOCKED";
 const EMBEDDED_DATABASE_UNAVAILABLE: EmbeddedDatabaseError["code"] =
   "EMBEDDED_DATABASE_UNAVAILABLE";
 
-/**
- * Why the embedded database (PGlite) could not be opened, if that is the failure: its data
- * directory is locked by another process, or PGlite failed to open or migrate it. Either way
- * the database is unavailable (503), not the server broken (500).
- */
+/** Why PGlite could not be opened, if that is the failure: a 503, not a 500. */
 export function embeddedDatabaseFailure(error: unknown): "locked" | "unopenable" | undefined {
-  // By code rather than class: Next.js may load db/ in more than one server chunk.
   const codes = codesOf(error);
   if (codes.includes(DATA_DIR_LOCKED)) return "locked";
   if (codes.includes(EMBEDDED_DATABASE_UNAVAILABLE)) return "unopenable";

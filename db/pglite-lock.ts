@@ -14,47 +14,15 @@ import { hostname } from "node:os";
 import path from "node:path";
 
 /**
- * One process at a time on a PGlite data directory.
- *
- * PGlite is PostgreSQL compiled to WASM, inside one process: a second process on the same
- * directory does not see the first one's writes, overwrites them, and leaves a directory that
- * no longer opens. So the process that opens it holds this lock until `release()`, and a second
- * process refuses to start.
- *
- * Why this mechanism:
- * - `proper-lockfile` and `lockfile` decide that a lock is stale by its age (mtime refreshed by a
- *   timer): a holder killed with -9 blocks restarts until the stale period has passed, and a live
- *   holder whose event loop stalls longer than that period (PGlite runs every query on the main
- *   thread, a migration can take seconds) loses its lock to a second process.
- * - Kernel locks (flock, fcntl) are released by the kernel when the holder dies, but Node has no
- *   API for them: `fs-ext` and `os-lock` compile a native addon at install time, and
- *   `fs-native-extensions` ships prebuilt binaries with no build for musl (Alpine) or 32-bit ARM;
- *   a native addon must also be kept out of Next.js's server bundle.
- * - So: a record of the holder (PID, the process's start time from /proc/<pid>/stat field 22,
- *   the machine's boot id), in plain files, as PostgreSQL's own postmaster.pid does. A record
- *   whose process is gone, or whose PID now belongs to a process started at another time (PID
- *   reuse), or that was written before the machine last booted, is dead, and the next starter
- *   takes the lock over at once: kill -9 never leaves a lock that blocks a restart.
- *
- * Taking over a dead holder's lock is where naive PID files race: two starters both see the dead
- * record, one replaces it, and the other (deciding on what it read before) replaces the
- * replacement; both run. Here every acquisition creates a NEW file, named by the next
- * generation number, with O_CREAT|O_EXCL (`openSync(…, "wx")`), which exactly one process can do
- * per number; the holder is the highest generation. A starter that created generation g then
- * lists the directory again and holds the lock only if nothing above g exists (else it removes
- * its file and starts over). The highest generation is never removed (release writes a
- * "released" record above it; winners remove only lower ones), so it only grows, and a starter
- * can create g + 1 only after reading generation g and finding it dead or released: while the
- * holder of g lives, no one creates anything above it. A record being written is only ever the
- * creator's own file for a moment; one that cannot be read is taken as "being written" while
- * younger than {@link UNREADABLE_GRACE_MS} and as dead after (a crash mid-write).
- *
- * Limits (see README, DATA_DIR): the liveness check sees the processes of this machine and PID
- * namespace. Two containers sharing one data volume, or two machines sharing it over a network
- * filesystem, cannot see each other's processes and are not kept apart: use PostgreSQL
- * (DATABASE_URL) there. Without /proc (macOS), PID reuse cannot be told apart: a dead holder's
- * PID taken by an unrelated live process blocks starts until that process ends or the lock
- * directory is removed.
+ * One process at a time on a PGlite data directory: a second one would overwrite the first one's
+ * writes and leave a directory that no longer opens. Not an age-based lockfile (kill -9 would block
+ * restarts) nor flock (no Node API without a native addon): a record of the holder (PID, process
+ * start time, boot id), dead once its process is gone, reused or from an earlier boot. Each taker
+ * creates the next generation's file with O_EXCL and holds the lock only if nothing above it
+ * exists; the highest generation is never removed (release writes a `released` record above it),
+ * so g + 1 can be made only after g was found dead or released, and takeovers do not race. Only
+ * this machine's PID namespace is seen (and without /proc, PID reuse is not): instances sharing a
+ * volume across containers or machines must use PostgreSQL.
  */
 
 /** The `code` of the error thrown when another process (or this one, twice) holds the lock. */
@@ -66,9 +34,8 @@ const MAX_ROUNDS = 100;
 
 type HolderRecord = {
   pid: number;
-  /** Start time of the process in clock ticks since boot (/proc/<pid>/stat field 22); null without /proc. */
+  /** Start time in clock ticks since boot (/proc/<pid>/stat field 22); null without /proc. */
   start: string | null;
-  /** /proc/sys/kernel/random/boot_id when written; null without /proc. */
   boot: string | null;
   host: string;
   since: string;
@@ -77,7 +44,6 @@ type LockRecord =
   | ({ state: "held" } & HolderRecord)
   | { state: "released"; pid: number; at: string };
 
-/** Who holds the lock, as far as the refused process can tell. */
 export type LockHolder =
   | { kind: "process"; pid: number; host: string; since: string }
   | { kind: "this-process"; pid: number }
@@ -119,22 +85,17 @@ function lockedMessage(dataDir: string, lockDir: string, holder: LockHolder): st
 }
 
 export type DataDirLock = {
-  /** The lock's own directory, beside the data directory. */
   readonly lockDir: string;
-  /** Frees the lock; idempotent. */
   release(): void;
 };
 
-/** Where the lock of a data directory lives: beside it, `<dataDir>.lock/`. */
 export function lockDirOf(dataDir: string): string {
   return `${realpathSync(dataDir)}.lock`;
 }
 
 /**
- * Takes the exclusive lock on `dataDir` (which must exist) for this process, or throws a
- * {@link DataDirLockedError} that says who holds it. Synchronous: nothing else in this process
- * runs between the checks. `hooks.beforeCreate` lets tests act as another process between the
- * read of the current holder and the creation of the next generation.
+ * Takes the lock on `dataDir` for this process, or throws a {@link DataDirLockedError} naming the
+ * holder. Synchronous, so nothing else in this process runs between the checks.
  */
 export function lockDataDir(
   dataDir: string,
@@ -286,7 +247,6 @@ function parseRecord(text: string): LockRecord | undefined {
   return undefined;
 }
 
-/** Creates generation `generation` with O_EXCL: true if this call made it, false if it existed. */
 function createExclusively(lockDir: string, generation: number, record: LockRecord): boolean {
   let fd: number;
   try {

@@ -1,11 +1,8 @@
 import { mapRowsByPlan } from "./row-mapping";
 
 /**
- * Prepared queries, built once per database handle and reused: drizzle otherwise rebuilds the
- * SQL text of every query on every call, which profiling showed to be about a quarter of a
- * chat's CPU time. Their rows are mapped by a plan made with them (row-mapping.ts). Keyed by
- * the handle itself, so a query prepared on a transaction runs in that transaction and never
- * outside it.
+ * Prepared queries, built once per database handle: drizzle otherwise rebuilds every query's SQL
+ * text on every call. Keyed by the handle, so that a query prepared on a transaction stays in it.
  */
 const cache = new WeakMap<object, Map<string, unknown>>();
 

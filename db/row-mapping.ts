@@ -1,46 +1,31 @@
 import { Column, getTableName, is, noopDecoder, SQL, Subquery } from "drizzle-orm";
 
 /**
- * A prepared statement's rows mapped by a plan made once, instead of by drizzle's
- * `mapResultRow`, which works out every field of every row again: which kind of field it is
- * (three to four `is()` checks, each walking a class chain, through selection proxies for a
- * CTE's columns), its decoder, its path, and its table's name for the nullable joins. On a chat's
- * two statements (some 60 fields) that was 7% of an echo chat's CPU (BENCHMARKS.md, "Rows
- * mapped by a plan"). The result is the same object, field for field: the same decoders, the
- * same nesting, the same `null` for a left-joined table whose columns are all null;
- * tests/integration/row-mapping.test.ts holds the two side by side.
+ * A prepared statement's rows mapped by a plan made once, not by drizzle's `mapResultRow`, which
+ * works every field out again for every row; tests/integration/row-mapping.test.ts compares them.
  */
 
-/** What drizzle orders a selection into (`orderSelectedFields`): each field and its path. */
 type OrderedField = { path: string[]; field: unknown };
 type Decoder = { mapFromDriverValue(value: unknown): unknown };
 
 type Step = {
   /** The objects this step makes, in the order `mapResultRow` would: [object, parent, key]. */
   opens: [number, number, string][];
-  /** The object the value goes in (0 is the row's own) and its key. */
   node: number;
   key: string;
-  /** The decoder, and its method taken once; none where it returns the value as it is. */
   decoder: Decoder;
   decode: Decoder["mapFromDriverValue"] | undefined;
   /** For a table's column at depth two under nullable joins: the object and its table. */
   join?: { objectName: string; tableName: string };
 };
 
-/** The fields of a prepared query that drizzle maps, and where it looks for a mapper. */
 type PreparedRows = {
   fields?: OrderedField[];
   joinsNotNullableMap?: Record<string, boolean>;
   customResultMapper?: (rows: unknown[][]) => unknown;
 };
 
-/**
- * Gives a prepared query (of drizzle's postgres-js or PGlite session) a row mapper made from its
- * fields now. Both sessions call `customResultMapper` with the rows as arrays in place of
- * mapping each row with `mapResultRow`. A query without fields (raw rows) or with a mapper of
- * its own (relational queries) is left as it is.
- */
+/** Gives a prepared query a row mapper made from its fields now, unless it has no fields or one. */
 export function mapRowsByPlan<T>(query: T): T {
   const target = query as PreparedRows;
   if (!Array.isArray(target.fields) || target.customResultMapper) return query;
@@ -124,7 +109,6 @@ export function rowMapper(
   };
 }
 
-/** Decoders that return the value as it is: a column's default, and an SQL field's default. */
 const IDENTITY = new Set<unknown>([
   Column.prototype.mapFromDriverValue,
   noopDecoder.mapFromDriverValue,

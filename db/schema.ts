@@ -28,11 +28,7 @@ import {
 
 const timestamptz = () => timestamp({ withTimezone: true, mode: "date" });
 
-/**
- * An MCP server of an agent as stored: each header's value encrypted (`enc`, AES-GCM, see
- * server/tools/secrets.ts) with the hint that may be shown of it, or the name of the environment
- * variable it is read from (`env`); never the plain value.
- */
+/** An MCP server as stored: header values encrypted or read from the environment, never plain. */
 export type StoredMcpServer = {
   name: string;
   url: string;
@@ -41,7 +37,6 @@ export type StoredMcpServer = {
   allowed_tools: string[] | null;
 };
 
-/** One tool call of a reply or run, as stored and shown (server/tools/schema.ts, ToolCall). */
 export type StoredToolCall = {
   id: string;
   step: number;
@@ -64,27 +59,16 @@ export const agents = pgTable(
     autonomousEnabled: boolean().notNull().default(false),
     autonomousMinutes: integer().notNull().default(60),
     autonomousPrompt: text(),
-    /**
-     * A five-field cron expression that decides the runs instead of `autonomous_minutes` (kept,
-     * not used); null = every `autonomous_minutes`. Read in `autonomous_timezone`.
-     */
+    /** Overrides `autonomous_minutes` (kept, unused) when set; read in `autonomous_timezone`. */
     autonomousCron: text(),
-    /** The IANA time zone the cron expression is read in (its canonical name). */
     autonomousTimezone: text().notNull().default("UTC"),
-    /** Who may chat: anyone (`public`), or only callers with one of the agent's keys (`key`). */
     chatAccess: text({ enum: CHAT_ACCESS }).notNull().default("public"),
-    /** Chats a minute per caller (key or client address); null = no limit. */
     rateLimitRpm: integer(),
-    /** The schedule: when the next autonomous run is due; null while autonomous mode is off. */
     autonomousNextRunAt: timestamptz(),
-    /**
-     * The MCP servers whose tools the agent may call, with their (encrypted) headers. On the
-     * agent's row, so the chat's opening statement reads it with the agent at no extra cost.
-     */
+    /** On the agent's row, so the chat's opening statement reads it at no extra cost. */
     mcpServers: jsonb().$type<StoredMcpServer[]>().notNull().default([]),
     /** Model turns that may call tools in one chat or run; 0 = tools are never called. */
     maxToolSteps: integer().notNull().default(5),
-    /** Paused by an admin: no chats and no runs until resumed; nothing is deleted or reset. */
     paused: boolean().notNull().default(false),
     createdAt: timestamptz().notNull(),
     updatedAt: timestamptz().notNull(),
@@ -107,16 +91,8 @@ export const agents = pgTable(
 );
 
 /**
- * One row per agent with its five counters and five limits (null = unlimited), its token
- * budgets and the token holds its chats and runs took.
- *
- * Kept apart from `agents` because every chat updates it: a narrow, hot row keeps those
- * updates cheap and leaves the configuration row alone. Daily and monthly counters belong to
- * the UTC day or month named beside them; a counter whose period has passed counts as 0, and
- * the statement that next reserves a use of it starts it again (server/quota/counters.ts).
- * Only the statements that take or give back a use write it: a stored reply's tokens go to
- * `agent_token_usage`, so a chat takes this row once, not twice (BENCHMARKS.md).
- * `agent_quota_view` reads the two as one.
+ * Counters, limits and token holds, apart from `agents` because every chat updates this narrow,
+ * hot row; a stored reply's tokens go to `agent_token_usage`, so a chat takes it once.
  */
 export const agentQuotas = pgTable(
   "agent_quotas",
@@ -125,11 +101,7 @@ export const agentQuotas = pgTable(
       .primaryKey()
       .references(() => agents.aid, { onDelete: "cascade" }),
     ...quotaCountColumns(),
-    /**
-     * Token holds taken: one by each chat or run admitted, given back (-1) by one that was not
-     * delivered. A delivered one's hold ends in `agent_token_usage.holds_settled` instead, so
-     * the holds in flight are this minus that (`agent_quota_view.token_holds`).
-     */
+    /** Holds taken (-1 if not delivered); in flight: this minus agent_token_usage.holds_settled. */
     tokenHolds: bigint({ mode: "number" }).notNull().default(0),
   },
   (t) => [
@@ -149,7 +121,6 @@ export const agentQuotas = pgTable(
   ],
 );
 
-/** The columns of `agent_quotas` that its view shows as they are. */
 function quotaCountColumns() {
   return {
     messageCountTotal: integer().notNull().default(0),
@@ -174,11 +145,7 @@ function quotaCountColumns() {
   };
 }
 
-/**
- * Tokens of delivered replies and succeeded runs (as the provider reported them, or estimated),
- * added by the statement that stores the reply, so they always equal what is stored; total, UTC
- * month and UTC day like the message counters. A null period is none yet.
- */
+/** Tokens of delivered replies and succeeded runs, added by the statement that stores them. */
 function tokenUsageColumns() {
   return {
     inputTokensTotal: bigint({ mode: "number" }).notNull().default(0),
@@ -189,7 +156,6 @@ function tokenUsageColumns() {
     inputTokensDaily: bigint({ mode: "number" }).notNull().default(0),
     outputTokensDaily: bigint({ mode: "number" }).notNull().default(0),
     tokenDay: date({ mode: "string" }),
-    /** What those tokens cost at the prices of `model_prices` (unpriced replies add nothing). */
     costTotal: numeric({ mode: "number" }).notNull().default(0),
     costMonthly: numeric({ mode: "number" }).notNull().default(0),
     costDaily: numeric({ mode: "number" }).notNull().default(0),
@@ -197,12 +163,9 @@ function tokenUsageColumns() {
 }
 
 /**
- * An agent's token counters, written by the statement that stores a reply (the settle,
- * server/quota/settle.ts), made by the first one. A row of its own so that storing a reply
- * does not take the quota row, which the next chat's reserve waits on: each chat then takes
- * each row once. A reserve still sees every reply stored before it took the quota row: its
- * budget check, `agent_token_budgets_have_room` (migration 0015), reads this row with a
- * snapshot of its own, taken after the lock.
+ * An agent's token counters, a row apart so that storing a reply does not take the quota row the
+ * next chat's reserve waits on. A reserve's budget check still sees every reply stored before it
+ * took the quota row: it reads this row with a snapshot taken after the lock.
  */
 export const agentTokenUsage = pgTable(
   "agent_token_usage",
@@ -211,7 +174,6 @@ export const agentTokenUsage = pgTable(
       .primaryKey()
       .references(() => agents.aid, { onDelete: "cascade" }),
     ...tokenUsageColumns(),
-    /** Token holds ended by a delivered reply or a succeeded run (see agent_quotas.token_holds). */
     holdsSettled: bigint({ mode: "number" }).notNull().default(0),
   },
   (t) => [
@@ -222,29 +184,17 @@ export const agentTokenUsage = pgTable(
   ],
 );
 
-/**
- * An agent's quota as one row: `agent_quotas` with its `agent_token_usage` (zeros before its
- * first stored reply), and `token_holds` the holds still in flight. Defined in migration 0015;
- * what every read of a quota reads.
- */
+/** An agent's quota as one row (defined in the migrations): what every read of a quota reads. */
 export const agentQuotaView = pgView("agent_quota_view", {
   aid: text().notNull(),
   ...quotaCountColumns(),
   ...tokenUsageColumns(),
-  /** Chats and runs admitted and not yet stored or given back (each holds one token). */
   tokenHolds: bigint({ mode: "number" }).notNull(),
 }).existing();
 
-/** The view's columns, as a selection (`select({ quota: agentQuotaFields })`). */
 export const agentQuotaFields = getViewSelectedFields(agentQuotaView);
 
-/**
- * A conversation thread of an agent, with what listing threads needs kept up to date. A thread
- * belongs to its caller: `caller` is `key:<key id>`, `addr:<keyed hash of the client address>`,
- * `wallet:<address>`, `admin`, `agent` (the autonomous runs' thread) or `shared` (threads
- * written before threads had owners, which no caller can reach any more). The same `chat_id`
- * of two callers is two threads.
- */
+/** A thread belongs to its caller: the same `chat_id` of two callers is two threads. */
 export const chatThreads = pgTable(
   "chat_threads",
   {
@@ -273,22 +223,13 @@ export const chatMessages = pgTable(
     chatId: text().notNull(),
     role: text({ enum: ["user", "assistant"] }).notNull(),
     content: text().notNull(),
-    /**
-     * The tool calls the model made before writing this reply, with their (capped) results,
-     * in order; null when it made none. On the reply's own row rather than as rows of their
-     * own: they are sent to the model with the reply as history, so the history read stays one
-     * index scan and an exchange stays two messages.
-     */
+    /** The tool calls before this reply: on its row, so the history read stays one index scan. */
     toolCalls: jsonb().$type<StoredToolCall[]>(),
     createdAt: timestamptz().notNull(),
-    /**
-     * The tokens of the model call that wrote a reply (null on questions, and on replies stored
-     * before usage was kept): from the provider's `usage`, or estimated when it sent none.
-     */
+    /** The reply's tokens, reported or estimated; null on questions and replies without usage. */
     inputTokens: integer(),
     outputTokens: integer(),
     tokensEstimated: boolean(),
-    /** What the reply's tokens cost at the model's price then; null when the model had none. */
     cost: numeric({ mode: "number" }),
   },
   (t) => [
@@ -303,10 +244,8 @@ export const chatMessages = pgTable(
 );
 
 /**
- * A chat's message use, held from the moment it is counted until its reply is stored or the use
- * is given back; both delete the row in the statement that does them, so only one can. A row
- * older than any live chat (LLM_TIMEOUT_MS and a margin) was left by a process that died: the
- * sweep gives its use back. With PGlite (one process) every row found at start is such a one.
+ * A chat's message use, held until its reply is stored or the use is given back; both delete the
+ * row, so only one can. A row older than any live chat was left by a dead process: swept.
  */
 export const chatReservations = pgTable(
   "chat_reservations",
@@ -315,7 +254,6 @@ export const chatReservations = pgTable(
     aid: text()
       .notNull()
       .references(() => agents.aid, { onDelete: "cascade" }),
-    /** The UTC day and month whose counters the use was taken from. */
     day: date({ mode: "string" }).notNull(),
     month: date({ mode: "string" }).notNull(),
     reservedAt: timestamptz().notNull(),
@@ -323,11 +261,6 @@ export const chatReservations = pgTable(
   (t) => [index("chat_reservations_age").on(t.reservedAt)],
 );
 
-/**
- * A caller's chats with an agent in its current rate-limit window: a window opens with the
- * caller's first chat and lasts a minute; past `rate_limit_rpm` chats in it, the next waits for
- * it to end. Rows of windows long over are deleted by the periodic sweep.
- */
 export const chatRateLimits = pgTable(
   "chat_rate_limits",
   {
@@ -344,11 +277,7 @@ export const chatRateLimits = pgTable(
   ],
 );
 
-/**
- * A caller key of an agent: `ak_<id>_<secret>` is shown once at creation; only the SHA-256 of
- * the secret is kept (the secret is 256 random bits, so a fast hash is enough). A revoked key is
- * kept, so that its threads still name it, but is never accepted again.
- */
+/** An agent key: only its secret's SHA-256 is kept; a revoked key stays so its threads name it. */
 export const agentKeys = pgTable(
   "agent_keys",
   {
@@ -362,9 +291,7 @@ export const agentKeys = pgTable(
     /** Updated at most once a minute, so a busy key does not write on every chat. */
     lastUsedAt: timestamptz(),
     revokedAt: timestamptz(),
-    /** From this instant on the key is refused, as a revoked one is; null = never. */
     expiresAt: timestamptz(),
-    /** Chats a minute of this key, instead of its agent's `rate_limit_rpm`; null = the agent's. */
     rateLimitRpm: integer(),
   },
   (t) => [
@@ -375,10 +302,7 @@ export const agentKeys = pgTable(
 
 export const RUN_OUTCOMES = ["running", "succeeded", "failed", "skipped"] as const;
 
-/**
- * One autonomous run: a scheduled slot (or a "run now"), from claim to outcome. A scheduled
- * slot can be recorded once only (the unique index), whatever the number of schedulers.
- */
+/** One autonomous run; the unique index records a scheduled slot once, however many schedulers. */
 export const autonomousRuns = pgTable(
   "autonomous_runs",
   {
@@ -393,13 +317,10 @@ export const autonomousRuns = pgTable(
     outcome: text({ enum: RUN_OUTCOMES }).notNull(),
     reply: text(),
     error: text(),
-    /** The tool calls of a succeeded run, as on its reply's message; null when it made none. */
     toolCalls: jsonb().$type<StoredToolCall[]>(),
-    /** The tokens of a succeeded run's model call, as for chat replies. */
     inputTokens: integer(),
     outputTokens: integer(),
     tokensEstimated: boolean(),
-    /** Its tokens' cost, as for chat replies. */
     cost: numeric({ mode: "number" }),
     /** The UTC month whose autonomous quota this run holds, until it finishes or is given back. */
     quotaMonth: date({ mode: "string" }),
@@ -407,11 +328,9 @@ export const autonomousRuns = pgTable(
   (t) => [
     uniqueIndex("autonomous_runs_slot").on(t.aid, t.dueAt).where(sql`${t.trigger} = 'schedule'`),
     index("autonomous_runs_by_agent").on(t.aid, t.id),
-    // The runs in flight, by id: a run's end (`WHERE id = $1 AND runInFlight`) finds its row here
-    // in one descent, and the sweep reads them all (a few per scheduler). On started_at, the
-    // planner took this small index for a run's end too and walked every run in flight, and
-    // every entry of an ended run not yet vacuumed, to find the one id: with 5,000 in flight,
-    // 0.9 ms an end against 0.35 by id (BENCHMARKS.md).
+    // The runs in flight by id: a run's end (`WHERE id = $1 AND runInFlight`) finds its row in one
+    // descent, and the sweep reads them all. Keyed on started_at, the planner walked every run in
+    // flight to end one.
     index("autonomous_runs_in_flight").on(t.id).where(sql`${t.outcome} = 'running'`),
     check("autonomous_runs_trigger", sql`${t.trigger} IN ('schedule', 'manual')`),
     check(
@@ -422,18 +341,14 @@ export const autonomousRuns = pgTable(
 );
 
 /**
- * A run still in flight, as a condition: the in-flight index's own predicate, written as a
- * literal. A prepared statement's generic plan can use a partial index only where the
- * statement's text proves its predicate, and `outcome = $1` proves nothing: the sweep, written
- * so, could keep no plan (its generic one read the whole table) and was planned on every pass.
+ * A run in flight, as the in-flight index's own predicate written as a literal: a generic plan can
+ * use a partial index only where the statement's text proves its predicate, and `outcome = $1`
+ * proves nothing.
  */
 export const runInFlight = sql`${autonomousRuns.outcome} = 'running'`;
 
-/**
- * What a million tokens of a model cost, input and output (in the operator's currency), as
- * MODEL_PRICES sets at start-up or an admin sets later. A reply is priced when it is stored,
- * so changing a price does not rewrite the past.
- */
+// What a million tokens of a model cost, input and output. A reply is priced when it is stored,
+// so changing a price does not rewrite the past.
 export const modelPrices = pgTable(
   "model_prices",
   {
@@ -450,11 +365,8 @@ export const modelPrices = pgTable(
   ],
 );
 
-/**
- * An agent's activity per UTC hour, for usage over time: written by the same statements that
- * store a reply, finish a run or refuse a chat, so it always sums what is stored. Refused chats
- * are stored nowhere else. Reading a month is at most 744 rows an agent, however busy.
- */
+// An agent's activity per UTC hour, written by the statements that store a reply, finish a run or
+// refuse a chat, so that it always sums what is stored (refusals are stored nowhere else).
 export const usageHourly = pgTable(
   "usage_hourly",
   {
@@ -479,12 +391,10 @@ export const usageHourly = pgTable(
   ],
 );
 
-/** Sign-In with Ethereum nonces: issued by GET /v1/nonce for one address, spent once. */
 export const siweNonces = pgTable(
   "siwe_nonces",
   {
     nonce: text().primaryKey(),
-    /** Lower-case: the address the nonce was issued to. */
     address: text().notNull(),
     issuedAt: timestamptz().notNull(),
     expiresAt: timestamptz().notNull(),
@@ -493,17 +403,12 @@ export const siweNonces = pgTable(
   (t) => [index("siwe_nonces_expiry").on(t.expiresAt)],
 );
 
-/**
- * Dashboard sessions. The cookie holds a random token; only its SHA-256 is kept here, so a
- * copy of this table signs nobody in. Signing out deletes the row, and an admin can delete
- * them all; whether a wallet is an admin is decided on every request from ADMIN_ADDRESSES.
- */
+/** Dashboard sessions; only the token's SHA-256 is kept, so a copy of the table signs nobody in. */
 export const sessions = pgTable(
   "sessions",
   {
     tokenHash: text().primaryKey(),
     via: text({ enum: ["api_key", "wallet"] }).notNull(),
-    /** The wallet, EIP-55 checksummed; null for an admin-key session. */
     address: text(),
     createdAt: timestamptz().notNull(),
     expiresAt: timestamptz().notNull(),
@@ -514,12 +419,6 @@ export const sessions = pgTable(
   ],
 );
 
-/**
- * Failed credentials per client (the keyed hash of its address): wrong admin keys, failed
- * sign-ins, counted while they come less than a quarter of an hour apart. Past a few, the client
- * is blocked for a time that doubles with each further failure; every credential it sends
- * meanwhile is refused with 429 (server/auth/throttle.ts).
- */
 export const authFailures = pgTable(
   "auth_failures",
   {
@@ -531,10 +430,6 @@ export const authFailures = pgTable(
   (t) => [index("auth_failures_age").on(t.lastFailedAt)],
 );
 
-/**
- * Fixed windows of a minute, per purpose and client, for writes anyone may make (nonces): a
- * window opens with the client's first request and counts until it ends.
- */
 export const rateWindows = pgTable(
   "rate_windows",
   {
@@ -557,7 +452,6 @@ export const deployments = pgTable(
   {
     id: serial().primaryKey(),
     requestId: text().notNull().unique(),
-    /** The owner, EIP-55 checksummed. */
     userAddress: text().notNull(),
     workerName: text(),
     workerUuid: text(),
@@ -566,7 +460,6 @@ export const deployments = pgTable(
     deploymentDetails: jsonb().$type<Record<string, unknown>>().notNull().default({}),
     proposal: jsonb().$type<Record<string, unknown>>().notNull(),
     status: text({ enum: DEPLOYMENT_STATUSES }).notNull().default("init"),
-    /** The worker that claimed it with `pick_up`, EIP-55 checksummed; null until then. */
     workerAddress: text(),
     createdAt: timestamptz().notNull(),
     updatedAt: timestamptz().notNull(),
@@ -599,19 +492,13 @@ export const deploymentStatusHistory = pgTable(
   (t) => [index("deployment_history_by_deployment").on(t.deploymentId, t.id)],
 );
 
-/**
- * The first refusal of an agent's use by one limit in one period (a day, a month, or `total`),
- * at one limit value: what `agent.limit_reached` is sent for once, not for every refusal after
- * it (server/quota/notices.ts). Written on the refusal path only, and only while an endpoint
- * subscribes to the event.
- */
+/** The first refusal by a limit in a period at a value, so that `agent.limit_reached` goes once. */
 export const limitNotices = pgTable(
   "limit_notices",
   {
     aid: text()
       .notNull()
       .references(() => agents.aid, { onDelete: "cascade" }),
-    /** The limit's field, e.g. `message_limit_daily`. */
     limitField: text().notNull(),
     /** The UTC day or month of the refused use (`2026-11-24`, `2026-11`), or `total`. */
     period: text().notNull(),
@@ -624,10 +511,7 @@ export const limitNotices = pgTable(
   ],
 );
 
-/**
- * An admin's webhook endpoint: where events are sent, which ones, and its signing secret,
- * encrypted (server/webhooks/secrets.ts) and never shown again after it is made.
- */
+/** An admin's webhook endpoint; its signing secret is encrypted and never shown again. */
 export const webhookEndpoints = pgTable(
   "webhook_endpoints",
   {
@@ -638,9 +522,7 @@ export const webhookEndpoints = pgTable(
     /** `whsec_…`, AES-256-GCM under a key derived from the admin key, bound to the id. */
     secret: text().notNull(),
     enabled: boolean().notNull().default(true),
-    /** Why it was disabled (a sentence), while it is. */
     disabledReason: text(),
-    /** The first failed attempt since its last success; null while it succeeds. */
     failingSince: timestamptz(),
     createdAt: timestamptz().notNull(),
     updatedAt: timestamptz().notNull(),
@@ -652,20 +534,15 @@ export const webhookEndpoints = pgTable(
 export type StoredWebhookAttempt = {
   attempt: number;
   at: string;
-  /** The receiver's HTTP status; null when none came (refused, unreachable, timed out). */
   status_code: number | null;
   duration_ms: number;
-  /** The first bytes of the receiver's answer (at most 200), as storable text. */
   response_excerpt: string | null;
-  /** Why the attempt failed, in the service's own words; null when it was delivered. */
   error: string | null;
 };
 
 /**
- * The outbox: one row per event and subscribed endpoint, written by the statement or
- * transaction that makes the event, so an event is never lost to a process that dies after
- * it. Senders on any instance claim due rows (FOR UPDATE SKIP LOCKED); a claim moves
- * `next_attempt_at` ahead by a lease, so a claim whose sender died becomes due again.
+ * The outbox: one row per event and subscribed endpoint, written with the event so it is never
+ * lost. A claim moves `next_attempt_at` ahead by a lease, so a dead sender's claim comes due again.
  */
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
@@ -688,7 +565,6 @@ export const webhookDeliveries = pgTable(
     /** When retries stop; null: `created_at` + WEBHOOK_RETRY_WINDOW_H. */
     giveUpAt: timestamptz(),
     createdAt: timestamptz().notNull(),
-    /** When it was delivered or given up. */
     finishedAt: timestamptz(),
   },
   (t) => [
@@ -700,35 +576,26 @@ export const webhookDeliveries = pgTable(
 );
 
 /**
- * The request log: one row per chat request that reached the chat engine (server/chat), its
- * reply delivered or not, written in batches by each process (server/requests/recorder.ts) and
- * deleted after REQUEST_LOG_DAYS by the housekeeping. No foreign key to the agent: a deleted
- * agent's rows stay until they are old enough, and the insert checks nothing on the chat's path.
+ * The request log: one row per chat request that reached the chat engine, written in batches
+ * (server/requests/recorder.ts). No foreign key to the agent: a deleted agent's rows stay until
+ * they are old enough, and the insert checks nothing on the chat's path.
  */
 export const requestLog = pgTable(
   "request_log",
   {
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    /** When the chat engine took the request (the injected clock). */
     startedAt: timestamptz().notNull(),
     via: text({ enum: REQUEST_VIAS }).notNull(),
     aid: text().notNull(),
-    /** The caller as threads store it (server/callers `callerId`): `admin`, `key:<id>`, … */
     caller: text().notNull(),
-    /** The thread the exchange is (or would have been) stored in. */
     chatId: text().notNull(),
-    /** The HTTP status of the chat's outcome: 200, or its problem's (a stream's `error` event's). */
     status: integer().notNull(),
-    /** The problem's code, e.g. `quota_exceeded`; null for a delivered reply. */
     code: text(),
     latencyMs: integer().notNull(),
-    /** The model that wrote the stored reply (its price's); null when no reply was stored. */
     model: text(),
-    /** The stored reply's tokens and cost; null when no reply was stored (or it had no price). */
     inputTokens: integer(),
     outputTokens: integer(),
     cost: numeric({ mode: "number" }),
-    /** The request's id (X-Request-Id); null for a chat made without HTTP. */
     requestId: text(),
   },
   (t) => [
@@ -743,7 +610,6 @@ export type AgentRow = typeof agents.$inferSelect;
 export type AutonomousRunRow = typeof autonomousRuns.$inferSelect;
 export type DeploymentRow = typeof deployments.$inferSelect;
 export type DeploymentHistoryRow = typeof deploymentStatusHistory.$inferSelect;
-/** An agent's whole quota, as `agent_quota_view` reads it. */
 export type AgentQuotaRow = typeof agentQuotaView.$inferSelect;
 export type AgentQuotaCountsRow = typeof agentQuotas.$inferSelect;
 export type AgentTokenUsageRow = typeof agentTokenUsage.$inferSelect;

@@ -2,18 +2,15 @@
  * Runs after `npm install`/`npm ci`: two changes to postgres.js 3.4.x, each idempotent, each
  * checked against the text it replaces (a changed upstream is reported, not patched).
  *
- * 1. A guard against porsager/postgres#1208 (also #1154, #1066). A small write is scheduled with
- *    setImmediate; if the connection closes first, the scheduled write dereferences a null socket
- *    and throws an uncaught TypeError, and the queries waiting on it never settle (we saw
- *    requests hang ~24 s while PostgreSQL restarted). The guard settles them with
- *    CONNECTION_CLOSED instead, as the upstream fix (PR #1209) does, so the service answers 503
- *    and recovers. Remove once a fixed release is out.
- * 2. The prepared statement's signature remembered. To find a prepared statement, every query
- *    joined its parameter types to its whole text (`types + string`) and looked the new string
- *    up, which copies and hashes the text each time: a chat's two statements are 6 to 8 KB each,
- *    and this was about 0.1 ms of a streamed chat's main thread under perf (BENCHMARKS.md). The
- *    same text and types now give back the same string, whose hash V8 keeps. Kept beside the
- *    connection's statements and dropped with them when it connects again.
+ * 1. A guard against porsager/postgres#1208 (also #1154, #1066): if the connection closes before
+ *    a write scheduled with setImmediate runs, it dereferences a null socket and the queries
+ *    waiting on it never settle. The guard settles them with CONNECTION_CLOSED, as the upstream
+ *    fix (PR #1209) does, so that the service answers 503 and recovers. Remove once a fixed
+ *    release is out.
+ * 2. The prepared statement's signature remembered: postgres.js joins the parameter types to the
+ *    whole text on every query to find its prepared statement, copying and hashing kilobytes each
+ *    time. Patched, the same text and types give back the same string, whose hash V8 keeps; kept
+ *    beside the connection's statements and dropped with them.
  */
 import { existsSync } from "node:fs";
 import path from "node:path";

@@ -2,14 +2,10 @@
  * Runs after `npm install`/`npm ci`, beside patch-postgres.mjs: one change to @trpc/server 11.x,
  * idempotent, checked against the text it replaces (a changed upstream is reported, not patched).
  *
- * Native object spreads in a procedure call's middleware chain. tRPC's source writes
- * `{ ...opts, meta, input, next }` at each step of the chain and `{ ...result, data }` after the
- * output's validation; its published build compiles each spread to a helper (`_objectSpread2`)
- * that copies property by property, checking `in` and calling `Object.defineProperty` for each,
- * and leaves the copies in V8's slow dictionary form. A call of a procedure with three
- * middlewares (every chat's) took 15.5–16.7 µs in a loop, 2.2 µs with the source's own spreads
- * (BENCHMARKS.md, "tRPC's spreads made native"). The copies hold the same properties in the same
- * order as the helper's: what the source says.
+ * Native object spreads in a procedure call's middleware chain: tRPC's published build compiles
+ * each `{ ...opts, … }` of its source to a helper (`_objectSpread2`) that copies property by
+ * property and leaves the copies in V8's slow dictionary form, on every chat's call. The copies
+ * hold the same properties in the same order as the helper's: what the source says.
  */
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";

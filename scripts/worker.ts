@@ -1,9 +1,7 @@
 /**
- * `npm run worker`: the scheduler (and the housekeeping and webhook sender every instance runs)
- * alone, without the web server. Run any number of these
- * against one PostgreSQL (set SCHEDULER=off on the web instances); they share the schedule.
- * Without DATABASE_URL it refuses to start: the embedded database (PGlite) belongs to one
- * process, the web server, whose own scheduler runs the schedule there.
+ * `npm run worker`: the scheduler, housekeeping and webhook sender without the web server. Any
+ * number run against one PostgreSQL (set SCHEDULER=off on the web instances); the embedded
+ * database belongs to the web server's one process, so without DATABASE_URL it refuses to start.
  */
 import { ConfigError, parseConfig } from "@/server/frame/config";
 import { startServices } from "@/server/frame/services";

@@ -4,10 +4,7 @@ import { Button } from "@/components/ui/button";
 import { Notice } from "@/components/ui/notice";
 import { PageHeader } from "@/components/ui/page-header";
 
-/**
- * A page that failed to render shows this inside the dashboard, with the navigation still there,
- * instead of the framework's bare error screen.
- */
+/** A failed page, shown in the dashboard with its navigation rather than the framework's screen. */
 export default function DashboardError({ reset }: { error: Error; reset: () => void }) {
   return (
     <>

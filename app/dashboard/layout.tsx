@@ -10,8 +10,7 @@ export const dynamic = "force-dynamic";
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const session = await requestSession();
-  // A session cookie that no longer signs anyone in: the session ended (signed out elsewhere,
-  // ended by an admin, or expired), which the sign-in page then says.
+  // A session cookie that signs no one in: the session ended, which the sign-in page then says.
   // Either way, signing in leads back to the page asked for.
   if (!session) redirect(signInPath(await requestPath(), (await cookies()).has(SESSION_COOKIE)));
   const who = session.via === "api_key" ? "Admin (API key)" : session.address;

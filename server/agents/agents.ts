@@ -18,7 +18,6 @@ import { DEFAULT_MAX_TOOL_STEPS, presentServers, storeServers } from "@/server/t
 import { emitEvent } from "@/server/webhooks";
 import { type Agent, type AgentInput, autonomousPromptProblem } from "./schema";
 
-/** The slice of the request's context it needs. */
 type AgentsContext = DataContext;
 
 /** Configuration an agent starts with; `name` defaults to its aid. */
@@ -64,13 +63,11 @@ export async function agentMcpServers(
   return found;
 }
 
-/** Throws 404 unless the agent exists. */
 export async function assertAgentExists(db: Db, aid: string): Promise<void> {
   const [found] = await db.select({ aid: agents.aid }).from(agents).where(eq(agents.aid, aid));
   if (!found) throw agentNotFound(aid);
 }
 
-/** How the MCP servers `input` gives are stored: see storeServers (server/tools). */
 type StoreServers = (
   given: NonNullable<AgentInput["mcp_servers"]>,
   current: AgentConfig["mcpServers"],
@@ -116,7 +113,6 @@ function assertConsistent(config: AgentConfig): void {
   }
 }
 
-/** The quota limits `input` sets, as row columns; omitted limits are left out. */
 function givenLimits(input: AgentInput): Partial<QuotaLimits> {
   const limits: Partial<QuotaLimits> = {};
   for (const field of QUOTA_LIMIT_FIELDS) {
@@ -126,7 +122,6 @@ function givenLimits(input: AgentInput): Partial<QuotaLimits> {
   return limits;
 }
 
-/** The refusal of a create-only write (the dashboard's "New agent") for an aid in use. */
 export function agentExists(aid: string): AppError {
   return new AppError("agent_exists", `An agent with the ID '${aid}' exists already.`, {
     errors: [{ field: "aid", detail: "is the ID of an existing agent" }],
@@ -135,11 +130,8 @@ export function agentExists(aid: string): AppError {
 }
 
 /**
- * Creates the agent, or updates the fields `input` gives. One transaction, with its
- * `agent.created` or `agent.updated` webhook event: a failure leaves nothing half-written.
- * Concurrent creates of one aid end as one create and updates.
- * `createOnly`: an aid in use is refused (409 agent_exists) instead of updated; of concurrent
- * creates of one aid, one wins and the others are refused.
+ * Creates the agent or updates the fields `input` gives, in one transaction with its webhook
+ * event. `createOnly` refuses an aid in use (409); of concurrent creates of one aid, one wins.
  */
 export async function upsertAgent(
   {
@@ -215,11 +207,8 @@ export async function upsertAgent(
 }
 
 /**
- * Deletes the agent and everything that is its own, in one DELETE (the foreign keys cascade):
- * its quota, threads and messages, runs, keys, rate-limit windows and the reservations of chats
- * in flight (those chats then fail, counting nothing). The aid is free again at once. 404 when
- * there is no such agent. Its `agent.deleted` event carries the record as it was: read, with
- * the row locked, in the deletion's transaction.
+ * Deletes the agent and everything its own in one DELETE (the foreign keys cascade); chats in
+ * flight then fail, counting nothing. Its `agent.deleted` event carries the record as read.
  */
 export async function deleteAgent({ db, clock }: AgentsContext, aid: string): Promise<void> {
   await db.transaction(async (tx) => {

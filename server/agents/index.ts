@@ -1,9 +1,4 @@
-/**
- * Agents: their configuration (POST /agents, the dashboard's forms), one agent, the list with its
- * sorts and filters, deletion. Quotas, tools and schedules of an agent are their own domains.
- * This index is the folder's public surface: import the folder, not its files
- * (docs/architecture.md).
- */
+// Agents: configuration, listing, deletion; quotas, tools and schedules are domains of their own.
 
 export {
   agentMcpServers,

@@ -26,27 +26,18 @@ import type { ListAgentsQuery, listAgentsOutputSchema } from "./schema";
 import type { AgentSort } from "./view";
 
 /**
- * Listing agents: one page in any of the four orders, over all agents, with filters, a cursor
- * each way, and the count of matches when asked.
- *
- * Keyset pagination throughout: a cursor holds the sort key and aid of the row it follows, so a
- * page starts where the last one ended whatever was created or deleted meanwhile. The common
- * path (aid order, no filter but the search) runs prepared queries on the primary key; name
- * order reads the `agents_by_name` index. Quota use and last activity change with every chat
- * and are not indexed: an index on `agent_quotas` would cost every chat's counter update its
- * HOT update (see db/schema.ts), so those orders and the quota filter read every agent
- * (about 60 ms for 100,000 agents on PostgreSQL, see README).
+ * Listing agents with keyset pagination: a cursor holds the sort key and aid of the row it
+ * follows, so a page starts where the last ended whatever changed meanwhile. Quota use and last
+ * activity are not indexed (an index on `agent_quotas` would cost every chat's counter update its
+ * HOT update, db/schema.ts), so those orders and the quota filter read every agent.
  */
 
 type Direction = "asc" | "desc";
 type ListOutput = z.output<typeof listAgentsOutputSchema>;
-/** The slice of the request's context it needs. */
 type Ctx = DataContext;
 
-/**
- * Where a page starts: after (`d` absent) or before (`d: "b"`) the row with sort key `v` and aid
- * `a`, in sort `s` and order `o`. Cursors from before sorting existed are `{ a }`: aid order.
- */
+// After (or, with `d: "b"`, before) the row with sort key `v` and aid `a`, in sort `s` and
+// order `o`. Older cursors are `{ a }` alone: aid order.
 const cursorSchema = z.object({
   // No NUL: PostgreSQL cannot take it as text, and a cursor of ours never holds one.
   a: z.string().refine(withoutNul),
@@ -81,14 +72,12 @@ function sortKey(sort: AgentSort, day: string, month: string): SQL {
   }
 }
 
-/** The key's cursor value read back: the same type as the key, from the cursor's text. */
 function keyValue(sort: AgentSort, value: string): SQL {
   if (sort === "quota") return sql`${value}::int`;
   if (sort === "activity") return sql`${value}::bigint`;
   return sql`${value}`;
 }
 
-/** What a cursor's key may be in each order: numbers where the key is one (checked before SQL). */
 const KEY_PATTERNS: Partial<Record<AgentSort, RegExp>> = {
   quota: /^\d{1,5}$/,
   activity: /^-?\d{1,17}$/,
@@ -166,7 +155,6 @@ function readCursor(text: string, sort: AgentSort, order: Direction): Cursor {
   return cursor;
 }
 
-/** The search and autonomous filters: conditions on `agents`. */
 function agentFilters(input: ListAgentsQuery, pattern: string | undefined): SQL[] {
   const found: SQL[] = [];
   if (pattern !== undefined) {
@@ -188,7 +176,6 @@ type PageShape = {
   input: ListAgentsQuery;
 };
 
-/** A page in any order and either direction (rows come in reading order of the direction). */
 function pageQuery(db: Db, shape: PageShape) {
   const { sort, order, cursor, pattern, day, month, input } = shape;
   const key = sortKey(sort, day, month);
@@ -225,9 +212,8 @@ function pageQuery(db: Db, shape: PageShape) {
       .limit(input.limit + 1);
   }
 
-  // Quota use and activity: the page is chosen first from the narrow quota rows (joined to the
-  // agents only when a search or the autonomous filter needs them), so the sort over every
-  // agent moves small rows; then the page's full rows are read by aid.
+  // Quota use and activity: the page is chosen from the narrow quota rows first (joined to the
+  // agents only when a filter needs them), so the sort moves small rows; then its rows are read.
   const aid = agentQuotaView.aid;
   const beyond = (d: Direction) => (d === "asc" ? sql`>` : sql`<`);
   const value = cursor ? keyValue(sort, cursor.v as string) : undefined;
@@ -260,7 +246,6 @@ function pageQuery(db: Db, shape: PageShape) {
     .orderBy(by(sql`${page.key}`, keyDirection), by(sql`${page.aid}`, aidDirection));
 }
 
-/** How many agents match the search and filters, over all pages. */
 async function countAgents(
   db: Db,
   input: ListAgentsQuery,
@@ -290,11 +275,7 @@ async function countAgents(
   return row?.n ?? 0;
 }
 
-/**
- * The common path's page query, prepared once per database handle for each of its four shapes
- * (with or without a cursor, with or without a search): it runs on every listing, and drizzle
- * would otherwise build its SQL anew each time.
- */
+// Prepared once per database handle for each of its four shapes: it runs on every listing.
 function agentsPageQuery(db: Db, hasCursor: boolean, hasPattern: boolean) {
   const shape = `${hasCursor ? "after" : "first"}_${hasPattern ? "search" : "all"}`;
   return prepared(db, `agents-page-${shape}`, () => {
@@ -307,9 +288,8 @@ function agentsPageQuery(db: Db, hasCursor: boolean, hasPattern: boolean) {
       .where(
         and(
           hasCursor ? gt(agents.aid, after) : undefined,
-          // The same bound on the quota side: PostgreSQL does not carry it across the merge
-          // join, and without it the quota index is read from the start (a page cost grew with
-          // its depth).
+          // The same bound on the quota side: PostgreSQL does not carry it across the merge join,
+          // and without it the quota index is read from the start.
           hasCursor ? gt(agentQuotaView.aid, after) : undefined,
           hasPattern ? or(ilike(agents.aid, pattern), ilike(agents.name, pattern)) : undefined,
         ),

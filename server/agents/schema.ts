@@ -9,10 +9,8 @@ import { autonomousCronSchema, autonomousTimezoneSchema } from "@/server/schedul
 import { maxToolStepsSchema, mcpServerSchema, mcpServersInputSchema } from "@/server/tools/schema";
 import { AGENT_SORTS } from "./view";
 
-/**
- * The agent schemas, defined once: the tRPC procedures, the REST handlers, the OpenAPI
- * document and the dashboard forms all use these. Nothing here may import server-only code.
- */
+// Shared by the procedures, REST, OpenAPI and the dashboard: nothing here may import server-only
+// code.
 
 const nullableText = (max: number, what: string) =>
   z

@@ -61,20 +61,14 @@ export function isAdminKey(presented: string, key: string): boolean {
   return timingSafeEqual(digest(presented), digest(key));
 }
 
-/** The bearer token of an `Authorization: Bearer <token>` header, if there is one. */
 export function bearerToken(headers: Headers): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
   return match?.[1];
 }
 
-/**
- * What is derived from the admin key: the key that hashes client addresses, the keys that
- * encrypt MCP servers' header secrets and webhook secrets, and a check of the admin key itself.
- */
 export type AuthKeys = {
   callerHashKey: KeyObject;
   headerKey: Uint8Array;
-  /** Seals webhook endpoints' signing secrets (server/webhooks). */
   webhookKey: Uint8Array;
   adminKeyMatches(presented: string): boolean;
 };

@@ -1,8 +1,4 @@
-/**
- * Who is asking: the admin key (and the keys derived from it), dashboard sessions (cookies, sign-
- * in with a wallet or the key, sign-out), and the throttle on wrong credentials. This index is
- * the folder's public surface: import the folder, not its files (docs/architecture.md).
- */
+// Who is asking: the admin key and its derived keys, dashboard sessions, the credential throttle.
 
 export type { AdminKey, AuthKeys } from "./admin-key";
 export { authKeys, bearerToken, callerHashKey, resolveAdminKey } from "./admin-key";

@@ -6,11 +6,9 @@ import { prepared } from "@/db/prepared";
 import { sessions } from "@/db/schema";
 
 /**
- * Dashboard sessions, kept in the database: the httpOnly, SameSite=Lax cookie holds a random
- * token (256 bits), the `sessions` table its SHA-256 with who signed in, how, and until when.
- * Signing out deletes the row, so a copied cookie stops working at once, on every instance;
- * an admin can end every session. Whether a wallet is an admin is decided on every request
- * from ADMIN_ADDRESSES, so removing an address takes effect at once.
+ * Dashboard sessions, kept in the database: the cookie holds a random token and the `sessions`
+ * table its SHA-256, so signing out stops a copied cookie at once on every instance. A wallet's
+ * admin rights are read from ADMIN_ADDRESSES on every request, so removing one acts at once.
  */
 
 export const SESSION_COOKIE = "agent_session";
@@ -52,10 +50,7 @@ function cookie(value: string, maxAgeS: number, secure: boolean): string {
   return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeS}${secure ? "; Secure" : ""}`;
 }
 
-/**
- * The session a request's cookie names, with its id (the token's hash, for signing out), or
- * null: no cookie, or one that names no live session (unknown, ended, expired).
- */
+/** The session a request's cookie names, with its id (the token's hash), or null. */
 export async function readSession(
   db: Db,
   headers: Headers,
@@ -75,7 +70,6 @@ export async function readSession(
   return { session, id };
 }
 
-/** Ends the session `id` names (signing out). */
 export async function endSession(db: Db, id: string | undefined): Promise<void> {
   if (id) await db.delete(sessions).where(eq(sessions.tokenHash, id));
 }
@@ -86,7 +80,6 @@ export async function endAllSessions(db: Db): Promise<number> {
   return ended.length;
 }
 
-/** Deletes sessions past their end (housekeeping). */
 export async function purgeExpiredSessions(db: Db, now: Date): Promise<void> {
   await db.delete(sessions).where(lt(sessions.expiresAt, now));
 }

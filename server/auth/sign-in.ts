@@ -10,22 +10,19 @@ import { type Session, startSession } from "./session";
 import { blockedFor, forgetFailures, recordFailure, tooManyAttempts } from "./throttle";
 
 /**
- * Signing in to the dashboard: a Sign-In with Ethereum message checked as strictly as a
- * deployment status update (domain, URI, chain, times, address, signature, and a nonce from
- * GET /v1/nonce spent once), or the admin API key. Either way a failure counts against the
- * client (throttle.ts), and a blocked client is refused before its credential is looked at.
+ * Signing in to the dashboard: a Sign-In with Ethereum message checked as strictly as a status
+ * update, or the admin API key. A failure counts against the client (throttle.ts), and a blocked
+ * client is refused before its credential is looked at.
  */
 
 type SignInContext = {
   db: Db;
   clock: Clock;
   config: Pick<Config, "siwe" | "publicUrl">;
-  /** The client's address hash, what failures are counted by. */
   client: string;
   adminKeyMatches(presented: string): boolean;
 };
 
-/** A session begun: who, and the Set-Cookie header that gives the browser its token. */
 export type SignedIn = { session: Session; cookie: string };
 
 export async function signInWithWallet(

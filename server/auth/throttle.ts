@@ -5,19 +5,16 @@ import { authFailures } from "@/db/schema";
 import { AppError } from "@/server/frame/errors";
 
 /**
- * Throttling of credentials per client address (its keyed hash): wrong admin keys (bearer or
- * sign-in) and failed wallet sign-ins. Failures count while they come less than a quarter of
- * an hour apart; past FREE_FAILURES, each further one blocks the client for twice as long as
- * the one before (1 s, 2 s, 4 s, … up to 15 minutes), and every credential it sends while
- * blocked is refused with 429 and Retry-After, right or wrong. Requests already under way
- * when a block begins are not stopped: a burst of concurrent guesses gets through once.
+ * Throttling of wrong admin keys and failed wallet sign-ins per client address. Past
+ * FREE_FAILURES, each failure blocks the client twice as long as the one before, and every
+ * credential it sends while blocked is refused with 429, right or wrong. Requests already under
+ * way when a block begins are not stopped: a burst of concurrent guesses gets through once.
  */
 
 const FREE_FAILURES = 5;
 const FORGET_AFTER_MS = 15 * 60_000;
 const MAX_BLOCK_S = 15 * 60;
 
-/** Seconds the client must still wait, or undefined when it may try. */
 export async function blockedFor(db: Db, client: string, now: Date): Promise<number | undefined> {
   const [row] = await blockOf(db).execute({ client });
   const until = row?.blockedUntil;
@@ -51,7 +48,6 @@ export async function forgetFailures(db: Db, client: string): Promise<void> {
   await db.delete(authFailures).where(eq(authFailures.client, client));
 }
 
-/** Deletes what no longer counts (housekeeping). */
 export async function purgeOldFailures(db: Db, now: Date): Promise<void> {
   await db
     .delete(authFailures)

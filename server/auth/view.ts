@@ -1,10 +1,5 @@
-/**
- * Where signing in leads, as plain functions the sign-in page and the dashboard share: back to
- * the dashboard page that sent the user there (a link into it, or the page that was open when
- * the session ended), and only to such a page. `next` is followed when it is a path of this
- * origin's dashboard, never another site's address: that would make the sign-in page an open
- * redirect, a trusted link that lands somewhere else.
- */
+// Where signing in leads: back to the dashboard page that sent the user there, and only to such a
+// page, never another site's address, which would make the sign-in page an open redirect.
 
 export const DASHBOARD_HOME = "/dashboard";
 
@@ -32,10 +27,7 @@ export function dashboardPathOrNull(next: string | null | undefined): string | n
   return `${url.pathname}${url.search}${url.hash}`;
 }
 
-/**
- * The sign-in page's address for someone who was on `from` (a dashboard path; anything else is
- * left out); `ended` when their session ended, which the page then says.
- */
+/** The sign-in page's address for someone on `from`; `ended` says their session ended. */
 export function signInPath(from: string | null | undefined, ended = false): string {
   const next = dashboardPathOrNull(from);
   const params = new URLSearchParams();

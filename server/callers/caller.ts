@@ -5,9 +5,8 @@ import { PEER_HEADER } from "@/server/instance";
 import { type PresentedKey, presentedKey } from "@/server/keys";
 
 /**
- * Who is chatting. Threads and rate limits belong to a caller: an agent key, a client address
- * (anonymous), a signed-in wallet, or the admin. A presented key is only checked against the
- * agent when the chat opens (server/chat/opening.ts), in the same statement that counts it.
+ * Who is chatting: threads and rate limits belong to a caller. A presented agent key is checked
+ * against the agent only when the chat opens, in the statement that counts it (chat/opening.ts).
  */
 export type Caller =
   | { kind: "admin" }
@@ -16,9 +15,8 @@ export type Caller =
   | { kind: "anonymous"; addressHash: string };
 
 /**
- * The id a caller's threads and rate-limit windows are stored under: `admin`, `wallet:<0x…>`,
- * `key:<key id>` or `addr:<hash>`. (`agent` and `shared` are taken by the autonomous thread and
- * by threads from before callers; no caller can have them.)
+ * The id a caller's threads and rate-limit windows are stored under. `agent` and `shared` are
+ * taken by the autonomous thread and older shared threads, so no caller may have them.
  */
 export function callerId(caller: Caller): string {
   switch (caller.kind) {
@@ -34,11 +32,8 @@ export function callerId(caller: Caller): string {
 }
 
 /**
- * The client's address. With `trustProxy` = 0 it is the socket's: X-Forwarded-For is the
- * client's own word. With n trusted proxies in front, it is the address the nth proxy from us
- * saw (X-Forwarded-For read from the right), as Express's `trust proxy` hop count does; a
- * shorter chain gives its leftmost address. Either way normalised (normalizeAddress). Undefined
- * when the request carries no socket address (a process that is not the server entry).
+ * The client's address: the socket's when no proxy is trusted (X-Forwarded-For is the client's
+ * own word), else the address the nth trusted proxy saw, as Express's hop count reads it.
  */
 export function clientAddress(headers: Headers, trustProxy: number): string | undefined {
   const peer = headers.get(PEER_HEADER) || undefined;
@@ -56,10 +51,8 @@ export function clientAddress(headers: Headers, trustProxy: number): string | un
 }
 
 /**
- * An address as one caller: IPv4 as it is (also when mapped into IPv6, in any spelling), and
- * IPv6 by its /64, the block one subscriber is usually given, so that a script cannot become a
- * new caller by changing the low bits. Brackets, a port and a zone id are dropped. Undefined
- * when it is not an IP address.
+ * An address as one caller: IPv4 as it is (also IPv4-mapped), IPv6 by its /64, the block one
+ * subscriber is usually given, so a script cannot become a new caller by changing the low bits.
  */
 export function normalizeAddress(raw: string): string | undefined {
   let address = raw.trim().replace(/^\[|\](:\d+)?$/g, "");
@@ -99,23 +92,16 @@ function ipv6Groups(address: string): number[] {
   return parts.map((part) => Number.parseInt(part, 16));
 }
 
-/**
- * The stored form of an address: a keyed hash, never the address itself. Keyed, because the
- * IPv4 space is small enough to hash whole: without the key a leaked hash gives the address.
- */
+/** A keyed hash: IPv4 is small enough to hash whole, so an unkeyed hash would give the address. */
 export function hashAddress(address: string, key: KeyObject): string {
   return createHmac("sha256", key).update(address).digest("hex").slice(0, 16);
 }
 
-/**
- * Addresses hashed lately, per key: a client sends many requests, and an HMAC is about 0.1 ms
- * of a chat's CPU. Bounded: emptied when full, so a flood of addresses costs an HMAC each, as
- * before, and never more memory than this.
- */
+// Addresses hashed lately, per hashing key, as a client sends many requests. Emptied when full,
+// so that a flood of addresses costs an HMAC each and never more memory than this.
 const HASHED_ADDRESSES_MAX = 10_000;
 const hashedAddresses = new WeakMap<KeyObject, Map<string, string>>();
 
-/** The keyed hash that stands for the request's client address (see `clientAddress`). */
 export function clientOf(
   headers: Headers,
   { trustProxy, hashKey }: { trustProxy: number; hashKey: KeyObject },
@@ -135,11 +121,6 @@ export function clientOf(
   return hash;
 }
 
-/**
- * The caller of a request: the admin (key or session), a signed-in wallet, an agent key given
- * as the bearer token (well formed or not: `presentedKey`), or else the client (its address's
- * hash, from `clientOf`).
- */
 export function callerOf({
   session,
   bearer,

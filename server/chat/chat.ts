@@ -27,18 +27,12 @@ import { presentRateLimit, withRateLimit } from "./rate-limit";
 import type { ChatEvent, ChatInput, ChatReply } from "./schema";
 
 /**
- * The chat engine: one message to an agent, answered by its model.
- *
- * Order matters: a model slot must be free (503); then, in one statement (opening.ts), the
- * agent must exist (404), the caller may chat with it (401), its rate-limit window has room
- * (429 rate_limited) and a message use is reserved (429 quota_exceeded); only then is the
- * model called. Whatever keeps the reply from being delivered (provider failure, timeout,
- * client gone, a failed write) releases the use and stores nothing; a delivered reply is
- * stored in the caller's own thread with its question, in one statement that settles the use
- * (reserve, settle, release: server/quota).
+ * The chat engine. Order matters: a model slot must be free (503); then one statement
+ * (opening.ts) checks the agent (404), the caller (401) and the rate window (429) and reserves a
+ * message use (429) before the model is called. A reply that is not delivered releases the use
+ * and stores nothing; a delivered one is stored with its question, settling the use.
  */
 
-/** The slice of the request's context it needs (server/frame/context.ts). */
 type ChatContext = DataContext & {
   model: ModelRuntime;
   caller: Caller;
@@ -47,12 +41,10 @@ type ChatContext = DataContext & {
 };
 
 /**
- * A question to an agent, as GET /{aid}/chat asks it (its thread's stored history goes with it)
- * or as POST /v1/chat/completions does (the conversation is the caller's, sent whole: `history`,
- * and the thread's stored history is not read; the exchange is still stored in the thread).
+ * A question to an agent: from GET /{aid}/chat (the thread's stored history goes with it) or
+ * POST /v1/chat/completions (the caller sends the conversation; the exchange is still stored).
  */
 export type Ask = {
-  /** Which path asks: it is logged with the request (server/requests). */
   via: RequestVia;
   aid: string;
   chatId: string;
@@ -76,7 +68,6 @@ const askOf = (input: ChatInput): Ask => ({
   question: input.q,
 });
 
-/** Asks and waits for the whole reply. */
 export function sendMessage(
   ctx: ChatContext,
   input: ChatInput,
@@ -85,7 +76,6 @@ export function sendMessage(
   return ask(ctx, askOf(input), signal);
 }
 
-/** Asks and waits for the whole reply: chat's path and the OpenAI-compatible one. */
 export async function ask(
   ctx: ChatContext,
   question: Ask,
@@ -102,7 +92,6 @@ export async function ask(
   }
 }
 
-/** What a chat's end is logged with (outcomes.ts), taken as it reaches the engine. */
 const chatOf = (ctx: ChatContext, { aid, chatId, via }: Ask) => ({
   aid,
   chatId,
@@ -127,9 +116,8 @@ async function send(ctx: ChatContext, question: Ask, signal?: AbortSignal): Prom
 }
 
 /**
- * Asks and yields the reply as the model produces it: one delta per network read of the
- * provider. The first event (`start`) comes once the agent, a model slot and the quota are
- * secured, so a caller that waits for it can still answer 404, 429 or 503 with a plain status.
+ * Yields the reply as the model produces it. `start` comes once the agent, a model slot and the
+ * quota are secured, so a caller waiting for it can still answer 404, 429 or 503 plainly.
  */
 export function streamMessage(
   ctx: ChatContext,
@@ -139,7 +127,6 @@ export function streamMessage(
   return askStreaming(ctx, askOf(input), signal);
 }
 
-/** `streamMessage` for any question: chat's path and the OpenAI-compatible one. */
 export async function* askStreaming(
   ctx: ChatContext,
   question: Ask,
@@ -174,7 +161,6 @@ async function* stream(
   ctx: ChatContext,
   question: Ask,
   signal: AbortSignal | undefined,
-  /** Where the stored reply is put, as it is sent (`done`). */
   stored: { reply?: ChatReply },
 ): AsyncGenerator<ChatEvent, void, undefined> {
   const exchange = await beginExchange(ctx, question, signal);
@@ -219,10 +205,7 @@ async function* stream(
   }
 }
 
-/**
- * A chat that would be taken (the agent exists, and the caller may chat with it), without
- * calling the model or counting anything.
- */
+/** Whether a chat would be taken, without calling the model or counting anything. */
 export async function checkChat(
   { db, caller, clock }: DataContext & { caller: Caller },
   input: ChatInput,
@@ -272,7 +255,6 @@ async function beginExchange(
   }
 }
 
-/** Why a chat was not opened, as the error the caller gets. */
 function refusal(aid: string, opening: Exclude<Opening, OpenedChat>): AppError {
   switch (opening.outcome) {
     case "not_found":
@@ -305,7 +287,6 @@ function refusal(aid: string, opening: Exclude<Opening, OpenedChat>): AppError {
   }
 }
 
-/** Stores the question and the reply; returns what the client is sent. */
 async function completeExchange(
   ctx: ChatContext,
   exchange: Exchange,

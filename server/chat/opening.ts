@@ -48,13 +48,10 @@ export type Opening =
   | { outcome: "quota_exceeded"; exceeded: QuotaExceeded; rateLimit: RateLimit | null };
 
 /**
- * Everything a chat needs before its model call, decided in one statement, in this order: the
- * agent; whether the caller may chat with it (its key, or the agent's `chat_access`); one chat
- * in the caller's rate-limit window; one message use of the agent's quota, recorded as a
- * reservation; and the caller's thread's recent messages. Each step happens only if those
- * before it passed, so a refused chat counts nothing after its refusal. One statement rather
- * than several: fewer round trips before the model call, and while the database is down one
- * queued query per chat.
+ * Everything a chat needs before its model call, in one statement: the agent, the caller's
+ * admission, one chat in the rate-limit window, one message use reserved, the thread's history.
+ * Each step runs only if those before it passed, so a refused chat counts nothing after its
+ * refusal; one statement means fewer round trips, and one queued query per chat in an outage.
  */
 export async function openChat(
   { db, clock }: { db: Db; clock: Clock },
@@ -65,13 +62,11 @@ export async function openChat(
   for (let attempt = 0; ; attempt++) {
     const now = clock.now();
     const [row] = await openingStatement(db).execute(openingValues(request, now, config));
-    // No agent in the statement's snapshot: nothing was counted either (its quota row and
-    // its rate windows are written with it or after it).
+    // No agent in the snapshot: nothing was counted (its quota and rate rows are written after it).
     if (!row) return { outcome: "not_found" };
     // Paused: refused whoever asks (admitted is false for it too, so nothing was counted).
     if (row.agent.paused) return { outcome: "paused" };
     if (!row.admitted) return { outcome: notAdmitted(caller) };
-    // The caller's key's own limit, else the agent's (rate_rule below).
     const limit = caller.kind === "admin" ? null : row.rateLimitRpm;
     const rateLimit =
       limit === null
@@ -97,9 +92,8 @@ export async function openChat(
         rateLimit,
       };
     }
-    // Refused by the quota: say which limit, from the row as it is now. None, if a use was
-    // given back after the refusal: then the chat is tried again (and counted in the rate
-    // window again, in that rare case).
+    // Say which limit refused, from the row as it is now. None if a use was given back meanwhile:
+    // then the chat is tried again (and counted in the rate window again, rarely).
     const refused = (await whyRefused(db, [aid], "message", now)).get(aid);
     if (refused?.notFound) return { outcome: "not_found" };
     if (refused) {
@@ -110,23 +104,14 @@ export async function openChat(
   }
 }
 
-/**
- * The refusal noticed (agent.limit_reached, the first by its limit in its period: server/quota)
- * on the refusal path alone, after the opening statement, so that a chat that is admitted pays
- * nothing for it. A notice that cannot be written leaves the refusal as it is (a 429, not a
- * failure): the next refusal by the limit is then the first.
- */
+/** Noticed on the refusal path only; a notice that cannot be written leaves the 429 as it is. */
 async function noticeRefusal(db: Db, refusal: LimitRefusal, now: Date): Promise<void> {
   await noticeLimitsReached(db, [refusal], now).catch((error: unknown) => {
     log.warn({ err: error, aid: refusal.aid }, "A quota refusal could not be noticed for webhooks");
   });
 }
 
-/**
- * The values of the opening statement's placeholders for a chat asked at `now`. Exported with
- * `openingQuery` for the benchmark's baseline (bench/baseline.ts), which makes this very
- * statement without the service's layers.
- */
+/** Exported with `openingQuery` for the benchmark's baseline (bench/baseline.ts). */
 export function openingValues(
   { aid, caller, chatId }: { aid: string; caller: Caller; chatId: string },
   now: Date,
@@ -144,7 +129,6 @@ export function openingValues(
   };
 }
 
-/** The placeholders that say who the caller is, for the admission rule below. */
 function callerValues(caller: Caller) {
   return {
     callerKind: caller.kind,
@@ -153,10 +137,7 @@ function callerValues(caller: Caller) {
   };
 }
 
-/**
- * Whether the caller may chat with the agent, by the opening statement's own rule (its
- * `admitted` step), without counting anything: for HEAD, which answers what GET would.
- */
+/** Whether the caller may chat with the agent, counting nothing: for HEAD, which answers as GET. */
 export async function admissionOf(
   db: Db,
   { aid, caller }: { aid: string; caller: Caller },
@@ -172,18 +153,12 @@ export async function admissionOf(
   return row.admitted ? "admitted" : notAdmitted(caller);
 }
 
-/** Why a caller the admission rule refused was refused: its key is not the agent's, or it has none. */
 function notAdmitted(caller: Caller): "key_invalid" | "key_required" {
   return caller.kind === "key" ? "key_invalid" : "key_required";
 }
 
-/**
- * Who may chat with an agent, as steps of a statement: the agent; the caller's key, if it is
- * one of the agent's, not revoked and not expired; `admitted`, a row when the agent is not
- * paused and the caller is an admin, holds such a key, or the agent is public; and
- * `rate_rule`, the chats a minute the caller may send (its key's own limit, else the agent's).
- * Shared by the opening statement and HEAD's check.
- */
+// Who may chat with an agent, as steps shared by the opening and HEAD: an admin, a live agent key
+// of the agent, or anyone when it is public, never while it is paused.
 function admissionSteps(db: Db) {
   const p = (name: string) => sql.placeholder(name);
   const agent = db.$with("agent").as(
@@ -219,7 +194,6 @@ function admissionSteps(db: Db) {
   return { agent, callerKey, admitted, rateRule };
 }
 
-/** The admission rule alone: a row if the agent exists, saying whether the caller is admitted. */
 function admissionStatement(db: Db) {
   return prepared(db, "chat-admission", () => {
     const { agent, callerKey, admitted } = admissionSteps(db);
@@ -232,10 +206,7 @@ function admissionStatement(db: Db) {
   });
 }
 
-/**
- * The agent's columns a chat reads: what its model call needs, and whether it is paused. Not
- * the whole row: every column selected is also converted, sent and mapped on every chat.
- */
+// Not the whole row: every column selected is also converted, sent and mapped on every chat.
 const CHAT_AGENT_COLUMNS = {
   aid: agents.aid,
   name: agents.name,
@@ -247,15 +218,11 @@ const CHAT_AGENT_COLUMNS = {
   paused: agents.paused,
 } satisfies Record<keyof CalledAgent | "paused", unknown>;
 
-/** The opening statement, prepared once per database handle (it runs on every chat). */
 function openingStatement(db: Db) {
   return prepared(db, "chat-opening", () => openingQuery(db).prepare("chat_opening"));
 }
 
-/**
- * The opening statement as a query, its values placeholders (`openingValues` fills them). Built
- * once per database handle by `openingStatement`; the benchmark's baseline takes its text.
- */
+/** Exported with `openingValues` for the benchmark's baseline, which takes its text. */
 export function openingQuery(db: Db) {
   const p = (name: string) => sql.placeholder(name);
   const now = sql`${p("now")}::timestamptz`;
@@ -291,7 +258,6 @@ export function openingQuery(db: Db) {
           RETURNING count AS rate_count,
             (extract(epoch FROM window_started_at) * 1000)::float8 AS rate_window_started_ms`,
     );
-  // One message use reserved: counted if admitted and within the rate limit, and recorded.
   const { counted, reserved, row } = reserveMessage(db, {
     aid: p("aid"),
     when: sql`EXISTS (SELECT 1 FROM admitted) AND (

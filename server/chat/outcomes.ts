@@ -23,7 +23,6 @@ const OUTCOMES: Partial<Record<ProblemCode, ChatOutcome>> = {
   database_unavailable: "unavailable",
 };
 
-/** Counts a chat's outcome (and, for a refusal by a limit, which limit). */
 export function recordChat(aid: string, error?: unknown): void {
   if (error === undefined) {
     countChat("ok", aid);
@@ -53,11 +52,7 @@ export const beginChat = (ctx: Pick<DataContext, "clock">): Begun => ({
   mark: performance.now(),
 });
 
-/**
- * Where every chat ends, once: its outcome counted (recordChat) and its row put in the request
- * log (server/requests), with the reply's tokens and cost when one was stored, or the status
- * and code its failure answers with.
- */
+/** Where every chat ends, once: its outcome counted and its row put in the request log. */
 export function endChat(
   ctx: EndContext,
   chat: { aid: string; chatId: string; via: RequestVia; begun: Begun },

@@ -3,17 +3,13 @@ import type { Db } from "@/db/client";
 import { chatRateLimits } from "@/db/schema";
 import { AppError } from "@/server/frame/errors";
 
-/**
- * Per-caller rate limits of chat: `rate_limit_rpm` chats in a window that opens with the
- * caller's first chat and lasts a minute (counted in the chat's opening statement,
- * server/chat/opening.ts). What callers are told, in headers and problems, is made here.
- */
+// Per-caller chat rate limits: `rate_limit_rpm` chats in a window opened by the caller's first
+// chat (counted in the opening statement, chat/opening.ts); what callers are told is made here.
 
 export const RATE_WINDOW_MS = 60_000;
 
 /** A caller's standing after a chat: what the X-RateLimit-* headers say. */
 export type RateLimit = {
-  /** Chats a minute allowed. */
   limit: number;
   remaining: number;
   /** Seconds until the window ends and `remaining` is back to `limit`. */
@@ -22,10 +18,7 @@ export type RateLimit = {
 
 type Window = { count: number; startedMs: number | null };
 
-/**
- * The standing after the opening: from the window as this chat counted it in, or, when the
- * window was full and counted nothing, as it was before (a full window that has not ended).
- */
+/** The standing after the opening: the window as this chat counted in it, or as it was if full. */
 export function rateLimitAfter(
   limit: number,
   now: Date,
@@ -41,7 +34,6 @@ export function rateLimitAfter(
   };
 }
 
-/** The headers that tell a caller its standing, from the API's form of it. */
 export function rateLimitHeaders(
   rateLimit: { limit: number; remaining: number; reset_s: number } | null | undefined,
 ): Record<string, string> {
@@ -69,7 +61,6 @@ export function withRateLimit(error: unknown, rateLimit: RateLimit | null): unkn
   });
 }
 
-/** Deletes chat rate-limit windows long over (housekeeping). */
 export async function purgeOldChatWindows(db: Db, now: Date): Promise<void> {
   await db
     .delete(chatRateLimits)

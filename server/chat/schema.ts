@@ -6,8 +6,6 @@ import { quotaSchema } from "@/server/quota/schema";
 import { AUTONOMOUS_THREAD, chatIdSchema, DEFAULT_CHAT_ID } from "@/server/threads/schema";
 import { type ToolCall, toolCallsSchema } from "@/server/tools/schema";
 
-/** Chat schemas, defined once for the procedures, the REST handler, OpenAPI and the dashboard. */
-
 export const Q_MAX_LENGTH = 10_000;
 
 /**

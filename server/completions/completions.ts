@@ -17,15 +17,10 @@ import type {
 } from "./schema";
 
 /**
- * POST /v1/chat/completions: an agent asked as OpenAI's chat completions ask a model. The
- * request's messages are the conversation (stateless, as OpenAI's is); the question is its last
- * message. Everything else is the chat's own (server/chat `ask`): access, caller, rate limit,
- * quota and token budgets, the model call with the agent's prompt first and its MCP tools, the
- * exchange stored in the caller's thread `openai` (for the dashboard and the usage figures; it
- * is never read back as history), metrics. One completion is one message.
+ * POST /v1/chat/completions through the chat's own path (server/chat `ask`). The request's
+ * messages are the conversation; the exchange is stored in the caller's thread `openai`.
  */
 
-/** The caller's thread completions are stored in. */
 export const COMPLETIONS_THREAD = "openai";
 
 type CompletionContext = DataContext & {
@@ -129,7 +124,6 @@ export async function* streamCompletion(
   }
 }
 
-/** The chat question a request asks: its last message, after the conversation before it. */
 function askOf(ctx: CompletionContext, request: CompletionRequest): Ask {
   const { model } = request;
   // Not an aid at all ("gpt-4o" is one; "GPT-4" is not): no agent has it.

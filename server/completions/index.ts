@@ -1,8 +1,4 @@
-/**
- * POST /v1/chat/completions: an agent asked as an OpenAI-compatible model, through the chat's
- * own path. This index is the folder's public surface: import the folder, not its files
- * (docs/architecture.md).
- */
+// POST /v1/chat/completions: an agent asked as an OpenAI-compatible model, through chat's own path.
 
 export {
   COMPLETIONS_THREAD,

@@ -3,11 +3,9 @@ import { rateLimitSchema } from "@/server/chat/schema";
 import { storableString } from "@/server/kit/text";
 
 /**
- * POST /v1/chat/completions: OpenAI's chat completion request and its answers, with an agent's
- * aid as `model`. Defined once for the procedures, the REST handler and OpenAPI. Optional fields
- * take null as leaving them out, as OpenAI's own API does (some clients send nulls). What the
- * service cannot honour is refused by name, never ignored: a field it does not know (zod's
- * unknown keys), `n` other than 1, client tools, log probabilities.
+ * OpenAI's chat completion request and answers, with an agent's aid as `model`. Optional fields
+ * take null as absent, as OpenAI's API does. What the service cannot honour is refused by name,
+ * never ignored: unknown fields, `n` other than 1, client tools, log probabilities.
  */
 
 /** Messages a request may hold; the body's own bound (256 KiB) is usually reached first. */

@@ -1,5 +1,2 @@
-/**
- * The dashboard overview's figures. This index is the folder's public surface: import the folder,
- * not its files (docs/architecture.md).
- */
+// The dashboard overview's figures.
 export { overview, overviewSchema } from "./overview";

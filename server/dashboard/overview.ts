@@ -13,21 +13,16 @@ import type { Clock } from "@/server/kit/clock";
 import { quotaFilterSql, utcDay, utcMonth } from "@/server/quota";
 import { presentRun, runSchema } from "@/server/runs";
 
-/** What the dashboard's overview shows: a few aggregate queries, each on an index or a count. */
-
 export const overviewSchema = z.object({
   agents: z.object({ total: z.int(), autonomous: z.int() }),
   /**
-   * Chat replies delivered today and this month (UTC) by the agents there are now: the usage
-   * record, as the usage charts read it. Resetting counters does not change it.
+   * Chat replies delivered today and this month (UTC), from the usage record as the usage charts
+   * read it, so that resetting counters does not change it.
    */
   messages: z.object({ today: z.int(), this_month: z.int() }),
-  /**
-   * Agents at 80% or more of any of their limits (five counters, three token budgets): the agents
-   * listing's `quota=near`.
-   */
+  /** The agents listing's `quota=near`. */
   agents_near_limit: z.int(),
-  /** Agents at a limit (the next use of that kind is refused): the listing's `quota=over`. */
+  /** The agents listing's `quota=over`. */
   agents_over_limit: z.int(),
   recent_runs: z.array(runSchema),
   deployments_by_status: z.record(z.string(), z.int()),

@@ -11,12 +11,9 @@ import { recordStatusChange } from "./status-change";
 import { ADMIN_SIGNER, allowedNext, canTransition } from "./view";
 
 /**
- * An admin changes a deployment's status (cancels it, fails it, moves it on) from the dashboard
- * or with the admin key: the status machine is the one a worker's signed change goes by, and
- * the change is recorded in the history as the admin's (`admin` for the key, the wallet's
- * address for an admin wallet), with no nonce, since no signed message was spent. One
- * transaction, the row locked, with its webhook event, as for a signed change. An admin's
- * change assigns no worker.
+ * An admin's change of a deployment's status, by the status machine a worker's signed change goes
+ * by, recorded in the history as the admin's with no nonce, since no signed message was spent. It
+ * assigns no worker.
  */
 export async function changeStatusAsAdmin(
   { db, clock }: DataContext,

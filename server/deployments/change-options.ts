@@ -10,10 +10,8 @@ import { allowedChanges } from "./permissions";
 import type { changeOptionsInputSchema, changeOptionsSchema } from "./schema";
 
 /**
- * What the dashboard may offer a signer on one deployment: the statuses the service would
- * accept from that wallet now (by the same rule as the signed update itself), why none when
- * none, and whether a Privy token must go with the change. Seen with the session's rights: a
- * wallet sees its own deployments only, and may ask only about itself.
+ * What the dashboard may offer a signer on one deployment, by the signed update's own rule, and
+ * whether a Privy token must go with it. A wallet may ask only about itself and its deployments.
  */
 export async function changeOptions(
   { db, config }: { db: Db; config: Pick<Config, "siwe" | "privy"> },

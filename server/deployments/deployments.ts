@@ -20,7 +20,6 @@ import {
   type listDeploymentsOutputSchema,
 } from "./schema";
 
-/** The slice of the request's context it needs. */
 type Ctx = DataContext;
 
 export function presentDeployment(row: DeploymentRow): Deployment {
@@ -85,19 +84,12 @@ export async function createDeployment(
   return presentDeployment(row);
 }
 
-/**
- * Where a page of deployments starts: older than `before` (the next page), or newer than
- * `after` (the page before, read backwards).
- */
+/** Older than `before` (the next page), or newer than `after` (the page before, read backwards). */
 const deploymentCursor = z.union([
   z.object({ before: deploymentIdSchema }),
   z.object({ after: deploymentIdSchema }),
 ]);
 
-/**
- * A page of deployments, newest first, filtered by owner, status and proposal, with cursors
- * both ways and, when asked, how many match over all pages.
- */
 export async function listDeployments(
   { db }: Ctx,
   input: z.output<typeof listDeploymentsInputSchema>,
@@ -150,7 +142,6 @@ export async function listDeployments(
   };
 }
 
-/** One deployment with its status history, oldest change first. */
 export async function getDeployment(
   { db }: Ctx,
   id: number,

@@ -1,8 +1,4 @@
-/**
- * Worker deployments: create, list, read, and the signed status update with its permissions and
- * status machine. This index is the folder's public surface: import the folder, not its files
- * (docs/architecture.md).
- */
+// Worker deployments, and their signed status updates with permissions and status machine.
 
 export { changeStatusAsAdmin } from "./admin-change";
 export { changeOptions } from "./change-options";

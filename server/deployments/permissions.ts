@@ -3,18 +3,12 @@ import type { Config, SiweConfig } from "@/server/frame/config";
 import { AppError } from "@/server/frame/errors";
 import { allowedNext, canTransition, type DeploymentStatus, FINAL_STATUSES } from "./view";
 
-/**
- * Who may change a deployment's status to what: the rule a signed status update is checked
- * against, and what the dashboard offers a signer (only the changes it would accept).
- */
+// Who may change a deployment's status to what: for signed status updates and the dashboard alike.
 
 type Siwe = Pick<SiweConfig, "adminAddresses" | "workerAddresses">;
 type StatusChange = { status: DeploymentStatus };
 
-/**
- * The refusal for a request_id the signer may not act on, the same whether or not it exists,
- * so that signing messages cannot be used to learn which request_ids there are.
- */
+/** Refuses alike whether or not the request_id exists, so signing cannot probe for request_ids. */
 export function notYours(requestId: string): AppError {
   return new AppError(
     "deployment_not_found",
@@ -26,12 +20,7 @@ export function isAdmin(address: string, config: Pick<Config, "siwe">): boolean 
   return config.siwe.adminAddresses.has(address.toLowerCase());
 }
 
-/**
- * Why `signer` may not make this change, if it may not. A signer that may not act on the
- * deployment at all (assigned to another worker; unassigned and the signer may not claim it)
- * is told no more than for a request_id that does not exist; only a worker that lost a race
- * to pick up a deployment it could have claimed learns that it was claimed.
- */
+/** Why `signer` may not make this change; one that may not act on it at all learns nothing more. */
 export function refusal(
   current: DeploymentRow,
   statement: StatusChange,
@@ -72,10 +61,7 @@ export function refusal(
   return undefined;
 }
 
-/**
- * The statuses `signer` may move the deployment to now, each checked by the rule above, and
- * when there are none, why, in words for the dashboard.
- */
+/** The statuses `signer` may move the deployment to now, or why none, for the dashboard. */
 export function allowedChanges(
   current: DeploymentRow,
   signer: string,

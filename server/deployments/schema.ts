@@ -12,8 +12,6 @@ import { addressSchema } from "@/server/kit/wallet-address";
 import { includeTotalParam, pageOutputFields, pageParams } from "@/server/pagination/schema";
 import { DEPLOYMENT_STATUSES } from "./view";
 
-/** Deployment schemas, defined once for the procedures, REST, OpenAPI and the dashboard. */
-
 export const statusSchema = z.enum(DEPLOYMENT_STATUSES, {
   error: `must be one of ${DEPLOYMENT_STATUSES.join(", ")}`,
 });
@@ -159,11 +157,7 @@ export const changeOptionsSchema = z.object({
   privy_token: z.enum(["ignored", "optional", "required"]),
 });
 
-/**
- * An admin's change of a deployment's status (POST /v1/deployments/{id}/status): by the same
- * status machine as a worker's signed change, with no signature (the admin's credentials are
- * the authority), recorded in the history as the admin's.
- */
+/** An admin's status change: the workers' status machine, the admin's credentials its authority. */
 export const adminStatusChangeInputSchema = deploymentIdInputSchema
   .extend({
     status: statusSchema,

@@ -14,17 +14,14 @@ export type StatusChange = {
   signer: string;
   /** The signed message's nonce; empty for an admin's change, which spends none. */
   nonce: string;
-  /** Further fields of the row (the worker a signed change assigns). */
   assign?: Partial<Pick<DeploymentRow, "workerName" | "workerUuid" | "workerAddress">>;
   at: Date;
 };
 
 /**
- * Writes an allowed change to the locked row `current`, inside the caller's transaction: the row
- * (its details merged), its history entry and, for a new status (not the same status again,
- * which updates details), the `deployment.status_changed` event, its data the record GET
- * /v1/deployments/{id} shows, history included, read only when an endpoint subscribes. The one
- * write of a worker's signed change and an admin's alike.
+ * Writes an allowed change to the locked row `current` in the caller's transaction: the row, its
+ * history entry and, for a new status, the `deployment.status_changed` event (its data read only
+ * when an endpoint subscribes). Shared by a worker's signed change and an admin's.
  */
 export async function recordStatusChange(
   tx: Db,

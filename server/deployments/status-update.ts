@@ -22,16 +22,13 @@ import {
 } from "./schema";
 import { recordStatusChange } from "./status-change";
 
-/** POST /v1/deployments/worker/status: the signed status change of a deployment. */
 
-/** The slice of the request's context it needs. */
 type Ctx = DataContext;
 
 /**
- * A worker's signed status change. The signature, message and token are checked first; then,
- * in one transaction, the nonce is spent and the deployment locked, checked and changed, so a
- * replay or two workers racing for `pick_up` have exactly one winner. A refused change still
- * spends the nonce of its authenticated message: a signed message works once, whatever happens.
+ * A worker's signed status change: after the signature checks, one transaction spends the nonce
+ * and locks, checks and changes the deployment, so that a replay or two workers racing for
+ * `pick_up` have exactly one winner.
  */
 export async function updateStatus(
   { db, clock, config }: Ctx & { config: Pick<Config, "siwe" | "privy"> },

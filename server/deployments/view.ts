@@ -1,18 +1,10 @@
-/**
- * The deployment statuses and the machine that moves between them: what the dashboard shows and
- * offers, computed the same on both sides. No zod and nothing server-only: the browser loads it.
- */
+// The deployment status machine, shared with the browser: no zod and nothing server-only.
 
 import type { DeploymentStatus } from "@/db/enums";
 
 export { DEPLOYMENT_STATUSES, type DeploymentStatus } from "@/db/enums";
 
-/**
- * The deployment status machine:
- * init → pick_up → deploying → deployed → generated_proof; any status that is not final
- * → failed; init or pick_up → cancelled; deployed or generated_proof → pick_up (redeploy).
- * `failed` and `cancelled` are final. The same status again is allowed (it updates details).
- */
+/** `failed` and `cancelled` are final; the same status again is allowed (it updates details). */
 const NEXT: Record<DeploymentStatus, readonly DeploymentStatus[]> = {
   init: ["pick_up", "failed", "cancelled"],
   pick_up: ["deploying", "failed", "cancelled"],

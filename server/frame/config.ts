@@ -4,10 +4,8 @@ import { z } from "zod";
 // Node.js itself, which knows no `@/` paths.
 import { parseAllowedHosts } from "../kit/allowed-hosts.ts";
 
-/**
- * Environment configuration, validated once at start-up. Every variable is optional: the
- * defaults run the whole service offline on one machine with the embedded database.
- */
+// Environment configuration, validated once at start-up. Every variable is optional: the
+// defaults run the whole service offline on one machine with the embedded database.
 
 // `FOO=` in a .env file means "not set", not "set to the empty string".
 const optional = <T extends z.ZodType>(schema: T) =>
@@ -41,9 +39,8 @@ const modelPricesSchema = z.record(
 );
 
 /**
- * The shortest admin key there can be. A shorter bearer token is no guess at it: it is not
- * counted against the client (server/frame/context.ts), so that a placeholder key (OpenAI's clients
- * need one to call a public agent) costs nothing.
+ * The shortest admin key there can be. A shorter bearer token is not counted against the client
+ * (server/frame/context.ts), so the placeholder key OpenAI's clients need to call a public agent is free.
  */
 export const ADMIN_KEY_MIN_LENGTH = 16;
 
@@ -210,33 +207,21 @@ export function parseConfig(env: Record<string, string | undefined>) {
   if (issues.length > 0) throw new ConfigError(`Invalid configuration:\n${issues.join("\n")}`);
   return {
     port: e.PORT,
-    /** The address to listen on; unset = every interface (IPv6 and IPv4). */
     host: e.HOST,
-    /**
-     * Web worker processes of this instance (server/instance): the cores available on
-     * PostgreSQL, always 1 on the embedded database, which belongs to one process.
-     */
     webConcurrency: e.WEB_CONCURRENCY ?? (e.DATABASE_URL ? availableParallelism() : 1),
-    /**
-     * Who routes a request for a REST path: the server entry, straight to the route's handler
-     * (`direct`), or Next.js's router (`nextjs`, for comparison and as a way back). Either way
-     * the same handler answers (server/instance/rest-routes.ts).
-     */
+    /** `direct`: the server entry calls the route's handler; `nextjs`: Next.js's router does. */
     restRouting: e.REST_ROUTING,
-    /** A bearer token that may read GET /metrics besides the admin key (for a scraper). */
     metricsToken: e.METRICS_TOKEN,
     publicUrl: publicUrl.toString().replace(/\/+$/, ""),
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
-    /** PostgreSQL connections this process opens at most (PGlite has one). */
     databasePoolSize: e.DATABASE_POOL_SIZE,
     adminApiKey: e.ADMIN_API_KEY,
-    /** The model provider: an OpenAI-compatible endpoint, or the built-in echo when none is set. */
     llm: {
       /** Unset = the built-in `echo` provider. */
       baseUrl: e.LLM_BASE_URL,
       apiKey: e.LLM_API_KEY,
-      /** Used for agents whose `model` is null. */
+      /** For agents whose `model` is null. */
       defaultModel: e.LLM_MODEL,
       timeoutMs: e.LLM_TIMEOUT_MS,
       maxConcurrency: e.LLM_MAX_CONCURRENCY,
@@ -244,69 +229,48 @@ export function parseConfig(env: Record<string, string | undefined>) {
       maxOutputTokens: e.LLM_MAX_OUTPUT_TOKENS,
     },
     chat: {
-      /** Replies are cut at this many characters, whatever the model sends. */
       maxReplyChars: e.CHAT_MAX_REPLY_CHARS,
-      /** At most this many earlier messages of the thread go to the model... */
       historyMessages: e.CHAT_HISTORY_MESSAGES,
-      /** ...and at most this many characters of them (the oldest are dropped first). */
       historyMaxChars: e.CHAT_HISTORY_MAX_CHARS,
-      /** `rate_limit_rpm` of a new agent: chats a minute per caller; null = no limit. */
       defaultRateLimitRpm: e.CHAT_RATE_LIMIT_RPM,
       /** How many proxies' X-Forwarded-For entries to believe for the client address. */
       trustProxy: e.TRUST_PROXY,
     },
-    /** Tools from MCP servers (server/tools). */
     tools: {
-      /** Hosts MCP servers may be on (server/tools/hosts.ts); empty = any. */
+      /** Empty = any host. */
       allowedHosts: hosts.rules,
-      /** Bound on one tool call (connecting included). */
       timeoutMs: e.MCP_TOOL_TIMEOUT_MS,
-      /** A tool's result is cut at this many characters before the model sees it or it is stored. */
       maxResultChars: e.MCP_RESULT_MAX_CHARS,
     },
-    /** Signed webhooks (server/webhooks): where they may go, and how they are sent and retried. */
     webhooks: {
-      /**
-       * The private, loopback and other non-public addresses endpoints may be on (and names
-       * that resolve to them); empty = none. Public addresses need no listing.
-       */
+      /** Non-public addresses webhook endpoints may be on (empty = none); public ones are free. */
       allowedHosts: webhookHosts.rules,
-      /** The first retry after this, doubling after each failed attempt (with jitter). */
       retryBaseMs: Math.round(e.WEBHOOK_RETRY_BASE_S * 1000),
-      /** How long a delivery is retried from its event, and an endpoint may fail before it is disabled. */
+      /** How long a delivery is retried, and an endpoint may fail before it is disabled. */
       retryWindowMs: Math.round(e.WEBHOOK_RETRY_WINDOW_H * 3_600_000),
-      /** Bound on one attempt: connecting, the answer's status and its first bytes. */
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
-      /** How often each instance's sender looks for due deliveries. */
       pollMs: e.WEBHOOK_POLL_MS,
-      /** Attempts in flight at once in one instance's sender. */
       concurrency: e.WEBHOOK_CONCURRENCY,
     },
     siwe: {
       /** host[:port] of PUBLIC_URL: the only domain a message may name. */
       domain: publicUrl.host,
-      /** http or https, from PUBLIC_URL: a message that names a scheme must name this one. */
       scheme: publicUrl.protocol.replace(":", ""),
-      /** A message's URI must be this base URL or below it. */
       baseUrl: publicUrl.toString().replace(/\/+$/, ""),
       chainIds: new Set(splitList(e.SIWE_CHAIN_IDS).map(Number)) as ReadonlySet<number>,
       maxAgeS: e.SIWE_MAX_AGE_S,
       clockSkewS: e.SIWE_CLOCK_SKEW_S,
       rpcUrl: e.RPC_URL,
-      /** Lower-case wallet addresses with admin rights (dashboard, any deployment). */
       adminAddresses: lowerCaseSet(e.ADMIN_ADDRESSES),
-      /** Nonces a client address may be issued a minute; null = no limit. */
       nonceRateLimitRpm: e.NONCE_RATE_LIMIT_RPM,
-      /** Lower-case wallets that may pick up unassigned deployments; empty = any wallet. */
+      /** Empty = any wallet may pick up unassigned deployments. */
       workerAddresses: lowerCaseSet(e.WORKER_ADDRESSES),
     },
-    /** Set when both PRIVY_APP_ID and PRIVY_VERIFICATION_KEY are. */
     privy:
       e.PRIVY_APP_ID && e.PRIVY_VERIFICATION_KEY
         ? {
             appId: e.PRIVY_APP_ID,
             // A PEM in one environment line may carry its line breaks as literal \n.
-            /** SPKI PEM of Privy's ES256 verification key. */
             verificationKey: e.PRIVY_VERIFICATION_KEY.replaceAll("\\n", "\n"),
             required: e.PRIVY_REQUIRED === "true",
           }
@@ -315,14 +279,10 @@ export function parseConfig(env: Record<string, string | undefined>) {
       /** Off on web instances when `npm run worker` runs the schedule elsewhere. */
       enabled: e.SCHEDULER === "on",
       tickMs: e.SCHEDULER_TICK_MS,
-      /** Due agents claimed per transaction. */
       batchSize: e.SCHEDULER_BATCH_SIZE,
-      /** Autonomous runs at once in this process (they also share the model slots). */
       concurrency: e.SCHEDULER_CONCURRENCY,
-      /** On SIGTERM: how long runs and model calls in flight may take to finish. */
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     },
-    /** The limits of a new agent's counters; null = unlimited. */
     quotaDefaults: {
       messageLimitTotal: e.QUOTA_DEFAULT_MESSAGE_LIMIT_TOTAL,
       messageLimitMonthly: e.QUOTA_DEFAULT_MESSAGE_LIMIT_MONTHLY,
@@ -333,12 +293,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
       tokenLimitMonthly: e.QUOTA_DEFAULT_TOKEN_LIMIT_MONTHLY,
       tokenLimitDaily: e.QUOTA_DEFAULT_TOKEN_LIMIT_DAILY,
     },
-    /**
-     * Days a chat request's row stays in the request log (server/requests) before the
-     * housekeeping deletes it; 0 = no request log: nothing is written, and what is there goes.
-     */
+    /** 0 = no request log: nothing is written, and what is there is deleted. */
     requestLogDays: e.REQUEST_LOG_DAYS,
-    /** Prices per million tokens by model, written to `model_prices` at start-up. */
     modelPrices: e.MODEL_PRICES,
   };
 }

@@ -23,7 +23,6 @@ export type Credentials = "none" | "invalid" | "valid" | "throttled";
 /** Everything a procedure may use. Tests build it directly, with no HTTP. */
 export type Context = {
   db: Db;
-  /** The model provider and the process's cap on model calls. */
   model: ModelRuntime;
   clock: Clock;
   config: Config;
@@ -33,14 +32,10 @@ export type Context = {
   caller: Caller;
   /** The keyed hash of the client's address: what throttles and per-client limits count by. */
   client: string;
-  /** With credentials `throttled`: the seconds the client must wait. */
   throttledForS?: number;
-  /** The id of the cookie's session, for signing out. */
   sessionId?: string;
-  /** The request's id (X-Request-Id), for problems and log lines. */
   requestId?: string;
   auth: AuthKeys;
-  /** When the service started, for uptime. */
   startedAt: Date;
   databaseKind?: "pglite" | "postgres";
   /** Response headers, where procedures set cookies; present on the /api/trpc path only. */
@@ -57,10 +52,7 @@ type Optional =
   | "model"
   | "resHeaders";
 
-/**
- * A context from its parts, with the defaults filled in: what createContext builds from a
- * request's headers, and what tests and the bench build directly, with no HTTP.
- */
+/** A context from its parts, defaults filled in: tests and the bench build it without HTTP. */
 export function createContextOf(
   options: Omit<Context, Optional> & Partial<Pick<Context, Optional>>,
 ): Context {
@@ -79,14 +71,11 @@ export function createContextOf(
   };
 }
 
-/** When this process started, for /health's uptime. */
 export const startedAt = new Date(Date.now() - process.uptime() * 1000);
 
 /**
- * The context of a request, built from its headers alone (REST and /api/trpc alike): the admin
- * key as a bearer token, or else (on the dashboard's paths only) the session cookie. A bearer token that is an
- * agent key is no admin credential: it names the caller of a chat. A client that sent too many
- * wrong keys is `throttled`: its credentials are not even looked at (server/auth/throttle.ts).
+ * The context of a request, from its headers alone: the admin key as a bearer token, or on the
+ * dashboard's paths the session cookie. A bearer agent key names a chat's caller, no admin.
  */
 export async function createContext({
   headers,
@@ -114,11 +103,8 @@ export async function createContext({
   let sessionId: string | undefined;
   try {
     // Every bearer but a well-formed agent key is tried as the admin key, and a wrong one counts
-    // toward the throttle: also one that starts with `ak_` but does not parse (its chat is
-    // refused as an invalid key all the same, see callerOf). ADMIN_API_KEY is free-form and may
-    // start with `ak_` itself (a generated one does once in 64³), so such a token may be a guess
-    // at it, and left uncounted those guesses would go unthrottled. A well-formed agent key is
-    // only checked against its own key's hash: its 32-byte secret is out of reach of guessing.
+    // toward the throttle, `ak_…` tokens that do not parse too: ADMIN_API_KEY is free-form and may
+    // start with `ak_`. A well-formed agent key's 32-byte secret is out of reach of guessing.
     if (
       token !== undefined &&
       token.length < ADMIN_KEY_MIN_LENGTH &&

@@ -12,13 +12,9 @@ import {
 import { breaksAidRule } from "@/server/kit/agent-id";
 
 /**
- * The one place where errors become statuses and problem details. (What a database driver's
- * error means, unreachable or full or unstorable text, is db/failures.ts's to say.)
- *
- * Domain modules throw `AppError` with a stable problem code and a sentence for people. The tRPC
- * middleware turns it into a `TRPCError` of the matching code; the REST handlers and the tRPC
- * error formatter both render it as RFC 9457 problem details with `problemFromError`.
- * Anything unknown becomes a 500 whose message never reaches the client.
+ * The one place where errors become statuses and problem details (what a driver's error means is
+ * db/failures.ts's to say). Domain modules throw `AppError` with a stable code and a sentence for
+ * people; anything unknown becomes a 500 whose message never reaches the client.
  */
 
 const TRPC_CODES = {
@@ -145,7 +141,6 @@ export function databaseUnavailable(error?: unknown): AppError {
   return new AppError("database_unavailable", detail, { retryAfterS: 5 });
 }
 
-/** Renders any error as problem details. Unknown errors give a generic 500. */
 export function problemFromError(error: unknown): Problem {
   const known = error instanceof TRPCError ? error : mapKnownError(error);
   const cause = known?.cause;

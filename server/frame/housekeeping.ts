@@ -10,11 +10,9 @@ import { purgeOldRequests } from "@/server/requests";
 import { purgeOldDeliveries } from "@/server/webhooks";
 
 /**
- * What every instance does in the background (web and worker alike; each statement is safe to
- * run from many at once): every 5 s, give back the message uses of chats whose process died;
- * every minute, delete what no longer counts (rate windows long over, expired sessions and
- * nonces, forgotten sign-in failures, webhook deliveries past the log's days, limit notices of
- * periods long over, request log rows past REQUEST_LOG_DAYS). Returns a stop function.
+ * Background work of every instance, each statement safe to run from many at once: give back the
+ * message uses of chats whose process died, and delete what no longer counts. Returns a stop
+ * function.
  */
 export function startHousekeeping(
   { db, clock }: { db: Db; clock: Clock },

@@ -10,12 +10,10 @@ import { log, metrics } from "@/server/observability";
 import { applyConfiguredPrices } from "@/server/prices";
 import { sweepReservations } from "@/server/quota";
 
-/** What every request needs, made once per process. */
 export type Services = {
   config: Config;
   database: Database;
   adminKey: AdminKey;
-  /** The session-signing key and the admin-key check, derived once from the admin key. */
   auth: AuthKeys;
   clock: Clock;
   model: ModelRuntime;
@@ -27,11 +25,10 @@ const globalForServices = globalThis as unknown as { agentServices?: Promise<Ser
 export const EMBEDDED_RETRY_MS = 5000;
 
 /**
- * The process's services, started on first use: configuration checked, admin key resolved,
- * database opened and migrated. A failed start is not kept, so a later request tries again (a
- * database that comes up later is picked up without a restart): the next request for
- * PostgreSQL, where a try costs a refused connection; after EMBEDDED_RETRY_MS for the embedded
- * database, where a try boots PGlite (about 0.3 s of CPU and hundreds of MB, even to fail).
+ * The process's services, started on first use. A failed start is not kept, so that a database
+ * that comes up later is picked up without a restart: tried again by the next request on
+ * PostgreSQL, but only after EMBEDDED_RETRY_MS on the embedded database, where a try boots PGlite,
+ * which is costly even to fail.
  */
 export function getServices(): Promise<Services> {
   const running = globalForServices.agentServices;

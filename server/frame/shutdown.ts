@@ -9,14 +9,10 @@ const state = globalThis as unknown as { agentServiceDraining?: boolean };
 export const isDraining = (): boolean => state.agentServiceDraining === true;
 
 /**
- * Graceful shutdown on SIGTERM or SIGINT: report not ready, stop claiming autonomous runs and
- * webhook deliveries, refuse new model calls (503), let the runs, chats and webhook attempts
- * in flight finish, close the MCP connections, write the request log's buffer, close the
- * database, exit. The whole of it is
- * bounded by SHUTDOWN_GRACE_MS: the runs and the chats share one deadline rather than each
- * getting the full grace. Whatever is still running then is cut: its
- * run is swept and refunded by a scheduler later, a chat's use by the housekeeping.
- * (`npm start` sets NEXT_MANUAL_SIG_HANDLE so that Next.js leaves these signals to us.)
+ * Graceful shutdown on SIGTERM or SIGINT: report not ready, stop claiming, refuse new model calls,
+ * let what is in flight finish, then close the MCP connections, the request log and the database.
+ * Runs and chats share one SHUTDOWN_GRACE_MS deadline; what is cut then is swept and refunded
+ * later. (`npm start` sets NEXT_MANUAL_SIG_HANDLE so that Next.js leaves these signals to us.)
  */
 export function installGracefulShutdown(
   services: Services,

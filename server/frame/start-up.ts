@@ -31,10 +31,7 @@ export async function startUp(): Promise<void> {
   }
 }
 
-/**
- * What every instance does in the background, the worker's too: the housekeeping
- * (server/frame/housekeeping.ts) and the webhook sender (server/webhooks), which shutdown stops.
- */
+/** Background work of every instance, the worker's too: housekeeping and the webhook sender. */
 export function startBackgroundWork({ database, clock, config, auth }: Services): {
   sender: WebhookSender;
 } {

@@ -5,10 +5,8 @@ import type { Context } from "@/server/frame/context";
 import { AppError, mapKnownError, problemFromError, toTRPCError } from "@/server/frame/errors";
 import type { ProcedureMeta } from "@/server/http";
 
-/**
- * The tRPC init module. It exports named builders only; the `t` object stays here. A procedure's
- * meta holds its access (set by the builder) and its REST operation, if it has one.
- */
+// Exports named builders only; the `t` object stays here. A procedure's meta holds its access
+// (set by the builder) and its REST operation, if it has one.
 const t = initTRPC
   .context<Context>()
   .meta<ProcedureMeta>()
@@ -25,7 +23,6 @@ const t = initTRPC
     },
   });
 
-/** Turns domain errors (and an unreachable database) into TRPCErrors of the matching code. */
 const mapDomainErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (!result.ok) {
@@ -36,12 +33,9 @@ const mapDomainErrors = t.middleware(async ({ next }) => {
 });
 
 /**
- * A streamed procedure's events, with its failures mapped as every procedure's are. A generator
- * fails while tRPC reads it, after the middleware above has returned: unmapped, a refusal (an
- * unknown agent, a spent quota, no model slot) would reach the client as INTERNAL_SERVER_ERROR
- * with status 500, and be logged as an unexpected error. Each call goes to the inner generator
- * as it is, so stopping early (`return`) runs its cleanup as before. Not a generator of its own:
- * a `yield*` would cost every event one more resumption.
+ * A streamed procedure's events with their failures mapped: a generator fails while tRPC reads
+ * it, after the middleware has returned, so a refusal would reach the client as a 500. Not a
+ * generator of its own, as `yield*` would cost every event one more resumption.
  */
 export function mappedStream<T>(
   events: AsyncGenerator<T, void, undefined>,
@@ -62,12 +56,10 @@ export function mappedStream<T>(
 }
 
 /**
- * The schema, made to validate synchronously for tRPC. tRPC validates a procedure's input and
- * output with `parseAsync`, and zod runs an object's compiled parser only in a synchronous parse:
- * a chat's reply took 16–21 µs asynchronously against 7 µs (BENCHMARKS.md, "Rows mapped by a
- * plan"). The result and the errors are the same; a schema that turns out to need an
- * asynchronous check (none does today) is parsed asynchronously, from then on. Call it where
- * the schema is handed to `.input()` or `.output()`: tRPC takes the parser then.
+ * The schema, made to validate synchronously for tRPC: tRPC calls `parseAsync`, and zod runs an
+ * object's compiled parser only in a synchronous parse. A schema that turns out to need an
+ * asynchronous check is parsed asynchronously from then on. Call it where the schema is handed
+ * to `.input()` or `.output()`, as tRPC takes the parser then.
  */
 export function parsedSynchronously<T extends z.ZodType>(schema: T): T {
   const parseAsync = schema.parseAsync.bind(schema);

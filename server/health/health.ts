@@ -86,7 +86,6 @@ export function healthReport(
   };
 }
 
-/** The health report for a request's context (what /health and the dashboard show). */
 export function healthOf(ctx: {
   db: Db;
   startedAt: Date;

@@ -4,9 +4,8 @@ import { isDraining } from "@/server/frame/shutdown";
 import { checkDatabase } from "./health";
 
 /**
- * The probes of an orchestrator. Live: the process runs and answers, whatever the database
- * does (a failing database is no reason to restart the process). Ready: this instance should
- * be sent traffic: its database answers within 1 s, and it is not draining after SIGTERM.
+ * The orchestrator's probes. Live whatever the database does: a failing database is no reason to
+ * restart the process. Ready: the database answers in time and the process is not draining.
  */
 export const probeSchema = z
   .object({

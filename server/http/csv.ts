@@ -8,7 +8,6 @@ export function wantsCsv(request: Request): boolean {
   return preferredTable(request) === "text/csv";
 }
 
-/** A CSV file as the answer, to be saved under `filename`. */
 export function csvResponse(text: string, filename: string): Response {
   return textResponse(text, {
     headers: {

@@ -32,10 +32,7 @@ export const problemSchema = z
       "RFC 9457 problem details. Some carry more members, e.g. a quota refusal's `limit`, `limit_value` and `rate_limit`.",
   });
 
-/**
- * A named example: a real request or answer of the service, parsed by the schema it illustrates
- * when the module loads, so it cannot drift from what the service takes or sends.
- */
+/** A real request or answer of the service, parsed by its schema at load so it cannot drift. */
 export function example<S extends z.ZodType>(
   schema: S,
   summary: string,
@@ -45,7 +42,6 @@ export function example<S extends z.ZodType>(
   return { summary, value };
 }
 
-/** A JSON body of `schema`, with named examples (real answers of the service) when given. */
 export function jsonContent(
   schema: z.ZodType,
   examples?: ZodOpenApiExamplesObject,
@@ -53,7 +49,6 @@ export function jsonContent(
   return { "application/json": examples ? { schema, examples } : { schema } };
 }
 
-/** A refusal: a problem document, with an example when given. */
 export function problem(
   description: string,
   examples?: ZodOpenApiExamplesObject,
@@ -62,10 +57,7 @@ export function problem(
   return { description, content: { "application/problem+json": media } };
 }
 
-/**
- * The admin's operations. REST takes the admin key only, never the dashboard's session cookie
- * (route.ts), even where the procedure also serves a signed-in wallet over /api/trpc.
- */
+/** REST takes the admin key only, never the session cookie (route.ts). */
 export const ADMIN = [{ adminKey: [] }];
 
 /** An operation anyone may call: it names no security requirement (none is inherited either). */
@@ -91,7 +83,6 @@ export const adminErrors = {
   "503": databaseUnavailable,
 };
 
-/** The refusals of a JSON body beside its content (request.ts, readJsonBody). */
 export const jsonBodyErrors = {
   "413": {
     ...problem(`payload_too_large: the body is larger than ${MAX_BODY_BYTES / 1024} KiB.`),
@@ -103,10 +94,7 @@ export const jsonBodyErrors = {
   },
 };
 
-/**
- * What the server entry (server/instance/serve.ts) answers before any route, whatever the path:
- * true of every operation, so given to each of them.
- */
+/** What the server entry answers before any route, whatever the path: given to every operation. */
 export const refusedBeforeRouting = {
   "408": {
     ...problem("request_timeout: the request did not arrive in time; the connection is closed."),

@@ -5,10 +5,9 @@ import { textResponse } from "@/server/instance";
 import { failureProblem, NO_STORE, refusalHeaders } from "./response";
 
 /**
- * The OpenAI-compatible paths' HTTP: refusals in OpenAI's error object, `{ "error": { message,
- * type, param, code } }`, so that OpenAI's clients raise their own error classes (they go by
- * status), and the caller's standing in the `x-ratelimit-*-requests` headers OpenAI sends. The
- * refusal itself is the service's one error table's (server/frame/errors.ts): only its form differs.
+ * The OpenAI-compatible paths' HTTP: refusals in OpenAI's error object, so that OpenAI's clients
+ * raise their own error classes, and the standing in OpenAI's `x-ratelimit-*-requests` headers.
+ * The refusals are server/frame/errors.ts's; only their form differs.
  */
 
 export const openAiErrorSchema = z
@@ -97,12 +96,10 @@ export function openAiErrorAnswer(p: Problem, headers: Record<string, string> = 
   });
 }
 
-/** Any error as OpenAI's error object, logged when it is the service's fault. */
 export function openAiErrorResponse(error: unknown, requestId?: string): Response {
   return openAiErrorAnswer(failureProblem(error, requestId));
 }
 
-/** A refusal of an OpenAI-compatible operation, for the document. */
 export function openAiRefusal(description: string): ZodOpenApiResponseObject {
   return { description, content: { "application/json": { schema: openAiErrorSchema } } };
 }

@@ -1,19 +1,13 @@
 import Negotiator from "negotiator";
 import { AppError } from "@/server/frame/errors";
 
-/** Reading a REST request: its query, and a JSON body within bounds. */
-
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /** Accept headers remembered per chooser, and the longest one remembered: a client sends any. */
 const ACCEPTS_KEPT = 64;
 const ACCEPT_KEPT_MAX = 256;
 
-/**
- * Which of `types` a request's Accept prefers (undefined: none of them; ties go to the earlier
- * type), remembered for the Accept headers seen lately: clients send the same few, and
- * negotiating again was a chat's cost (BENCHMARKS.md).
- */
+/** The one of `types` a request's Accept prefers, remembered for the Accept headers seen lately. */
 export function acceptedType(types: readonly string[]): (request: Request) => string | undefined {
   const chosen = new Map<string, string | undefined>();
   return (request) => {
@@ -44,11 +38,7 @@ export function queryParams(request: Request, names: readonly string[]): Record<
   return params;
 }
 
-/**
- * Reads a JSON body of at most `maxBytes` (MAX_BODY_BYTES unless the operation says otherwise).
- * The size is enforced while reading, so a client that lies in Content-Length (or sends none)
- * cannot make the server buffer more.
- */
+/** Reads a JSON body of at most `maxBytes`, counted as it arrives, whatever Content-Length says. */
 export async function readJsonBody(
   request: Request,
   { optional = false, maxBytes = MAX_BODY_BYTES }: { optional?: boolean; maxBytes?: number } = {},

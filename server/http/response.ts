@@ -3,15 +3,9 @@ import { type Problem, problemFromError } from "@/server/frame/errors";
 import { textResponse } from "@/server/instance";
 import { log, logRequest } from "@/server/observability";
 
-/** What the REST handlers answer: JSON, problems, and each request's id and log line. */
-
 export const NO_STORE = { "cache-control": "no-store" };
 
-/**
- * A JSON answer, its text carried beside an empty Web body (`textResponse`): the server entry
- * writes the text, and an answer that leaves for Next.js gets its body on the way
- * (`servedDirectly`, `withBody`).
- */
+/** A JSON answer, its text carried beside an empty Web body for the server entry (marks.ts). */
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return textResponse(JSON.stringify(body), {
     status,
@@ -19,7 +13,6 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   });
 }
 
-/** An answer with no body (204, 202 without a record). */
 export function empty(status = 204): Response {
   return new Response(null, { status, headers: NO_STORE });
 }
@@ -54,7 +47,6 @@ export function errorResponse(error: unknown, requestId?: string): Response {
   return problemResponse(failureProblem(error, requestId));
 }
 
-/** Any error as the problem it is for the client, logged when it is our fault. */
 export function failureProblem(error: unknown, requestId?: string): Problem {
   const p = problemFromError(error);
   if (p.status >= 500 && p.code === "internal_error")
@@ -64,11 +56,7 @@ export function failureProblem(error: unknown, requestId?: string): Problem {
 
 export type RouteParams = Record<string, string | string[] | undefined>;
 
-/**
- * Puts the request's id on the answer and writes the request's log line. `route` is the
- * declared path of the operation (`/agents/{aid}/runs`) where there is one; without it (a path
- * no operation has, /api/trpc) the line takes the request's path.
- */
+/** Puts the request's id on the answer and writes its log line, under the declared path if any. */
 export function finish(
   request: Request,
   response: Response,

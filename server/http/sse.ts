@@ -6,31 +6,23 @@ import { log } from "@/server/observability";
 export type EventFormat<E> = {
   /** An event's frame; undefined for one that only the response's headers use. */
   frame(event: E): string | undefined;
-  /** The frame of a failure after the response has started. */
   failure(problem: Problem): string;
   /** A last frame after the last event (OpenAI's `data: [DONE]`). */
   end?: string;
 };
 
-/** Chat's events: `event: <type>` with the rest of the event as JSON `data`. */
 export const namedEvents: EventFormat<{ type: string }> = {
   frame: ({ type, ...data }) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`,
   failure: (problem) => `event: error\ndata: ${JSON.stringify(problem)}\n\n`,
 };
 
 /**
- * Server-sent events from an async iterable of events, framed by `format` (chat's named events
- * unless said otherwise). The first event is awaited before the response
- * starts, so failures that come before it (not found, quota, overload) keep their own HTTP
- * status. A failure later in the stream is sent as an `error` event with problem details.
- *
- * The frames are carried beside an empty Web body (`streamedResponse`: the entry writes them,
- * Next.js gets a Web stream of them). The producer is stopped (`return()`, so its `finally`
- * gives back what it holds) when the client goes: on the frames' `return()` (the body's cancel
- * under Next.js), and on the request's abort signal. The signal matters: a
- * client that closed while the first event was awaited gets a response Next.js may never read
- * or cancel, which left the producer suspended at its first `yield` for ever, holding a model
- * slot and a quota reservation.
+ * Server-sent events from an async iterable, framed by `format`. The first event is awaited
+ * before the response starts, so failures before it keep their own HTTP status; a later failure
+ * is sent as an `error` event. The producer is stopped (its `finally` gives back what it holds)
+ * on the frames' `return()` and on the request's abort signal: a client that closed while the
+ * first event was awaited gets a response Next.js may never read or cancel, and the producer
+ * would otherwise hold its model slot and quota reservation for ever.
  */
 export async function sseResponse<E extends { type: string }>(
   events: AsyncIterable<E>,

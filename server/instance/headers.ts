@@ -1,20 +1,15 @@
-/**
- * Headers the server entry (serve.ts) puts on every response and request,
- * before Next.js or a route handler sees it. Imported by the entry, which Node.js runs without
- * a bundler: relative imports only, with their extension.
- */
+// Imported by the server entry, which Node.js runs without a bundler: relative imports only, with
+// their extension.
 
 /**
- * The header that carries the socket's address to the route handlers, which only see a Web
- * `Request`. The entry sets it on every request, overwriting whatever a client sent under this
- * name, so it is never the client's word (X-Forwarded-For is: see server/callers/caller.ts).
+ * Carries the socket's address to the route handlers, which only see a Web `Request`. The entry
+ * overwrites it on every request, so it is never the client's word (X-Forwarded-For is).
  */
 export const PEER_HEADER = "x-agent-service-peer";
 
 /**
- * The header that carries the path and query asked for to the dashboard's layout, which
- * Next.js does not tell it: a page that needs a session sends the user to sign in with it, to
- * come back there. Set by the entry on every request, like PEER_HEADER.
+ * The path and query asked for, which Next.js does not tell the dashboard's layout: a page that
+ * needs a session sends the user to sign in with it, to come back there.
  */
 export const PATH_HEADER = "x-agent-service-path";
 

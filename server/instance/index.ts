@@ -1,9 +1,6 @@
 /**
- * The server entry (npm start): one web process, or a node:cluster of web workers on PostgreSQL.
- * main.ts, primary.ts and serve.ts run in Node.js unbundled; the rest of the service reaches this
- * folder only for the headers the entry sets and the mark it serves REST handlers by (and tests
- * for the request the entry hands a handler). This index
- * is the folder's public surface: import the folder, not its files (docs/architecture.md).
+ * The server entry's public surface (import the folder, not its files: docs/architecture.md): the
+ * headers the entry sets and the mark it serves REST handlers by.
  */
 export { PATH_HEADER, PEER_HEADER } from "./headers.ts";
 export {

@@ -1,14 +1,5 @@
-/**
- * The service's server entry: `npm start` (and `npm run dev` with `--dev`). Node.js runs it as
- * it is (TypeScript by type stripping, no bundler), so this file and what it imports use
- * relative imports with their extension; the rest of the service is Next.js's bundle, which the
- * web processes load through Next.js's custom-server API (server/instance/serve.ts).
- *
- * - The embedded database (PGlite) belongs to one process: one web process serves.
- * - On PostgreSQL, WEB_CONCURRENCY web workers (default: the cores available) share the port
- *   as a `node:cluster` (server/instance/primary.ts); WEB_CONCURRENCY=1 is one process.
- * - `--dev` runs Next.js's development server, always in one process.
- */
+// The server entry (`npm start`). Node.js runs it by type stripping, so this file and its imports
+// use relative imports with their extension; the rest is Next.js's bundle (serve.ts).
 import cluster from "node:cluster";
 import module from "node:module";
 import path from "node:path";
@@ -32,9 +23,8 @@ try {
   const config = parseConfig(process.env);
   if (cluster.isPrimary && config.webConcurrency > 1 && !dev) {
     // The workers' own files stripped of their types now and written to Node.js's compile cache
-    // (NODE_COMPILE_CACHE, which npm start sets): a worker then loads them from it and never
-    // loads the TypeScript stripper itself, about 10-17 MB of resident memory a process
-    // (BENCHMARKS.md). serve.ts loads Next.js only when called.
+    // (NODE_COMPILE_CACHE, set by npm start), so that a worker never loads the TypeScript stripper
+    // and its memory. serve.ts loads Next.js only when called.
     await import("./serve.ts");
     module.flushCompileCache();
     const { runPrimary } = await import("./primary.ts");

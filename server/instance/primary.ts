@@ -9,17 +9,11 @@ import {
 } from "../observability/index.ts";
 
 /**
- * The primary of an instance of WEB_CONCURRENCY web workers (`node:cluster`): it serves
- * nothing itself. The workers share the port (the primary accepts and hands connections out
- * in turn); everything they must agree on is in PostgreSQL. The primary:
- *
- * - forks one worker per slot, each told its slot; slot 1 runs the instance's scheduler and
- *   housekeeping (server/frame/start-up.ts), and a worker restarted into slot 1 takes them over;
- * - restarts a worker that dies, at once the first time, then after a back-off that doubles
- *   (to 30 s) while restarted workers keep dying young, so a crash loop does not spin;
- * - on SIGTERM or SIGINT passes SIGTERM to every worker, which drains (server/frame/shutdown.ts),
- *   and exits once all have, killing any still running after SHUTDOWN_GRACE_MS and 5 s more;
- * - answers a worker's GET /metrics with every worker's metrics, aggregated.
+ * The primary of an instance's `node:cluster` web workers; it serves nothing itself. It forks one
+ * worker per slot (slot 1 runs the scheduler and housekeeping, server/frame/start-up.ts), restarts a
+ * worker that dies with a doubling back-off while restarts keep dying young, so that a crash loop
+ * does not spin, passes SIGTERM on and waits for the workers to drain, and answers a worker's
+ * GET /metrics with every worker's metrics, aggregated.
  */
 
 const FIRST_BACKOFF_MS = 250;
@@ -114,9 +108,8 @@ function reply(worker: Worker, message: MetricsReply): void {
 let collections = 0;
 
 /**
- * Every live worker's registry as prom-client JSON, aggregated as prom-client's cluster support
- * does (counters and histograms summed; each gauge by the aggregator it declares). A worker
- * that does not answer in time is left out and named in the log.
+ * Every live worker's metrics, aggregated as prom-client's cluster support does; a worker that
+ * does not answer in time is left out and named in the log.
  */
 async function aggregateMetrics(slots: Map<number, Slot>): Promise<string> {
   const { AggregatorRegistry } = await import("prom-client");

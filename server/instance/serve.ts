@@ -7,23 +7,19 @@ import { PATH_HEADER, PEER_HEADER, securityHeaders } from "./headers.ts";
 import { loadRestRoutes, type RestRoutes } from "./rest-routes.ts";
 
 /**
- * One web process: a `node:http` server in front of Next.js's request handler (Next.js's
- * documented custom server). What it does before Next.js sees a request is what must hold for
- * every response, Next.js's own included: the security headers, the socket's address for the
- * route handlers, and a problem for what no route could take (an unknown method, a malformed
- * percent-escape, a request Node.js's parser refuses).
+ * One web process: a `node:http` server in front of Next.js's request handler (its documented
+ * custom server). Before Next.js sees a request it does what must hold for every response: the
+ * security headers, the socket's address, and a problem for what no route could take.
  */
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 
-/** The methods some path of the service takes; any other is refused before routing. */
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 const KNOWN_METHODS = new Set(METHODS);
 
 /**
- * Longer than any balancer's idle timeout in front (nginx's upstream keepalive_timeout and
- * HAProxy's defaults are 60 s), so that the balancer, not the service, closes an idle
- * connection: the other way round, a request sent as the service closes is lost.
+ * Longer than a balancer's idle timeout in front (nginx and HAProxy default to 60 s), so that the
+ * balancer closes an idle connection: the other way round, a request sent as it closes is lost.
  */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
@@ -189,11 +185,7 @@ function logRefusal(
   });
 }
 
-/**
- * A request Node.js's HTTP parser refused (a malformed request line, headers past
- * `maxHeaderSize`, a request that took too long to arrive): answered as a problem with the
- * security headers, then the connection is closed. Nothing of the request is echoed.
- */
+/** A request Node.js's parser refused: a problem with the security headers, nothing echoed. */
 function answerClientError(
   error: NodeJS.ErrnoException,
   socket: Duplex,
@@ -225,7 +217,6 @@ function answerClientError(
   writeRaw(socket, refusal, headers);
 }
 
-/** A problem written straight to the socket, which is then closed. */
 function writeRaw(
   socket: Duplex,
   refusal: Refusal,

@@ -1,19 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { carriedBody } from "./marks.ts";
 
-/**
- * Between Node.js's HTTP objects and the Web `Request` and `Response` the route handlers take
- * and give: what Next.js does around a route handler, without its routing, its async-storage
- * scopes and its Web Streams pipe (what a REST request costs there: BENCHMARKS.md).
- */
+// Between Node.js's HTTP objects and the route handlers' Web `Request` and `Response`: what
+// Next.js does around a route handler, without its routing, async-storage scopes and streams pipe.
 
 const NO_BODY = new Set(["GET", "HEAD"]);
 
-/**
- * The request as a route handler sees it. Its signal aborts when the client goes before the
- * answer is written (a chat's model call is cancelled and what it holds given back, as under
- * Next.js).
- */
+/** Its signal aborts when the client goes before the answer is written, as under Next.js. */
 export function webRequest(request: IncomingMessage, origin: string, signal: AbortSignal): Request {
   const method = request.method ?? "GET";
   const headers = new Headers();
@@ -33,21 +26,14 @@ export function webRequest(request: IncomingMessage, origin: string, signal: Abo
     // The body is read as it arrives, within the handler's own bound (server/rest/request.ts).
     ...(hasBody ? { body: request as unknown as AsyncIterable<Uint8Array>, duplex: "half" } : {}),
   } as RequestInit);
-  // The client's signal itself, where a `signal` in the init would get one that follows it:
-  // undici makes that one a controller, a weak reference, a listener on ours and a finalizer,
-  // for each request (6.8 µs against 3.3 without, in a loop). The handlers only read
-  // `request.signal`; none clones the request.
+  // The client's signal itself: a `signal` in the init would get one that follows it, which undici
+  // makes with a controller, a weak reference, a listener and a finalizer per request. The handlers
+  // only read `request.signal`; none clones the request.
   Object.defineProperty(made, "signal", { value: signal, enumerable: true });
   return made;
 }
 
-/**
- * Writes a handler's `Response`. A body the response carries as text (JSON, a problem, a chat's
- * text: `textResponse`) goes out with its headers in one write and a Content-Length; chunks it
- * carries (events: `streamedResponse`), or a Web body, are written as they come, waiting for the
- * socket to drain. A client that goes stops the chunks' producer or cancels the body, so the
- * producer's `finally` runs.
- */
+/** Writes a handler's `Response`: carried text in one write, chunks as the socket drains. */
 export async function sendWebResponse(
   response: Response,
   to: ServerResponse,
@@ -80,7 +66,6 @@ export async function sendWebResponse(
   return sendChunks({ next: () => reader.read(), return: () => reader.cancel() }, to, method);
 }
 
-/** What `sendChunks` writes: carried text chunks, or a Web body's reader. */
 type Chunks = {
   next(): Promise<{ done?: boolean; value?: string | Uint8Array }>;
   return(): Promise<unknown>;

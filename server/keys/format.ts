@@ -1,10 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 
 /**
- * Agent keys: `ak_<id>_<secret>`. The id (12 hex) is public and names the key in threads and
- * listings; the secret (32 random bytes, base64url) is shown once, and only its SHA-256 is kept.
- * With the id in the key, a chat finds its key by primary key and knows its caller before the
- * database is asked.
+ * Agent keys: `ak_<id>_<secret>`. The public id names the key in threads and listings; only the
+ * secret's SHA-256 is kept. With the id in the key, a chat finds its key by primary key.
  */
 export type PresentedKey = { id: string; secretHash: string };
 
@@ -18,17 +16,13 @@ export function parseAgentKey(token: string): PresentedKey | undefined {
   return { id: match[1] as string, secretHash: hashSecret(match[2] as string) };
 }
 
-/**
- * No key has an empty id (ids are 12 hex), so the chat's statement finds none for this one and
- * refuses it as it refuses a wrong key.
- */
+// No key has an empty id, so the chat's statement refuses this one as it refuses a wrong key.
 const MALFORMED_KEY: PresentedKey = Object.freeze({ id: "", secretHash: "" });
 
 /**
- * The agent key a bearer token presents, if it presents one: any token that starts as agent keys
- * do. One that does not parse (a character more or less, cut short, `ak_` alone) is a key no
- * agent has, refused with 401 invalid_key, never taken for an anonymous caller: a client that
- * sends a damaged key learns so, rather than chatting in an anonymous thread it did not mean.
+ * The agent key a bearer token presents: any token that starts as agent keys do. One that does
+ * not parse is refused as invalid_key, never taken for an anonymous caller, so that a client that
+ * sends a damaged key learns so rather than chatting in a thread it did not mean.
  */
 export function presentedKey(token: string): PresentedKey | undefined {
   if (!token.startsWith(AGENT_KEY_PREFIX)) return undefined;

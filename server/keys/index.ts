@@ -1,8 +1,4 @@
-/**
- * Agent keys: their format (ak_<id>_<secret>), creation (the secret shown once), listing and
- * revocation. This index is the folder's public surface: import the folder, not its files
- * (docs/architecture.md).
- */
+// Agent keys: their format, creation (the secret shown once), listing and revocation.
 
 export type { PresentedKey } from "./format";
 export { AGENT_KEY_PREFIX, newAgentKey, parseAgentKey, presentedKey } from "./format";

@@ -13,12 +13,8 @@ import type {
   revokeKeyInputSchema,
 } from "./schema";
 
-/**
- * An agent's caller keys (admin). A key is checked on every chat in the chat's own statement,
- * so a revoked key is refused by every instance from the moment it is revoked.
- */
+// A key is checked in every chat's own statement, so a revoked key is refused everywhere at once.
 
-/** The slice of the request's context it needs. */
 type KeysContext = DataContext;
 
 /** More than any real use needs, and a bound on what one agent can hold. */

@@ -4,8 +4,6 @@ import { instant } from "@/server/kit/bounds";
 import { isoDateTime } from "@/server/kit/iso-date-time";
 import { NUL_RULE, withoutNul } from "@/server/kit/text";
 
-/** Agent key schemas: the procedures, the REST handlers, OpenAPI and the dashboard use these. */
-
 const KEY_RPM_MAX = 1_000_000;
 
 export const createKeyInputSchema = z.strictObject({

@@ -1,11 +1,8 @@
 import { z } from "zod";
 import { NUL_RULE, withoutNul } from "@/server/kit/text";
 
-/**
- * An agent's ID (`aid`): its format, the IDs reserved for the service's own paths, and the
- * schemas that take one. Every domain that names an agent uses these, and the error mapping
- * tells an agent ID's problem by its rule (server/frame/errors.ts), so they sit below all of them.
- */
+// Agent IDs: format, reserved IDs and schemas. Every domain that names an agent uses these, and
+// the error mapping tells an agent ID's problem by its rule, so they sit below all of them.
 
 export const AID_PATTERN = /^[a-z][a-z0-9-]*$/;
 export const AID_MIN_LENGTH = 2;
@@ -59,10 +56,7 @@ export function breaksAidRule(detail: string): boolean {
   return detail.includes(AID_RULE) || detail.endsWith(RESERVED_RULE);
 }
 
-/**
- * An aid to look up: any string may be asked for, since one that is malformed or reserved is
- * simply not found (404), not a 400.
- */
+/** An aid to look up: a malformed or reserved one is simply not found (404), not a 400. */
 export const lookupAidSchema = z
   .string()
   .min(1)
@@ -70,7 +64,6 @@ export const lookupAidSchema = z
   .refine(withoutNul, NUL_RULE)
   .meta({ description: "The agent's ID (an unknown or malformed one is simply not found)." });
 
-/** The input of the procedures that take one agent and nothing else. */
 export const aidInputSchema = z.strictObject({ aid: lookupAidSchema });
 
 export const aidSchema = z

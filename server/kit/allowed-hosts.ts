@@ -1,19 +1,14 @@
 import { isIP } from "node:net";
 
 /**
- * An allowed-hosts list: the hosts the service may send requests to on an agent's or an
- * admin's behalf. Read by the configuration (which the server entry loads unbundled: no imports
- * of the service here). Each entry is a host name (`mcp.example.com`), a wildcard for its
- * subdomains (`*.example.com`, not the name itself), or an IP address (IPv6 in brackets when a
- * port follows), optionally with `:port` (without one, any port).
+ * An allowed-hosts list: `mcp.example.com`, `*.example.com` (subdomains only) or an IP address
+ * (IPv6 in brackets before a port), each optionally with `:port`. Imports nothing of the service:
+ * the configuration reads it, and the server entry loads that unbundled.
  *
- * MCP_ALLOWED_HOSTS keeps agents' MCP servers to the hosts it lists (empty: any host), checked
- * by the tools when an agent is saved and again on every request the MCP client sends
- * (redirects included), so a list narrowed later applies at once. It compares names, not
- * addresses: a permitted name whose DNS answer is an internal address still reaches that
- * address (README, "Tools from MCP servers"). WEBHOOK_ALLOWED_HOSTS lists the exceptions to
- * the opposite rule (empty: none): the private and loopback addresses, and names that resolve
- * to them, that webhooks may be sent to (server/webhooks/target.ts checks resolved addresses).
+ * MCP_ALLOWED_HOSTS compares names, not addresses, on save and on every request (redirects
+ * included): a permitted name that resolves to an internal address still reaches it.
+ * WEBHOOK_ALLOWED_HOSTS lists exceptions to the opposite rule: the non-public addresses, or names
+ * resolving to them, that webhooks may go to (server/webhooks/target.ts checks resolved addresses).
  */
 export type HostRule = { host: string; wildcard: boolean; port: number | undefined };
 
@@ -54,7 +49,6 @@ function parseEntry(entry: string): HostRule | undefined {
   return { host: url.hostname, wildcard, port: port === undefined ? undefined : Number(port) };
 }
 
-/** Whether `url` is on a permitted host; every host when there are no rules. */
 export function hostAllowed(url: URL, rules: readonly HostRule[]): boolean {
   if (rules.length === 0) return true;
   return hostListed(
@@ -64,10 +58,7 @@ export function hostAllowed(url: URL, rules: readonly HostRule[]): boolean {
   );
 }
 
-/**
- * Whether a rule names `host` on `port`: `host` as a URL's hostname has it (lower case, IPv4
- * normalised, IPv6 in brackets). No rules name nothing (WEBHOOK_ALLOWED_HOSTS lists exceptions).
- */
+/** Whether a rule names `host` (as a URL's hostname has it) on `port`; no rules name nothing. */
 export function hostListed(host: string, port: number, rules: readonly HostRule[]): boolean {
   const name = host.toLowerCase();
   return rules.some(

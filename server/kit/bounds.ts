@@ -1,16 +1,11 @@
 import { z } from "zod";
 
-/**
- * The numbers and instants a client may send, bounded where its input is parsed: a value that
- * PostgreSQL's column or a JS Date cannot hold would otherwise fail in the query, a 500. The
- * refusal names the range, and the OpenAPI document shows it (minimum, maximum) since it is made
- * from these schemas. db/schema.ts says which columns are `integer` and which `timestamptz`.
- */
+// Numbers and instants a client may send, bounded where input is parsed: a value PostgreSQL's
+// column or a JS Date cannot hold would otherwise fail in the query as a 500.
 
 /** The largest PostgreSQL `integer` (int4): `serial` ids and `integer` columns hold no more. */
 export const INT4_MAX = 2_147_483_647;
 
-/** A whole number from `min` to `max` in a JSON body. `what` names it: "a whole number", … */
 export function wholeNumber(min: number, max: number, what = "a whole number") {
   const rule = wholeRule(min, max, what);
   return z.number({ error: rule }).int(once(rule)).min(min, rule).max(max, rule);
@@ -29,14 +24,12 @@ const wholeRule = (min: number, max: number, what: string) =>
 const once = (rule: string) => ({ error: rule, abort: true });
 
 /**
- * The instants a client may send: years 1970 to 9998. PostgreSQL and Date hold far more, but
- * PostgreSQL reads no year 0000 (1 BC to ISO 8601 and JS), the API writes four-digit years only,
- * and a usage range moves its ends by up to a day and starts 30 days before its end by default:
- * the margins keep every instant it reaches within all three. Nothing stored is older than 1970.
+ * Years 1970 to 9998: PostgreSQL reads no year 0000, the API writes four-digit years only, and a
+ * usage range moves its ends by up to a day and starts 30 days back, so the margins keep every
+ * instant it reaches valid. Nothing stored is older than 1970.
  */
 const EARLIEST_INSTANT = "1970-01-01T00:00:00Z";
 const LATEST_INSTANT = "9998-12-31T23:59:59.999Z";
-/** The range in words, for descriptions and refusals. */
 export const INSTANT_RANGE = `${EARLIEST_INSTANT} to ${LATEST_INSTANT}`;
 
 const EARLIEST_MS = Date.parse(EARLIEST_INSTANT);

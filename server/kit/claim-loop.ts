@@ -2,29 +2,18 @@ import { settlesWithin } from "@/server/kit/settles-within";
 import { log } from "@/server/observability";
 
 /**
- * The loop of a worker that claims work from the database and does it (the scheduler's runs,
- * the webhook sender's deliveries): every `everyMs` a pass claims until nothing more is due,
- * never more than `concurrency` items in flight. Any number of these, in any number of processes,
- * share the work: the claim decides who does what, in the database. On stop it claims nothing
- * more and waits, up to a grace, for the items in flight.
+ * A worker's claim loop (the scheduler's runs, the webhook sender's deliveries): every `everyMs`
+ * a pass claims until nothing more is due, at most `concurrency` in flight. Any number of loops in
+ * any number of processes share the work, since the claim decides who does what in the database.
  */
 export type ClaimLoopOptions<T> = {
   everyMs: number;
   concurrency: number;
-  /**
-   * The fewest free places worth a claim while items are in flight: with fewer, the pass waits
-   * for items to finish (a claim is a transaction of several round trips, too dear to spend on
-   * one item each time one ends).
-   */
+  /** The fewest free places worth a claim while items are in flight (a claim costs round trips). */
   minClaim: number;
-  /** Logged when a pass fails; the next pass comes as usual. */
   failedPass: string;
-  /** Done at the start of each pass, before its claims (the scheduler's sweep). */
   beforePass?: () => Promise<void>;
-  /**
-   * Claims up to `room` items. `more`: whether more may be due (false when the claim came back
-   * short: the rest is not due, or another claim is taking it).
-   */
+  /** `more`: false when the claim came back short (nothing more due, or another claim has it). */
   claim(room: number): Promise<{ claimed: T[]; more: boolean }>;
   /** Does one item. Never rejects: it records or logs its own failure. */
   work(item: T): Promise<void>;
@@ -49,7 +38,7 @@ export class ClaimLoop<T> {
     void loop();
   }
 
-  /** One pass: claims until nothing more is due. Returns how many it claimed; `idle()` waits for them. */
+  /** Claims until nothing more is due; returns how many (`idle()` waits for them). */
   async pass(): Promise<number> {
     const { concurrency, minClaim } = this.options;
     await this.options.beforePass?.();
@@ -68,7 +57,6 @@ export class ClaimLoop<T> {
     return claimed;
   }
 
-  /** Resolves when every item claimed so far is done. */
   async idle(): Promise<void> {
     // `work` never rejects, so this waits for every item.
     while (this.inFlight.size > 0) await Promise.all(this.inFlight);

@@ -1,17 +1,13 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 
 /**
- * Secrets the service must read back (MCP servers' header values, webhook signing secrets),
- * kept encrypted with AES-256-GCM under keys derived from the admin key, one key per purpose.
- * Each value is sealed with additional data that says what it belongs to (a header of an
- * origin, an endpoint), so a stored value cannot be moved to something else and still open,
- * even by someone who can write the database. If the admin key changes, nothing sealed under
- * the old one opens again.
+ * Secrets the service must read back, sealed with AES-256-GCM under keys derived from the admin
+ * key, one per purpose. Additional data binds each value to what it belongs to, so that a stored
+ * value moved elsewhere does not open, even for someone who can write the database.
  */
 
 const VERSION = "v1";
 
-/** The key of one purpose (e.g. `mcp headers v1`), from the admin key. */
 export function sealingKey(adminKey: string, purpose: string): Uint8Array {
   return createHash("sha256").update(`agent-service ${purpose}\0${adminKey}`).digest();
 }

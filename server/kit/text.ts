@@ -1,15 +1,13 @@
 import { z } from "zod";
 
 /**
- * PostgreSQL text (and jsonb) cannot hold the NUL character (U+0000). Every schema whose
- * strings reach the database refuses it, so the client gets a 400 that says so rather than the
- * database failing.
+ * PostgreSQL text and jsonb cannot hold NUL (U+0000): every schema whose strings reach the
+ * database refuses it, so the client gets a 400 rather than the database failing.
  */
 export const NUL_RULE = "must not contain the NUL character (U+0000)";
 
 export const withoutNul = (value: string): boolean => !value.includes("\u0000");
 
-/** A JSON value whose strings, keys included, are all storable. */
 export const jsonWithoutNul = (value: unknown): boolean =>
   !JSON.stringify(value ?? null).includes("\\u0000");
 
@@ -20,17 +18,14 @@ export const jsonWithoutNul = (value: unknown): boolean =>
 export const LONE_SURROGATE_RULE =
   "must not contain half of a surrogate pair (U+D800 to U+DFFF without its other half)";
 
-/** Well formed: no lone surrogate (ES2024's native check). */
 export const withoutLoneSurrogate = (value: string): boolean => value.isWellFormed();
 
 /** The escape JSON.stringify writes for a lone surrogate, not preceded by an escaped backslash. */
 const LONE_SURROGATE_ESCAPE = /(?:^|[^\\])(?:\\\\)*\\ud[89a-f][0-9a-f]{2}/;
 
-/** A JSON value none of whose strings, keys included, holds a lone surrogate. */
 export const jsonWithoutLoneSurrogate = (value: unknown): boolean =>
   !LONE_SURROGATE_ESCAPE.test(JSON.stringify(value ?? null));
 
-/** A string the database can store, in a text column or in jsonb. */
 export const storableString = (error?: string) =>
   z
     .string(error ? { error } : undefined)
@@ -38,19 +33,15 @@ export const storableString = (error?: string) =>
     .refine(withoutLoneSurrogate, LONE_SURROGATE_RULE);
 
 /**
- * Text from outside the service (what a model or a tool sends: replies, tool results and
- * errors, the names, ids and arguments of tool calls) as the database can store it: NUL
- * removed, and each lone UTF-16 surrogate (half of a pair without its other half, which
- * PostgreSQL cannot hold as text or jsonb either) replaced by U+FFFD. Clean text, nearly all of
- * it, comes back as it is after two native scans and no copy: streamed replies pass every
- * delta through this.
+ * Text from outside (what a model or a tool sends) as the database can store it: NUL removed,
+ * each lone surrogate replaced by U+FFFD. Clean text comes back uncopied after two native scans,
+ * as every streamed delta passes through this.
  */
 export function storableText(text: string): string {
   if (text.isWellFormed() && !text.includes("\u0000")) return text;
   return text.replaceAll("\u0000", "").toWellFormed();
 }
 
-/** A parsed JSON value from outside with every string in it, keys included, storable. */
 export function storableJson(value: unknown): unknown {
   if (typeof value === "string") return storableText(value);
   if (Array.isArray(value)) return value.map(storableJson);
@@ -65,9 +56,8 @@ export function storableJson(value: unknown): unknown {
 const SUSPECT_ESCAPE = /\\u(?:0000|d[89a-f])/i;
 
 /**
- * JSON text from outside (a tool call's arguments as the model wrote them), storable and such
- * that what it parses to is storable too: escapes of a NUL or a lone surrogate are written
- * again without them. Text that is not JSON is only made storable as text.
+ * JSON text from outside (a tool call's arguments) made storable, with escapes of a NUL or a lone
+ * surrogate rewritten so what it parses to is storable too; non-JSON is made storable as text.
  */
 export function storableJsonText(text: string): string {
   const storable = storableText(text);
@@ -79,10 +69,7 @@ export function storableJsonText(text: string): string {
   }
 }
 
-/**
- * The first `maxChars` UTF-16 code units of `text`, or one fewer when the cut would split a
- * surrogate pair (an emoji, say), whose halves alone could not be stored.
- */
+/** At most `maxChars` code units, one fewer when the cut would split a surrogate pair. */
 export function cutText(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   if (maxChars <= 0) return "";

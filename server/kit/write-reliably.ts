@@ -5,11 +5,10 @@ const RETRY_FOR_MS = 10 * 60_000;
 const MAX_DELAY_MS = 5000;
 
 /**
- * Does a write that must not be lost to a database outage, which is often the very reason for
- * it (giving back a use that was not delivered, recording a run that failed): if the database
- * cannot be reached, the write is tried again in the background, with backoff up to 5 s, for
- * 10 minutes. The caller does not wait for the retries; only a process that dies meanwhile
- * loses the write. Any other error is thrown at once. `what` names the write in the log.
+ * Does a write that must not be lost to a database outage, often the very reason for it (giving
+ * back an undelivered use, recording a failed run): if the database cannot be reached, it is
+ * retried in the background with backoff for a while, without the caller waiting. Any other error
+ * is thrown at once.
  */
 export async function writeReliably(what: string, write: () => Promise<unknown>): Promise<void> {
   try {

@@ -1,8 +1,4 @@
-/**
- * Calling an agent's model: the public surface that the chat engine and the scheduler use.
- * Slots cap the calls of a process; a call is bounded by its deadline and the client; failures
- * come out in the client's terms; usage is reported or estimated.
- */
+// Calling an agent's model, for the chat engine and the scheduler.
 export { noModelSlot } from "./failure";
 export { type CalledAgent, type ModelCall, type ModelReply, startModelCall } from "./model-call";
 export type { CallSettings } from "./request";

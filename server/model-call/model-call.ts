@@ -8,21 +8,14 @@ import { type CallSettings, modelRequest } from "./request";
 import type { ModelRuntime } from "./runtime";
 import { runTurns, type ToolEvent, type TurnsResult } from "./turns";
 
-/**
- * A finished reply: its text (capped at CHAT_MAX_REPLY_CHARS), its model (which prices it), the
- * tokens of all its model turns, the tool calls made on the way (none without tools), and why
- * it ended.
- */
+/** A finished reply: its model (which prices it), the tokens of all its turns, its tool calls. */
 export type ModelReply = TurnsResult & { model: string };
 
-/** One call of an agent's model, from a held model slot to `end()`. */
 export type ModelCall = {
-  /** The whole reply. */
   generate(): Promise<ModelReply>;
   /**
-   * The reply's text as it comes, one piece per network read of the provider's stream, with
-   * an event for each tool call and result between; the generator's return value is the whole
-   * reply. Stopping it early closes the upstream call (and cancels a tool call in flight).
+   * The reply as it comes, one piece per network read, tool events between; returns the whole
+   * reply. Stopping early closes the upstream call and cancels a tool call in flight.
    */
   stream(): AsyncGenerator<string | ToolEvent, ModelReply, undefined>;
   /** A failure of this call in the client's terms: timeout, client gone, provider error. */
@@ -37,12 +30,7 @@ export type CalledAgent = Pick<
   "aid" | "name" | "prompt" | "model" | "temperature" | "maxToolSteps" | "mcpServers"
 >;
 
-/**
- * Starts a call of `agent`'s model with the thread's `history` and the `question`. The caller
- * has taken a model slot and hands its release here; the call (every model turn and tool call
- * of it) is bounded by LLM_TIMEOUT_MS and by `signal` (the client's). The chat engine and the
- * scheduler both call models through this.
- */
+/** Starts a call of `agent`'s model, bounded by LLM_TIMEOUT_MS and `signal`; it owns the slot. */
 export function startModelCall(
   runtime: ModelRuntime,
   options: {
@@ -51,7 +39,6 @@ export function startModelCall(
     question: string;
     releaseSlot: () => void;
     signal?: AbortSignal;
-    /** A caller's own settings for this call (the OpenAI-compatible path). */
     settings?: CallSettings;
   },
 ): ModelCall {

@@ -3,13 +3,11 @@ import type { LlmConfig } from "@/server/frame/config";
 import type { ChatTurn, ModelRequest, Sampling } from "@/server/providers";
 
 /**
- * What a caller may choose for one call (POST /v1/chat/completions): a temperature and a token
- * limit instead of the agent's and the service's, and the rest of OpenAI's sampling settings.
- * The agent's system prompt is never the caller's to change.
+ * What a caller may choose for one call (POST /v1/chat/completions), over the agent's and the
+ * service's settings. The agent's system prompt is never the caller's to change.
  */
 export type CallSettings = Sampling & { temperature?: number; maxOutputTokens?: number };
 
-/** The system prompt names the agent, then gives its own prompt. */
 export function systemPrompt(agent: Pick<AgentRow, "name" | "prompt">): string {
   return agent.prompt ? `You are ${agent.name}.\n\n${agent.prompt}` : `You are ${agent.name}.`;
 }

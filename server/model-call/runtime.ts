@@ -9,7 +9,6 @@ export type ModelRuntime = {
   slots: ModelSlots;
   llm: LlmConfig;
   chat: ChatConfig;
-  /** The MCP connections and settings of tool calls. */
   tools: ToolRuntime;
 };
 

@@ -20,7 +20,7 @@ export const usageSchema = z
 export type Usage = Omit<z.infer<typeof usageSchema>, "cost">;
 export type PricedUsage = z.infer<typeof usageSchema>;
 
-/** The rough rule of thumb for English text with OpenAI's tokenizers; only used when none is reported. */
+/** A rule of thumb for English text with OpenAI's tokenizers, used only when none is reported. */
 const CHARS_PER_TOKEN = 4;
 
 export function estimateTokens(chars: number): number {

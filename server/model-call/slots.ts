@@ -1,8 +1,6 @@
 /**
- * A per-process cap on concurrent model calls. Chats take a slot with `tryAcquire` and are
- * refused at once (503) when none is free: a queue would only turn overload into timeouts and
- * held quota. The scheduler waits for one with `acquire`, bounded in time. On shutdown,
- * `close` refuses new calls and `drained` waits for those in flight.
+ * A per-process cap on concurrent model calls. Chats that find no slot are refused at once (503):
+ * a queue would only turn overload into timeouts and held quota. The scheduler waits, bounded.
  */
 export class ModelSlots {
   private inUse = 0;

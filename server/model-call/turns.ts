@@ -12,14 +12,10 @@ import type { Toolbox, ToolCall } from "@/server/tools";
 import { estimateTokens, type Usage } from "./schema";
 
 /**
- * The model's turns of one call: the model answers, or asks for tools; the tools are called and
- * their results given back, and the model goes on, until it answers in text or has used
- * `maxSteps` turns that called tools (then it is asked once more, with tool_choice "none").
- * Chat and autonomous runs both go through this (server/model-call/model-call.ts).
- *
- * Yields the reply's text as it comes (streamed calls only) and an event for each tool call and
- * its result; returns the whole reply: its text (every turn's, joined by a blank line), the
- * tokens of all turns summed, and the tool calls.
+ * The model's turns of one call: it answers, or asks for tools whose results go back to it, until
+ * it answers in text or has used `maxSteps` tool turns (then it is asked once more with
+ * tool_choice "none"). Yields text as it streams and an event per tool call and result; returns
+ * the whole reply with the tokens of all turns.
  */
 
 /** Events between a streamed reply's text: a tool call as the model asks for it, its result. */
@@ -43,7 +39,6 @@ export async function* runTurns(options: {
   request: ModelRequest;
   toolbox: Toolbox | undefined;
   maxSteps: number;
-  /** The reply's text is cut at this many characters (CHAT_MAX_REPLY_CHARS). */
   cap: number;
   stream: boolean;
 }): AsyncGenerator<string | ToolEvent, TurnsResult, undefined> {
@@ -64,7 +59,6 @@ export async function* runTurns(options: {
           ...(mayCall ? {} : { toolChoice: "none" as const }),
         }
       : options.request;
-    // A later turn's text follows the earlier text after a blank line.
     const separator = text ? "\n\n" : "";
     let turnText = "";
     let asked: ToolCallRequest[] = [];

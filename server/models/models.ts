@@ -7,10 +7,8 @@ import type { Clock } from "@/server/kit/clock";
 import type { Model, ModelList } from "./schema";
 
 /**
- * The agents a caller may chat with, as OpenAI's models: every agent for the admin, its own
- * agent for an agent key, and the agents open to anyone (`chat_access` public) for anyone else.
- * The rule is chat's (server/chat/opening.ts, `admitted`): a caller never sees an agent it could
- * not chat with, and sees every one it could.
+ * The agents a caller may chat with, as OpenAI's models, by chat's own rule (chat/opening.ts,
+ * `admitted`): a caller never sees an agent it could not chat with, and sees every one it could.
  */
 
 type ModelsContext = { db: Db; caller: Caller; clock: Clock };
@@ -48,10 +46,7 @@ export async function getModel(ctx: ModelsContext, model: string): Promise<Model
   return modelOf(row);
 }
 
-/**
- * The 404 of a model the caller cannot use: unknown, or not open to it (the two are not told
- * apart, as OpenAI does not).
- */
+/** The 404 of a model the caller cannot use; like OpenAI, unknown and not open look the same. */
 export function modelNotFound(model: string): AppError {
   return new AppError(
     "model_not_found",
@@ -68,10 +63,7 @@ function modelOf(row: { aid: string; createdAt: Date }): Model {
   };
 }
 
-/**
- * The agents the caller may chat with, as a condition on `agents`. A key that is not one of any
- * agent's (wrong, malformed, revoked) is refused as chat refuses it, with 401.
- */
+/** The agents the caller may chat with, as a condition; a key no agent has is refused with 401. */
 async function visibleTo(ctx: ModelsContext): Promise<SQL | undefined> {
   const { db, caller } = ctx;
   switch (caller.kind) {

@@ -1,10 +1,7 @@
 import { z } from "zod";
 import { storableString } from "@/server/kit/text";
 
-/**
- * GET /v1/models: the agents a caller may chat with, as OpenAI's model objects, so that any
- * OpenAI client can list them. Defined once for the procedures, the REST handlers and OpenAPI.
- */
+// Agents appear as models to OpenAI clients: these are OpenAI's model objects.
 
 export const MODELS_PAGE_MAX = 1000;
 

@@ -10,10 +10,7 @@ import { countRequest } from "@/server/rate-limits";
 /** How long a nonce may wait for its signed message. */
 export const NONCE_TTL_MS = 10 * 60_000;
 
-/**
- * Issues a single-use nonce for `address`, stored in the database so any instance can check it;
- * at most NONCE_RATE_LIMIT_RPM a minute per client address, since anyone may ask.
- */
+/** A single-use nonce for `address`, in the database for any instance, rate-limited per client. */
 export async function issueNonce(
   {
     db,
@@ -42,10 +39,7 @@ export async function issueNonce(
   return { nonce, user_address: address, expires_at: expiresAt.toISOString() };
 }
 
-/**
- * Deletes nonces expired for a while (housekeeping): a nonce is kept ten minutes past its end,
- * so that using it late is answered "expired" rather than "not issued".
- */
+/** Deletes nonces long expired; kept a while, late use is answered "expired", not "not issued". */
 export async function purgeExpiredNonces(db: Db, now: Date): Promise<void> {
   await db
     .delete(siweNonces)
@@ -53,9 +47,8 @@ export async function purgeExpiredNonces(db: Db, now: Date): Promise<void> {
 }
 
 /**
- * Spends `nonce` for `address` in one statement: only an issued, unused, unexpired nonce of
- * that address is spent, so of two requests with one nonce exactly one gets through. Run it
- * in the transaction of the change it authorises. Throws 401 saying why otherwise.
+ * Spends `nonce` for `address` in one statement, so that of two requests with one nonce exactly
+ * one gets through. Run it in the transaction of the change it authorises; throws 401 otherwise.
  */
 export async function spendNonce(db: Db, nonce: string, address: string, now: Date): Promise<void> {
   const [spent] = await db

@@ -2,8 +2,6 @@ import { z } from "zod";
 import { isoDateTime } from "@/server/kit/iso-date-time";
 import { addressSchema } from "@/server/kit/wallet-address";
 
-/** GET /v1/nonce: a single-use nonce for a Sign-In with Ethereum message. */
-
 export const nonceInputSchema = z.strictObject({ user_address: addressSchema });
 
 export const nonceOutputSchema = z

@@ -4,10 +4,7 @@ import { requestLog } from "./log.ts";
 export type AccessEntry = {
   requestId: string;
   method: string;
-  /**
-   * The operation's declared path (`/{aid}/chat`), not the request's, so lines group by
-   * endpoint; the request's path where no operation has it (a 404, /api/trpc).
-   */
+  /** The operation's declared path, so that lines group by operation; else the request's path. */
   route: string;
   status: number;
   durationMs: number;

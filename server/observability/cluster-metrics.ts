@@ -1,8 +1,5 @@
-/**
- * What the primary and the web workers of one instance say to each other over the cluster's
- * IPC channel to answer GET /metrics for the whole instance (server/instance/primary.ts gathers,
- * metrics.ts answers). Imported by the server entry, which Node.js runs unbundled: no imports.
- */
+// The cluster IPC messages that answer GET /metrics for the whole instance. Imported by the server
+// entry, which Node.js runs unbundled: no imports.
 
 /** A worker asks the primary for the whole instance's metrics (GET /metrics on that worker). */
 export type MetricsRequest = { type: "agent-service:metrics-request"; id: number };

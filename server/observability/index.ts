@@ -1,7 +1,4 @@
-/**
- * Logs, metrics and request ids: the public surface of server/observability/. The server entry
- * (server/instance/) loads it unbundled, so its imports name their files with the extension.
- */
+// Loaded unbundled by the server entry, so its imports name their files with the extension.
 export { logRequest } from "./access-log.ts";
 export {
   isMetricsMessage,

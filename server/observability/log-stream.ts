@@ -1,19 +1,11 @@
 import pino, { type DestinationStream } from "pino";
 
 /**
- * Where the log's lines go: stdout, through pino's asynchronous writer. pino's writer sends each
- * line on its own `fs.write`, which Node.js hands to a thread of libuv's pool and whose end wakes
- * the event loop again: for the request lines, that was a thread handoff and one more wake-up on
- * every request, 27 µs of the main thread's time an echo chat at one connection and as much again
- * on the pool's thread (BENCHMARKS.md, "The request lines written in batches"). So the request
- * lines, and only they, wait: up to BATCH_MS after the first of them, or until BATCH_BYTES wait,
- * and then one write takes them all. Any other line (start-up, warnings, errors, a run's
- * failure), and a request line of level warn or above, is written at once with everything
- * waiting before it, so the lines keep their order.
- *
- * Nothing is written synchronously on the way of a request, and nothing waits unbounded: past
- * MAX_UNWRITTEN_BYTES that stdout has not taken (its reader stopped), pino's writer drops lines
- * rather than hold them. On exit, what waits is written before the process ends.
+ * Where the log's lines go: stdout, through pino's asynchronous writer, which sends each line on
+ * its own `fs.write` (a handoff to libuv's pool and one more wake-up). So the request lines, and
+ * only they, are batched: written within BATCH_MS or once BATCH_BYTES wait. Any other line, and a
+ * request line of level warn or above, is written at once after what waits, keeping the order.
+ * Past MAX_UNWRITTEN_BYTES that stdout has not taken, pino drops lines rather than hold them.
  */
 
 export const BATCH_MS = 100;
@@ -27,9 +19,7 @@ type Stream = DestinationStream & {
 };
 
 export type LogStreams = {
-  /** For every line but the request lines: written at once. */
   immediate: Stream;
-  /** For the request lines: written within BATCH_MS (at once from level warn). */
   batched: Stream & { lastLevel: number };
 };
 

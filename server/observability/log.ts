@@ -3,13 +3,10 @@ import { logStreams } from "./log-stream.ts";
 import { workerSlot } from "./worker.ts";
 
 /**
- * The service's log: JSON lines (pino) on stdout, one per request and one per event worth an
- * operator's attention. LOG_LEVEL sets the level (default `info`); under `npm run dev` in a
- * terminal the lines are printed readably (pino-pretty). Nothing logged carries a key, a
- * cookie, a signature, a prompt or a reply: callers pass ids and counts, never contents, and
- * the redaction below is a second line of defence. The request lines have a logger of their
- * own: their fields are fixed (access-log.ts), so there is nothing to redact, and they are
- * written in batches, within 100 ms (log-stream.ts).
+ * The service's log: JSON lines (pino) on stdout. Nothing logged carries a key, a cookie, a
+ * signature, a prompt or a reply: callers pass ids and counts, and the redaction below is a second
+ * line of defence. The request lines have a logger of their own: their fields are fixed
+ * (access-log.ts), and they are written in batches (log-stream.ts).
  */
 
 const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;

@@ -2,12 +2,8 @@ import client, { type Counter, type Gauge, type Histogram, type Registry } from 
 import { isMetricsMessage, type MetricsCollected, type MetricsRequest } from "./cluster-metrics.ts";
 import { workerSlot } from "./worker.ts";
 
-/**
- * Prometheus metrics (prom-client), served by GET /metrics. Labels are bounded: outcomes,
- * limits, statuses; an agent's aid only when the operator opts in with METRICS_PER_AGENT=true
- * (one series per agent). Gauges of what is in use (model slots, database queries) are read
- * when scraped, from the objects that hold them.
- */
+// Prometheus metrics. Labels are bounded (outcomes, limits, statuses); an agent's aid only with
+// METRICS_PER_AGENT=true. Gauges of what is in use are read when scraped, from what holds it.
 
 export type ChatOutcome =
   | "ok"
@@ -40,7 +36,6 @@ type Metrics = {
   /** Set once the services exist: what the in-use gauges read. */
   sources: {
     slotsInUse?: () => number;
-    /** This instance's database connections by state (PostgreSQL), read when scraped. */
     dbConnections?: () => Promise<Record<string, number>>;
   };
 };
@@ -162,11 +157,7 @@ export function countChat(outcome: ChatOutcome, aid: string): void {
   metrics.chats.inc(perAgent() ? { outcome, aid } : { outcome });
 }
 
-/**
- * The metrics text, in Prometheus's exposition format: of the whole instance, all its web
- * workers together (server/instance/primary.ts aggregates them), so one scrape counts every
- * chat whichever worker served it.
- */
+/** The whole instance's metrics, every web worker's together, so one scrape counts every chat. */
 export async function metricsText(): Promise<{ contentType: string; body: string }> {
   const body = inCluster() ? await fromPrimary() : await metrics.registry.metrics();
   return { contentType: metrics.registry.contentType, body };
@@ -177,7 +168,6 @@ function inCluster(): boolean {
   return workerSlot() !== undefined && typeof process.send === "function";
 }
 
-/** Answers the primary's requests for this worker's metrics. */
 function answerCollections(registry: Registry): void {
   process.on("message", (message: unknown) => {
     if (!isMetricsMessage(message) || message.type !== "agent-service:metrics-collect") return;

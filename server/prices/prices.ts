@@ -7,13 +7,9 @@ import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
 import type { listPricesOutputSchema, priceSchema, setPriceInputSchema } from "./schema";
 
-/**
- * The price table: what a million input and output tokens of a model cost. A reply is priced
- * by the statement that stores it (quota/tokens.ts), at the price of that moment; a model with
- * no price gives replies whose cost is null, not 0.
- */
+// A reply is priced by the statement that stores it, at that moment's price; a model with no
+// price gives replies whose cost is null, not 0.
 
-/** The slice of the request's context it needs. */
 type PricesContext = DataContext;
 
 /** More models than any installation prices; a bound on what the table can hold. */
@@ -30,7 +26,6 @@ export async function listPrices({
   return { prices: rows.map(presentPrice) };
 }
 
-/** Sets a model's price (a new one, or a change), from now on. */
 export async function setPrice(
   { db, clock }: PricesContext,
   input: z.output<typeof setPriceInputSchema>,

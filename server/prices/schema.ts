@@ -2,8 +2,6 @@ import { z } from "zod";
 import { isoDateTime } from "@/server/kit/iso-date-time";
 import { NUL_RULE, withoutNul } from "@/server/kit/text";
 
-/** Model price schemas: the procedures, the REST handlers, OpenAPI and the dashboard use these. */
-
 const PRICE_RULE = "must be a number from 0 to 1,000,000: the price of a million tokens";
 
 const perMillion = z

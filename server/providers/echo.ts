@@ -2,11 +2,9 @@ import { storableText } from "@/server/kit/text";
 import type { ModelProvider, ModelRequest } from "./provider";
 
 /**
- * The built-in provider when no endpoint is configured: it answers at once and
- * deterministically, so the whole service (quotas, threads, streaming) runs offline.
- * The reply repeats the last user message and says how much history came with it. It reports
- * no usage, so its token counts are estimated, as for any provider that does not say. What it
- * repeats is made storable as any model's reply is (a question may hold a lone surrogate).
+ * The built-in provider when none is configured: it answers at once and deterministically, so the
+ * whole service runs offline. It reports no usage, so its tokens are estimated as for any provider
+ * that does not say.
  */
 export function echoReply(request: Pick<ModelRequest, "messages">): string {
   const last = request.messages.at(-1);

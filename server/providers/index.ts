@@ -1,8 +1,4 @@
-/**
- * Model providers: an OpenAI-compatible endpoint (undici and eventsource-parser), or the built-in
- * echo. This index is the folder's public surface: import the folder, not its files
- * (docs/architecture.md).
- */
+// Model providers: an OpenAI-compatible server, or the built-in echo.
 
 export { createProvider, providerName } from "./create";
 export { MAX_REPORTED_TOKENS } from "./openai-compatible";

@@ -15,15 +15,10 @@ import type {
 import { ProviderHttpError, ProviderReplyError, retryAfterMs, withRetries } from "./retry";
 
 /**
- * Any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, …): POST /chat/completions.
- *
- * Why not the AI SDK or the `openai` client: on a 200-token reply streamed in 20 network writes,
- * the AI SDK's streamText spent 13.5 ms of CPU per call (a chain of Web Streams and a zod
- * parse per chunk), the `openai` client 2.7 ms, fetch with eventsource-parser 1.2 ms, and
- * undici's `request` with eventsource-parser 0.74 ms (bench/model-clients.ts). Chunks are read
- * by hand, for the three fields used, and each network read is given on as one chunk, so a relay
- * forwards it in one event. What the model sends is made storable here, where it enters
- * (server/kit/text.ts), so what a client is sent is what is stored.
+ * A provider that speaks OpenAI's POST /chat/completions (OpenAI, Ollama, vLLM, …). Not the AI
+ * SDK nor the `openai` client: their per-chunk layers cost several times the CPU per call
+ * (bench/model-clients.ts). Each network read is given on as one chunk, so a relay forwards it in
+ * one event; what the model sends is made storable here, where it enters (server/kit/text.ts).
  */
 export function openAiCompatibleProvider(config: LlmConfig & { baseUrl: string }): ModelProvider {
   const url = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`;
@@ -43,7 +38,6 @@ export function openAiCompatibleProvider(config: LlmConfig & { baseUrl: string }
       ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
     });
 
-  /** The response once it has a success status; refusals are retried as retry.ts says. */
   const post = (request: ModelRequest, stream: boolean) =>
     withRetries(
       async () => {
@@ -120,10 +114,8 @@ type Completion = {
 };
 
 /**
- * The text of each network read of the body `respond` gives, as one chunk; the usage, when the
- * provider sends it, and the tool calls the model asked for, last. A read's text that ends in
- * the first half of a surrogate pair keeps it for the next read: deltas may split a pair (each
- * half is a JSON escape of its own), and a half alone would be made U+FFFD.
+ * Each network read's text as one chunk, then the usage and tool calls. A read ending in the
+ * first half of a surrogate pair keeps it for the next: a lone half would become U+FFFD.
  */
 async function* readStream(respond: () => Promise<Readable>): AsyncGenerator<ModelChunk> {
   const body = await respond();
@@ -192,7 +184,6 @@ type ToolCallFragment = {
   function?: { name?: unknown; arguments?: unknown };
 };
 
-/** The tool calls of a whole (not streamed) answer. */
 function readToolCalls(calls: unknown): ToolCallRequest[] {
   const found: ToolCallRequest[] = [];
   if (Array.isArray(calls)) {
@@ -203,9 +194,8 @@ function readToolCalls(calls: unknown): ToolCallRequest[] {
 }
 
 /**
- * Adds a chunk's tool-call fragments: a fragment with a new `index` starts a call (its id and
- * name), later ones add to its arguments. A provider that sends no index (some do not) starts a
- * call with each id and continues the last one otherwise.
+ * Adds a chunk's tool-call fragments by `index`; a provider that sends no index starts a call
+ * with each id and continues the last one otherwise.
  */
 function addToolCallFragments(calls: ToolCallRequest[], fragments: unknown): void {
   if (!Array.isArray(fragments)) return;
@@ -231,10 +221,7 @@ function addToolCallFragments(calls: ToolCallRequest[], fragments: unknown): voi
   }
 }
 
-/**
- * The calls with a name, each with an id (made up when the provider gave none), their text
- * made storable (the arguments' JSON escapes too: the tool is given what is stored).
- */
+/** Named calls, ids made up where missing, text made storable: the tool gets what is stored. */
 function named(calls: ToolCallRequest[]): ToolCallRequest[] {
   return calls
     .flatMap((call) => {
@@ -247,17 +234,12 @@ function named(calls: ToolCallRequest[]): ToolCallRequest[] {
 }
 
 /**
- * Far more tokens than any model's context or reply holds (the largest hold about 10 million):
- * a count above it cannot be right. It also keeps the turns of one reply (at most
- * MAX_TOOL_STEPS + 1) summed within the integer columns a reply's tokens are stored in.
+ * Far more tokens than any model's context or reply holds, so a count above it cannot be right;
+ * it also keeps a reply's summed turns within the integer columns its tokens are stored in.
  */
 export const MAX_REPORTED_TOKENS = 100_000_000;
 
-/**
- * The provider's usage, if it reported counts that can be right: whole numbers from 0 to
- * MAX_REPORTED_TOKENS. Any other (negative, fractional, not a number, too large) is taken as
- * none reported, so the tokens are estimated and marked so, rather than stored as nonsense.
- */
+/** The provider's usage if its counts can be right; else none, and the tokens are estimated. */
 function readUsage(usage: Completion["usage"]): ProviderUsage | undefined {
   const input = usage?.prompt_tokens;
   const output = usage?.completion_tokens;

@@ -1,10 +1,7 @@
 /** A tool call as the model asks for it: `arguments` is the JSON text it wrote. */
 export type ToolCallRequest = { id: string; name: string; arguments: string };
 
-/**
- * One turn of the conversation as the model sees it, in the OpenAI chat form (so a provider
- * sends it as it is): a question, a reply, a reply that asks for tools, a tool's result.
- */
+/** One turn in OpenAI's chat form, so that a provider sends it as it is. */
 export type ChatTurn =
   | { role: "user" | "assistant"; content: string }
   /** A caller's own instructions (POST /v1/chat/completions), after the agent's system prompt. */
@@ -16,10 +13,7 @@ export type ChatTurn =
     }
   | { role: "tool"; tool_call_id: string; content: string };
 
-/**
- * Sampling settings a caller may choose for one call (POST /v1/chat/completions), sent to the
- * provider as OpenAI's fields of the same names; absent ones are left to the provider.
- */
+/** Sampling settings a caller may choose (POST /v1/chat/completions), in OpenAI's field names. */
 export type Sampling = {
   topP?: number;
   stop?: string[];
@@ -33,7 +27,6 @@ export type Sampling = {
 /** Why a model stopped writing, in OpenAI's words (tool calls are the service's own business). */
 export type FinishReason = "stop" | "length" | "content_filter";
 
-/** A tool offered to the model (OpenAI's function tool; `parameters` is a JSON Schema). */
 export type ModelTool = {
   type: "function";
   function: { name: string; description?: string; parameters: Record<string, unknown> };
@@ -45,23 +38,17 @@ export type ModelRequest = {
   messages: ChatTurn[];
   temperature: number | undefined;
   maxOutputTokens: number;
-  /** Tools the model may ask for; absent for an agent without tools (the request is as before). */
   tools?: ModelTool[];
   /** `none`: tools are offered for the history's sake, but the model must answer in text. */
   toolChoice?: "none";
-  /** A caller's sampling settings, when it chose any. */
   sampling?: Sampling;
   /** Aborted on timeout or when the client goes away; providers must stop promptly. */
   signal: AbortSignal;
 };
 
-/** Tokens as the provider counted them, when it says. */
 export type ProviderUsage = { inputTokens: number; outputTokens: number };
 
-/**
- * What the provider has for one network read: its text (maybe empty); usage, the tool calls
- * the model asked for and why it stopped, in a last chunk.
- */
+/** One network read: its text (maybe empty); usage, tool calls, finish reason in a last chunk. */
 export type ModelChunk = {
   text: string;
   usage?: ProviderUsage;
@@ -69,12 +56,8 @@ export type ModelChunk = {
   finishReason?: FinishReason;
 };
 
-/**
- * What a model call needs of a model: a whole reply, or the reply as it is produced.
- * Failures are thrown as they come (server/model-call classifies them).
- */
+/** A model provider; failures are thrown as they come (server/model-call classifies them). */
 export type ModelProvider = {
-  /** Shown by /health and the dashboard. */
   name: "echo" | "openai-compatible";
   generate(request: ModelRequest): Promise<Omit<ModelChunk, "text"> & { text: string }>;
   /** One chunk per network read, so a relay can forward each read in one event. */

@@ -1,14 +1,10 @@
-/**
- * Retries of a model call that the provider refused for now: 408, 409, 429 and 5xx answers and
- * failed connections, with exponential backoff from 2 s (doubling), honouring the provider's
- * `retry-after-ms` or `retry-after` when it asks for less than a minute. These are the rules the
- * AI SDK applied before this client replaced it, so operators see the same behaviour.
- */
+// Retries of a model call the provider refused for now (408, 409, 429, 5xx, failed connections),
+// with doubling backoff, honouring `retry-after-ms` or `retry-after` under a minute: the AI SDK's
+// rules, so that operators see the behaviour they know.
 
 const INITIAL_DELAY_MS = 2000;
 const MAX_HONOURED_WAIT_MS = 60_000;
 
-/** The provider answered with an error status. */
 export class ProviderHttpError extends Error {
   override name = "ProviderHttpError";
   constructor(
@@ -33,7 +29,6 @@ export const isProviderHttpError = (error: unknown): error is ProviderHttpError 
 export const isProviderReplyError = (error: unknown): error is ProviderReplyError =>
   (error as Error | undefined)?.name === "ProviderReplyError";
 
-/** Runs `attempt` up to 1 + `maxRetries` times while its failure is worth retrying. */
 export async function withRetries<T>(
   attempt: () => Promise<T>,
   { maxRetries, signal }: { maxRetries: number; signal: AbortSignal },
@@ -61,10 +56,7 @@ function isRetryable(error: unknown): boolean {
   return /^(ECONN|ENOTFOUND|EAI_AGAIN|EPIPE|UND_ERR_SOCKET)/.test(errorCode(error));
 }
 
-/**
- * A failure of the connection to the provider (refused, reset, DNS, closed mid-body: undici's
- * errors carry a code), as opposed to our own bugs or the database.
- */
+/** A failure of the connection to the provider (undici's codes), not our bugs or the database. */
 export function isConnectionFailure(error: unknown): boolean {
   return /^(UND_ERR|ECONN|ENOTFOUND|EAI_AGAIN|EPIPE)/.test(errorCode(error));
 }

@@ -4,10 +4,8 @@ import { periodsAt } from "./periods";
 import type { QuotaLimitField } from "./schema";
 
 /**
- * The quota model: per agent, message counters (total, monthly, daily) and autonomous-run
- * counters (total, monthly), each with a limit where null means unlimited. Daily and monthly
- * counters reset lazily: each stores the UTC day or month it counts, and a counter of an earlier
- * period counts as 0 (in SQL as in the row as read), so there is no job to miss.
+ * The quota counters, each with a limit (null: unlimited). Daily and monthly counters reset
+ * lazily: each stores the period it counts, and an earlier period counts as 0, so no job can miss.
  */
 
 export type QuotaKind = "message" | "autonomous";
@@ -66,10 +64,8 @@ export const COUNTERS: Record<QuotaKind, Counter[]> = {
   ],
 };
 
-/** The column of the last use of each kind. */
 export const LAST_AT = { message: "lastMessageAt", autonomous: "lastAutonomousAt" } as const;
 
-/** `day` or `month`, whichever period the counter counts in. */
 export const periodValue = <T>(counter: Counter, day: T, month: T): T =>
   counter.periodColumn === "messageDay" ? day : month;
 

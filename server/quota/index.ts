@@ -1,17 +1,8 @@
 /**
- * Quotas: the counters and limits of messages, autonomous runs and tokens. This index is the
- * folder's public surface: import the folder, not its files (docs/architecture.md).
- *
- * The life of a use, which chat, autonomous runs and any other entry point go through:
- * - reserve: checked against every limit and counted in one statement, and held. A chat's
- *   opening statement embeds `reserveMessage` (the use recorded in `chat_reservations`); the
- *   scheduler's claim runs `reserveRuns` (the use held by the run). `whyRefused` names the
- *   limit of one that counted nothing, `quotaExceededError` makes it the 429.
- * - settle: the statement that stores the reply embeds it: `settleMessage`, the chat's
- *   reservation deleted as its guard, and `settleUsage`, the reply's tokens counted.
- * - release: given back when the reply was not delivered, at most once: `releaseMessage`,
- *   `releaseRun`.
- * - sweep: what a dead process left, given back: `sweepReservations` (runs: their sweep).
+ * Quotas: the counters and limits of messages, autonomous runs and tokens; import the folder, not
+ * its files (docs/architecture.md). A use is reserved (checked and counted in one statement, and
+ * held), then settled by the statement that stores its reply, or released at most once when the
+ * reply was not delivered; the sweeps give back what a dead process left.
  */
 
 export { LIMIT_COLUMNS, newQuotaRow } from "./limits";

@@ -4,8 +4,6 @@ import type { LimitKey } from "./counters";
 import { utcDay, utcMonth } from "./periods";
 import type { QuotaLimitField } from "./schema";
 
-/** An agent's limits as its configuration sets them: the quota row of a new agent, and the columns. */
-
 /** The quota row of a new agent: zero counts in the current periods, the given limits. */
 export function newQuotaRow(
   aid: string,
@@ -21,7 +19,6 @@ export function newQuotaRow(
   };
 }
 
-/** Maps API limit fields (snake_case) to row columns. */
 export const LIMIT_COLUMNS: Record<QuotaLimitField, LimitKey> = {
   message_limit_total: "messageLimitTotal",
   message_limit_monthly: "messageLimitMonthly",

@@ -7,28 +7,20 @@ import { presentQuota } from "./presentation";
 import type { QuotaExceeded } from "./refusal";
 
 /**
- * `agent.limit_reached`: sent once for the first refusal by a limit in its period (the UTC day
- * or month of the refused use, or `total`) at its value, not for every refusal after it. A
- * limit raised (a new value) or counters reset (the notices go with them) is noticed afresh.
- * Written on the refusal path only (chat's, after its opening statement; runs', in the
- * claim), in one statement: the notice recorded if it is the first, and the event fanned out
- * if it was, and nothing at all while no endpoint subscribes to the event.
+ * `agent.limit_reached`: sent once for the first refusal by a limit in its period at its value; a
+ * raised limit or reset counters are noticed afresh. Written on the refusal path only, in one
+ * statement, and not at all while no endpoint subscribes to the event.
  */
 
 /** A refused use: the limit that refused it, and the agent's quota row as it was read then. */
 export type LimitRefusal = { aid: string; exceeded: QuotaExceeded; row: AgentQuotaRow };
 
-/** The period a refusal at `now` falls in, as a notice names it. */
 function periodOf(exceeded: QuotaExceeded, now: Date): string {
   if (exceeded.period === "daily") return utcDay(now);
   if (exceeded.period === "monthly") return utcMonth(now).slice(0, 7);
   return "total";
 }
 
-/**
- * The event's data: the limit (its field, value, period, kind of use), when it frees, the
- * refusal's sentence, and the agent's quota as GET /agents/{aid} shows it.
- */
 function eventData({ aid, exceeded, row }: LimitRefusal, now: Date) {
   return {
     aid,
@@ -42,7 +34,6 @@ function eventData({ aid, exceeded, row }: LimitRefusal, now: Date) {
   };
 }
 
-/** Records the first refusals among `refusals` and sends `agent.limit_reached` for them. */
 export async function noticeLimitsReached(
   db: Db,
   refusals: readonly LimitRefusal[],

@@ -1,20 +1,12 @@
 import { type SQL, sql } from "drizzle-orm";
 import { agentQuotaView } from "@/db/schema";
 
-/**
- * Quota use, in SQL: how near an agent is to its limits, as the agents listing sorts and filters
- * by it and the overview counts it. The same rule as `quotaUse` (view.ts), which
- * the dashboard shows.
- */
+// Quota use in SQL, for the agents listing and the overview: the same rule as `quotaUse` (view.ts).
 
 /** Where the quota filter draws its lines: `near` from 80% of a limit, `over` at a limit. */
 const QUOTA_NEAR = 0.8;
 
-/**
- * Quota use in ten-thousandths (an integer, so a listing's cursor holds it exactly): the highest
- * share of any limit taken, the five counters and the three token budgets. A limit of 0, or one
- * reached, counts as full; an unlimited counter as 0.
- */
+/** Quota use in ten-thousandths (an integer a cursor holds exactly), by `quotaUse`'s rule. */
 export function quotaUseSql(day: string, month: string): SQL<number> {
   const q = agentQuotaView;
   const share = (counter: SQL, limit: SQL) =>
@@ -57,7 +49,6 @@ export function quotaUseSql(day: string, month: string): SQL<number> {
   )})`;
 }
 
-/** The quota filter's condition on `agent_quota_view`: `near` from 80% of a limit, `over` at one. */
 export function quotaFilterSql(filter: "near" | "over", day: string, month: string): SQL {
   return sql`${quotaUseSql(day, month)} >= ${filter === "over" ? 10000 : QUOTA_NEAR * 10000}`;
 }

@@ -67,7 +67,6 @@ export function findExceeded(
   };
 }
 
-/** The refusal a client gets for `exceeded`: 429 `quota_exceeded`, the limit named. */
 export function quotaExceededError({
   detail,
   retryAfterS,

@@ -6,18 +6,11 @@ import { writeReliably } from "@/server/kit/write-reliably";
 import { COUNTERS, periodValue } from "./counters";
 
 /**
- * Release: a use given back when its reply was not delivered, at most once, to the periods it
- * was taken from (a use given back after midnight does not eat into the new day).
- *
- * A chat's use is held in `chat_reservations` from the statement that reserves it until the one
- * that settles it (its reply stored) or releases it; each deletes the row and does its work only
- * if it did, so a use is given back at most once and never after its reply was stored. A run's
- * use is held by the run while it is `running`: it is released in the transaction that moves
- * the run out of `running`, and only if that did. What a process that died left is given back
- * by the sweep: the chats' here, the runs' by the runs' sweep.
+ * Release: a use given back at most once, to the periods it was taken from, when its reply was not
+ * delivered. Only the statement that deletes the chat's reservation (or moves the run out of
+ * `running`) gives it back, so never twice and never after the reply was stored.
  */
 
-/** Gives the chat's use back, unless its reply was stored or it was already given back. */
 export async function releaseMessage(db: Db, reservationId: number): Promise<void> {
   await writeReliably(`giving back the message use of chat reservation ${reservationId}`, () =>
     giveBackMessages(
@@ -48,11 +41,7 @@ export async function releaseRun(
   await db.update(agentQuotas).set(set).where(eq(agentQuotas.aid, aid));
 }
 
-/**
- * Gives back the uses of chats that cannot be alive any more: reserved before `before`, or all
- * of them (`before` undefined: at the start of the one process of an embedded database).
- * Returns how many it gave back.
- */
+/** Gives back chats' uses reserved before `before`, or all (start of the embedded database). */
 export async function sweepReservations(db: Db, before?: Date): Promise<number> {
   const which =
     before === undefined ? sql`` : sql`WHERE ${lt(chatReservations.reservedAt, before)}`;
@@ -67,11 +56,7 @@ export function reservationLifetimeMs(llmTimeoutMs: number): number {
   return llmTimeoutMs + 30_000;
 }
 
-/**
- * Gives back the message uses that `released` returns (a data-modifying statement yielding
- * `aid`, `day`, `month` rows: a DELETE of chat reservations), in the same statement, each to
- * the periods it was taken from. Returns how many uses it gave back.
- */
+/** Gives back, in one statement, each use `released` (a DELETE of reservations) returns. */
 async function giveBackMessages(db: Db, released: SQL): Promise<number> {
   const q = agentQuotas;
   const result = await db.execute(sql`

@@ -26,31 +26,21 @@ import { findExceeded, type QuotaExceeded } from "./refusal";
 import { withinTokenBudgets } from "./tokens";
 
 /**
- * Reserve: one use checked against every limit and counted, in one statement, and held until it
- * is settled (its reply stored, settle.ts) or released (not delivered, release.ts).
- *
- * The check and the count are one `UPDATE … WHERE <every limit has room> RETURNING`, so no
- * number of concurrent callers can pass a limit: PostgreSQL re-checks the WHERE clause against
- * the newest row version once a concurrent update commits (and the token budgets' check reads
- * the replies stored by then: tokens.ts). Daily and monthly counters restart
- * in that same statement (counters.ts). A chat's opening statement embeds it, with the row of
- * `chat_reservations` that records the held use (`reserveMessage`); the scheduler's claim runs
- * it in its transaction for every agent it claims, and records the held use on the run
- * (`reserveRuns`). A reserve that counts nothing is explained afterwards (`whyRefused`).
+ * Reserve: one use checked against every limit and counted, held until settled (settle.ts) or
+ * released (release.ts). The check and the count are one `UPDATE … WHERE <every limit has room>
+ * RETURNING`: PostgreSQL re-checks the WHERE clause against the newest row version once a
+ * concurrent update commits, so no number of concurrent callers can pass a limit.
  */
 
-/** The periods a reserve at `now` counts in, as the placeholders of `reserveMessage` take them. */
 export function reservePeriods(now: Date) {
   const { day, month } = periodsAt(now);
   return { day, month, now: now.toISOString() };
 }
 
 /**
- * A chat's message use reserved, as WITH clauses of the statement that opens it: `counted`
- * counts one use on agent `aid` if `when` holds and every limit has room, and returns the quota
- * row it counted (`row` selects its columns: all null when nothing was counted); `reserved`
- * records the use in `chat_reservations`, returning its id, the reservation that the settle or
- * the release deletes. `aid`, `day`, `month` and `now` (ISO) are values or placeholders.
+ * A chat's message use reserved, as WITH clauses of its opening statement: `counted` counts one
+ * use if `when` holds and every limit has room; `reserved` records it in `chat_reservations`,
+ * the row the settle or the release deletes.
  */
 export function reserveMessage(
   db: Db,
@@ -90,12 +80,7 @@ export function reserveMessage(
 /** A run's use as reserved: the month it counts in (kept on the run), or why it was refused. */
 export type RunReserve = { month: string; refused?: undefined } | { refused: string };
 
-/**
- * One autonomous use reserved for each of `aids` (the agents a claim took), in one UPDATE for
- * all of them, then one read to say why the refused ones were refused, and the first refusal
- * by each limit noticed (agent.limit_reached, notices.ts). Run in the claim's transaction,
- * which records each run with the month its use counts in.
- */
+/** One autonomous use for each of `aids` in one UPDATE, in the claim's transaction. */
 export async function reserveRuns(
   { db, clock }: { db: Db; clock: Clock },
   aids: readonly string[],
@@ -141,9 +126,8 @@ export type Refused =
   | { notFound: true; exceeded?: undefined };
 
 /**
- * Why a reserve of `kind` counted nothing for each of `aids`, from their quota rows as they are
- * now. Undefined for an aid when no limit explains it (a use was given back in between): then
- * reserve again.
+ * Why a reserve counted nothing for each of `aids`, from their rows as they are now; undefined
+ * when no limit explains it (a use was given back in between): reserve again.
  */
 export async function whyRefused(
   db: Db,
@@ -163,10 +147,7 @@ export async function whyRefused(
   );
 }
 
-/**
- * Counts one use of `kind` on the agents `which` selects, where every limit has room; returns
- * the rows it counted. `day`, `month` and `now` are values or placeholders.
- */
+/** Counts one use of `kind` where every limit has room; returns the rows counted. */
 function countUse(
   db: Db,
   kind: QuotaKind,

@@ -9,10 +9,8 @@ import { QUOTA_COUNTERS, type QuotaCounterName } from "./schema";
 import { periodOf, TOKEN_BUDGETS } from "./tokens";
 
 /**
- * Sets the named counters of an agent back to 0 (all of them when none are named), the periodic
- * ones in the current period; the limits stay. False when there is no such agent. One statement
- * for the quota row and the token counters (db/schema.ts), so no one reads one reset without
- * the other.
+ * Sets the named counters of an agent (all when none are named) back to 0; the limits stay. One
+ * statement for the quota row and the token counters, so no one reads one reset without the other.
  */
 export async function resetQuotaCounts(
   { db, clock }: { db: Db; clock: Clock },

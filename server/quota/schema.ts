@@ -2,9 +2,6 @@ import { z } from "zod";
 import { INT4_MAX } from "@/server/kit/bounds";
 import { isoDateTime } from "@/server/kit/iso-date-time";
 
-/** Quota schemas: an agent's counters and limits, as POST /agents sets and every answer shows them. */
-
-/** The largest limit a counter (an `integer` column) can hold. */
 const MAX_LIMIT = INT4_MAX;
 
 /** What a limit takes, in full: a refusal names the maximum as well as the minimum. */

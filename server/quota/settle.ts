@@ -5,19 +5,12 @@ import { periodsAt, utcHour } from "./periods";
 import { periodOf, TOKEN_BUDGETS } from "./tokens";
 
 /**
- * Settle: a delivered reply ends the use it held, in the statement that stores it (the exchange
- * store of server/threads). Its guard deletes the chat's reservation (`settleMessage`; a run's
- * guard marks the run succeeded), and the WITH clauses of `settleUsage` count the reply's tokens
- * and cost on the agent's quota, release its token hold and count its hour of usage, only if the
- * guard returned a row. The use itself stays counted, and the quota row is not taken: the tokens,
- * cost and ended hold go to `agent_token_usage` (db/schema.ts). A reservation already deleted (released,
- * or swept) stores nothing, so a use is never both given back and delivered.
+ * Settle: a delivered reply ends its use in the statement that stores it (server/threads). Its
+ * tokens and cost go to `agent_token_usage`, never the quota row, and only if the guard still held
+ * the use, so a use is never both given back and delivered.
  */
 
-/**
- * A reply's usage, for `settleUsage`: each field a value or a placeholder (the store statement
- * is prepared once, with placeholders). `kind` shapes the statement.
- */
+/** A reply's usage, each field a value or a placeholder; `kind` shapes the statement. */
 export type Accounted = {
   aid: unknown;
   /** A chat's reply counts as a message of the hour, an autonomous run's as a run. */
@@ -25,22 +18,17 @@ export type Accounted = {
   model: unknown;
   inputTokens: unknown;
   outputTokens: unknown;
-  /** Where the reply counts: the UTC day and month of when it was stored, and its hour. */
   day: unknown;
   month: unknown;
   hour: unknown;
 };
 
-/** The day, month and hour (ISO) where a reply stored at `at` counts, for `Accounted`. */
 export function accountedPeriods(at: Date): { day: string; month: string; hour: string } {
   const { day, month } = periodsAt(at);
   return { day, month, hour: utcHour(at) };
 }
 
-/**
- * The chat's reservation `id` deleted, as the guard of the statement that stores its reply: it
- * returns a row only while the use is still held (not released, not swept).
- */
+/** The guard that deletes the chat's reservation `id`: a row only while the use is still held. */
 export function settleMessage(id: number): {
   key: string;
   build: () => SQL;
@@ -57,12 +45,9 @@ export function settleMessage(id: number): {
 }
 
 /**
- * The WITH clauses that count a stored reply, for the statement that stores it, beside its guard
- * (a WITH clause named `guard`): `price`, the reply's cost (no row when its model has no price;
- * the store reads it too, so it must be named so); `tokens`, its tokens and cost added to the
- * agent's `agent_token_usage` (started again in a new day or month, the row made by the first
- * reply) and its token hold ended, returning the agent's aid; `usage`, its hour of usage counted
- * up. Each writes only if the guard returned a row.
+ * The WITH clauses that count a stored reply beside its guard: `price` (the store reads it too),
+ * `tokens` (added to `agent_token_usage`, its hold ended) and `usage` (its hour counted up).
+ * Each writes only if the guard returned a row.
  */
 export function settleUsage(accounted: Accounted): { price: SQL; tokens: SQL; usage: SQL } {
   const { aid, kind, model, inputTokens, outputTokens, day, month, hour } = accounted;

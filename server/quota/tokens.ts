@@ -10,17 +10,11 @@ import { periodsAt } from "./periods";
 import type { QuotaLimitField } from "./schema";
 
 /**
- * Token counters and budgets. A reply's tokens are known only once it ends, so they are added
- * by the statement that stores it (the settle, settle.ts: with its cost and its hour of usage),
- * never guessed ahead. A
- * budget is checked when a chat or run starts: it may start while the tokens used, plus one for
- * each chat or run still in flight (`token_holds`), are under the limit. So a reply that crosses
- * the limit is delivered and counted, the next start is refused, and however many start at once
- * at the boundary, no more start than there are tokens left.
- *
- * The tokens and the holds that ended with a stored reply are counted in `agent_token_usage`,
- * apart from the quota row that a reserve takes (db/schema.ts): the reserve reads them in
- * `agent_token_budgets_have_room` (migration 0015), after it has the quota row.
+ * Token counters and budgets. A reply's tokens are known only once it ends, so the statement that
+ * stores it adds them. A budget is checked when a chat or run starts: the tokens used plus one
+ * hold per chat or run in flight (`token_holds`) must be under the limit, so however many start at
+ * the boundary, no more start than there are tokens left. Usage lives in `agent_token_usage`,
+ * apart from the quota row a reserve takes (db/schema.ts).
  */
 
 export type TokenBudget = {
@@ -63,14 +57,10 @@ export const TOKEN_BUDGETS: TokenBudget[] = [
   },
 ];
 
-/** `day` or `month`, whichever period the budget counts in. */
 export const periodOf = <T>(budget: TokenBudget, day: T, month: T): T =>
   budget.periodColumn === "tokenDay" ? day : month;
 
-/**
- * The WHERE term of a reserve (an UPDATE of `agent_quotas`): every budget has room for one more
- * start. Agents without budgets (most) never call the function.
- */
+/** The WHERE term of a reserve: every budget has room for one more start. */
 export function withinTokenBudgets(day: unknown, month: unknown): SQL {
   const q = agentQuotas;
   return sql`((${q.tokenLimitTotal} IS NULL AND ${q.tokenLimitMonthly} IS NULL AND ${q.tokenLimitDaily} IS NULL)
@@ -78,7 +68,6 @@ export function withinTokenBudgets(day: unknown, month: unknown): SQL {
       ${q.tokenLimitMonthly}, ${q.tokenLimitDaily}, ${day}::date, ${month}::date))`;
 }
 
-/** Tokens used in the budget's period as of `now`, in the row as read. */
 export function tokensUsed(row: AgentQuotaRow, budget: TokenBudget, now: Date): number {
   if (!budget.periodColumn) return row[budget.input] + row[budget.output];
   const { day, month } = periodsAt(now);
@@ -100,11 +89,7 @@ export function tokenFigure(
   return row[budget.periodColumn] === periodOf(budget, day, month) ? value : 0;
 }
 
-/**
- * An agent's whole quota from its quota row and its token counters (null before its first
- * stored reply), as `agent_quota_view` shows them: for a statement that has just written the
- * quota row, which a read of the view in that statement would not yet see.
- */
+/** The whole quota from the quota row and token counters, for a statement that just wrote it. */
 export function withTokenUsage(
   counts: AgentQuotaCountsRow,
   usage: AgentTokenUsageRow | null,

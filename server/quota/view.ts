@@ -1,10 +1,7 @@
 import type { Quota } from "./schema";
 
-/**
- * What the dashboard computes from an agent's quota figures, as plain functions without zod
- * (its agents page loads them, and must stay small). The listing sorts and filters by the same
- * rules in SQL (quota-use.ts).
- */
+// Plain functions without zod, as the dashboard's agents page loads them; the listing applies the
+// same rules in SQL (quota-use.ts).
 
 /** An agent's eight limits: five counters of uses and three token budgets (input + output). */
 export const QUOTA_LIMIT_IDS = [
@@ -20,7 +17,6 @@ export const QUOTA_LIMIT_IDS = [
 
 export type QuotaLimitId = (typeof QUOTA_LIMIT_IDS)[number];
 
-/** One limit of an agent: what it has counted, and its limit (null: none). */
 export type QuotaLimit = { id: QuotaLimitId; count: number; limit: number | null };
 
 /** The counters with a limit each, in the order the dashboard shows them. */
@@ -50,24 +46,16 @@ export function quotaLimits(q: Quota): QuotaLimit[] {
   ];
 }
 
-/**
- * The share of a limit taken, from 0 to 1. A limit of 0, or one reached, counts as full; an
- * unlimited counter counts as 0. The listing sorts and filters by the same rule in SQL
- * (`quotaUseSql`).
- */
+/** The share of a limit taken, 0 to 1: a limit of 0 or one reached is full, none is 0. */
 export function limitShare({ count, limit }: Pick<QuotaLimit, "count" | "limit">): number {
   return limit === null ? 0 : count >= limit ? 1 : count / limit;
 }
 
-/** An agent's quota use: the highest share of any of its eight limits taken, from 0 to 1. */
 export function quotaUse(quota: Quota): number {
   return Math.max(...quotaLimits(quota).map(limitShare));
 }
 
-/**
- * The limit nearest to stopping the agent (the one its quota use is the share of), the first
- * in the dashboard's order among equals; undefined when it has no limits at all.
- */
+/** The limit nearest to stopping the agent, the first in the dashboard's order among equals. */
 export function tightestLimit(quota: Quota): QuotaLimit | undefined {
   let tightest: QuotaLimit | undefined;
   for (const limit of quotaLimits(quota)) {
@@ -78,9 +66,8 @@ export function tightestLimit(quota: Quota): QuotaLimit | undefined {
 }
 
 /**
- * How near a count is to its limit, as its meter is coloured: `warn` from 80% of the limit,
- * `danger` at it (a limit of 0 is reached at once). Compared in whole numbers, so 80% is exactly
- * the line the listing's `quota=near` filter draws (4 of 5 is amber, 2 of 3 is not).
+ * A meter's colour: `warn` from 80% of the limit, `danger` at it. Compared in whole numbers, so
+ * the line is exactly the listing's `quota=near` filter's (4 of 5 is amber, 2 of 3 is not).
  */
 export function limitTone({ count, limit }: Pick<QuotaLimit, "count" | "limit">) {
   if (limit === null) return "ok";

@@ -1,5 +1,2 @@
-/**
- * Per-client rate-limit windows kept in PostgreSQL (nonces use them). This index is the folder's
- * public surface: import the folder, not its files (docs/architecture.md).
- */
+// Per-client rate-limit windows kept in the database (nonces use them).
 export { countRequest, purgeOldWindows } from "./windows";

@@ -6,10 +6,9 @@ import { rateWindows } from "@/db/schema";
 import { AppError } from "@/server/frame/errors";
 
 /**
- * Per-client limits on writes anyone may make (nonces), in `rate_windows`: a client's window
- * opens with its first request and lasts WINDOW_MS; up to `limit` requests count in it, the
- * rest are refused until it ends. Decided in one statement, so exact across instances. (Chat
- * has its own, per agent: server/chat/opening.ts.)
+ * Per-client limits on writes anyone may make (nonces): a window opens with a client's first
+ * request, and past `limit` in it requests are refused until it ends. One statement, so exact
+ * across instances.
  */
 
 const WINDOW_MS = 60_000;
@@ -48,7 +47,6 @@ export async function countRequest(
   );
 }
 
-/** Deletes windows long over (housekeeping). */
 export async function purgeOldWindows(db: Db, now: Date): Promise<void> {
   await db
     .delete(rateWindows)

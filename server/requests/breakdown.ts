@@ -11,18 +11,13 @@ type Output = z.output<typeof requestBreakdownSchema>;
 /** The groups one answer holds at most: more models or keys than a table a person reads. */
 const MAX_GROUPS = 100;
 
-/** Callers without a key, by kind, in words. */
 const KINDS: Record<string, string> = {
   addr: "anonymous addresses",
   admin: "the admin",
   wallet: "wallets",
 };
 
-/**
- * The request log's rows grouped by model or by key, most tokens first, in one aggregate
- * (the log's per-agent index narrows it by agent and time). Usage by day stays
- * usage_hourly's; this says who and what spent it, over the log's retention.
- */
+/** The request log's rows grouped by model or key, most tokens first. */
 export async function requestBreakdown({ db }: { db: Db }, input: Input): Promise<Output> {
   // This process's own rows first, as the listing does.
   await requestLogOf(db).flush();

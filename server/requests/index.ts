@@ -1,9 +1,4 @@
-/**
- * The request log (GET /requests): one row per chat request that reached the chat engine,
- * written in batches off the chat's path, listed newest first with filters, deleted after
- * REQUEST_LOG_DAYS. This index is the folder's public surface: import the folder, not its files
- * (docs/architecture.md).
- */
+// The request log (GET /requests): written in batches off the chat's path, listed, purged.
 
 export { requestBreakdown } from "./breakdown";
 export { listRequests, purgeOldRequests } from "./listing";

@@ -10,15 +10,10 @@ import { requestLogOf } from "./recorder";
 import type { listRequestsInputSchema, listRequestsOutputSchema } from "./schema";
 import { FAILED_STATUSES } from "./view";
 
-/** Reading the request log back (admin): a page, newest first, with a cursor each way. */
-
 type Input = z.output<typeof listRequestsInputSchema>;
 type Output = z.output<typeof listRequestsOutputSchema>;
 
-/**
- * Where a page starts: older than the row started at `at` with id `id`, or newer (`d: "b"`,
- * the page before). Read through the same bounds as any instant a client sends.
- */
+/** Older than the row started at `at` with id `id`, or newer (`d: "b"`); bounded as any instant. */
 const requestCursor = z.object({
   at: instant(),
   id: z.int().positive(),
@@ -103,10 +98,7 @@ const PURGE_BATCH = 5000;
 /** Statements one purge runs at most; the next housekeeping round goes on from there. */
 const PURGE_ROUNDS = 20;
 
-/**
- * Deletes the rows older than `days` (all of them when `days` is 0: the log is off), in
- * batches of PURGE_BATCH, oldest first. Returns how many went.
- */
+/** Deletes rows older than `days` (all when 0: the log is off), oldest first, in batches. */
 export async function purgeOldRequests(db: Db, now: Date, days: number): Promise<number> {
   const cutoff = new Date(now.getTime() - days * 86_400_000);
   let purged = 0;

@@ -6,13 +6,10 @@ import type { Config } from "@/server/frame/config";
 import { log, metrics } from "@/server/observability";
 
 /**
- * Writing the request log off the chat's path. A chat's end only pushes its row onto this
- * process's buffer; the buffer is written in one statement (a multi-row INSERT from one JSON
- * parameter, so one SQL text, prepared once per connection) a second after its first row, or
- * at once when it holds BATCH_ROWS. What a kill -9 loses is what the buffer held: at most the
- * last second's rows. While the database cannot take rows they stay buffered and are tried
- * again each second, up to MAX_BUFFERED; past that a row is dropped and counted
- * (`agent_request_log_dropped_total`), so an outage cannot grow memory without bound.
+ * Writing the request log off the chat's path: a chat's end pushes its row onto this process's
+ * buffer, written in one statement (a multi-row INSERT from one JSON parameter, one SQL text)
+ * within FLUSH_MS or at BATCH_ROWS. A kill -9 loses what the buffer held. During an outage rows
+ * stay buffered up to MAX_BUFFERED, then are dropped and counted, so memory stays bounded.
  */
 
 /** A chat request as logged (the columns of `request_log`, as the INSERT's JSON names them). */
@@ -32,11 +29,8 @@ export type RequestEntry = {
   request_id: string | null;
 };
 
-/** How long a row waits at most before its buffer is written (the database willing). */
 const FLUSH_MS = 1000;
-/** Rows one INSERT writes at most; a buffer this full is written at once. */
 const BATCH_ROWS = 500;
-/** Rows a process holds at most while they cannot be written (a few MB). */
 export const MAX_BUFFERED = 20_000;
 
 export class RequestLog {
@@ -46,14 +40,12 @@ export class RequestLog {
   /** The write in progress, or the last one: writes run one after another. */
   private writing: Promise<void> = Promise.resolve();
   private failing = false;
-  /** Closed (the process is stopping): nothing more is taken or tried again. */
   private closed = false;
 
   constructor(db: Db) {
     this.db = db;
   }
 
-  /** Rows waiting to be written. */
   get pending(): number {
     return this.buffer.length;
   }
@@ -75,10 +67,7 @@ export class RequestLog {
     return this.writing;
   }
 
-  /**
-   * Writes what is left, once, and takes no more: at shutdown, before the database closes.
-   * Rows the database does not take then are lost.
-   */
+  /** At shutdown, before the database closes: one last write, after which rows are lost. */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
@@ -143,7 +132,6 @@ function failureOf(error: unknown): { reason: string; codes: string[] } {
   return { reason: cause instanceof Error ? cause.message : String(cause), codes: codesOf(error) };
 }
 
-/** One INSERT of many rows: the rows travel as one JSON parameter, whatever their number. */
 function insertEntries(db: Db, entries: RequestEntry[]) {
   return db.execute(sql`INSERT INTO request_log (started_at, via, aid, caller, chat_id, status,
       code, latency_ms, model, input_tokens, output_tokens, cost, request_id)
@@ -156,9 +144,8 @@ function insertEntries(db: Db, entries: RequestEntry[]) {
 }
 
 /**
- * The request log of a database: one per process and database handle, kept on globalThis
- * because Next.js may load this module in more than one chunk (the route handlers' log must be
- * the one shutdown writes).
+ * One request log per process and database handle, on globalThis: Next.js may load this module in
+ * more than one chunk, and the route handlers' log must be the one shutdown writes.
  */
 export function requestLogOf(db: Db): RequestLog {
   const global = globalThis as unknown as { agentRequestLogs?: WeakMap<Db, RequestLog> };
@@ -171,7 +158,6 @@ export function requestLogOf(db: Db): RequestLog {
   return found;
 }
 
-/** Logs a chat request, unless the log is off (REQUEST_LOG_DAYS=0). */
 export function recordRequest(
   { db, config }: { db: Db; config: Pick<Config, "requestLogDays"> },
   entry: RequestEntry,

@@ -6,11 +6,6 @@ import { NUL_RULE, withoutNul } from "@/server/kit/text";
 import { pageParams } from "@/server/pagination/schema";
 import { FAILED_STATUSES, REQUEST_VIAS } from "./view";
 
-/**
- * The request log's schemas (GET /requests), defined once for the procedure, the REST handler,
- * OpenAPI and the dashboard.
- */
-
 const STATUS_RULE = `must be an HTTP status from 100 to 599, or \`${FAILED_STATUSES}\` for every status but 200`;
 
 const statusFilter = z
@@ -107,7 +102,6 @@ export const requestRecordSchema = z
 export type RequestRecord = z.infer<typeof requestRecordSchema>;
 
 export const listRequestsOutputSchema = z.object({
-  /** Newest first. */
   requests: z.array(requestRecordSchema),
   next_cursor: z
     .string()

@@ -1,7 +1,4 @@
-/**
- * What the dashboard's request log computes with, without zod and nothing server-only
- * (docs/architecture.md): the paths a chat comes by, and the filter for every failure.
- */
+// The request log's values for the dashboard, without zod or anything server-only.
 
 export { REQUEST_VIAS, type RequestVia } from "@/db/enums";
 

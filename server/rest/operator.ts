@@ -15,11 +15,8 @@ import { createProcedureCaller } from "@/server/routers";
 import { buildOpenApiDocument } from "./openapi";
 import { type BareArgs, type Operation, pathParams } from "./operation";
 
-/**
- * The operator's paths: health, the probes, metrics, and the documentation itself. They take no
- * request context (no credentials are read but metrics' own), so that they answer while the
- * database cannot be reached.
- */
+// The operator's paths take no request context (no credentials are read but metrics' own), so
+// that they answer while the database cannot be reached.
 
 function bareOperation(
   declared: Documentation & {
@@ -67,7 +64,6 @@ export const operatorOperations: Operation[] = [
           503,
         );
       }
-      // The same procedure the dashboard asks (health.check).
       const context = await createContext({ headers: request.headers, cookies: false });
       const health = await createProcedureCaller(context).health.check();
       return json(health, health.status === "healthy" ? 200 : 503);
@@ -84,7 +80,6 @@ export const operatorOperations: Operation[] = [
     operationId: "live",
     security: PUBLIC,
     summary: "Liveness: 200 while the process runs, whatever the database does.",
-    // Asks nothing of the database.
     answer: async () => json({ status: "live" }),
     answers: { 200: { description: "Live.", schema: probeSchema } },
     refusals: {},
@@ -216,11 +211,7 @@ function metricsTokenMatches(presented: string | undefined): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/**
- * Swagger UI (swagger-ui-dist, served from this service by app/docs/[asset], no CDN) over
- * /openapi.json. "Authorize" takes the admin key (or an agent key for chat), and "Try it out"
- * sends real requests to this service.
- */
+/** Swagger UI served from this service (app/docs/[asset], no CDN) over /openapi.json. */
 const DOCS_PAGE = `<!doctype html>
 <html lang="en">
 <head>

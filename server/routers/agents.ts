@@ -81,7 +81,6 @@ export const agentsRouter = router({
     .output(listAgentsOutputSchema)
     .query(({ ctx, input }) => listAgents(ctx, input)),
 
-  /** Sets the agent's counters back to 0, those named or all of them (the limits stay). */
   resetQuota: adminProcedure
     .meta(
       rest({

@@ -56,7 +56,6 @@ export const authRouter = router({
     return null;
   }),
 
-  /** Ends every session, this one too (everyone signs in again). */
   endAllSessions: adminProcedure
     .output(z.object({ ended: z.int() }))
     .mutation(async ({ ctx }) => ({ ended: await endAllSessions(ctx.db) })),

@@ -98,7 +98,7 @@ export const deploymentsRouter = router({
     .output(deploymentWithHistorySchema)
     .query(({ ctx, input }) => getDeployment(ctx, input.id, ownerScope(ctx.session))),
 
-  /** For the dashboard: the changes a wallet could sign on a deployment, and if a Privy token must go with them. */
+  /** The changes a wallet could sign on a deployment, and whether they need a Privy token. */
   changeOptions: walletProcedure
     .input(changeOptionsInputSchema)
     .output(changeOptionsSchema)

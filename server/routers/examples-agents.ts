@@ -10,10 +10,7 @@ import { listRunsOutputSchema, runSchema } from "@/server/runs";
 
 type Agent = z.input<typeof agentSchema>;
 
-/**
- * Real requests and answers of the service for the agent paths: README's support-bot, with a
- * model that answers on loopback.
- */
+// Real requests and answers of the service for the agent paths (a model on loopback answered).
 
 const CREATED: Agent = {
   aid: "support-bot",

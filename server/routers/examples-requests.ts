@@ -1,8 +1,6 @@
 import { example } from "@/server/http";
 import { listRequestsOutputSchema } from "@/server/requests";
 
-/** Real answers of the service for the request log. */
-
 export const requestList = {
   recent: example(listRequestsOutputSchema, "A reply, then a refusal by the daily quota", {
     requests: [

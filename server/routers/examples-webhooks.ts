@@ -7,10 +7,8 @@ import {
   webhookListSchema,
 } from "@/server/webhooks";
 
-/**
- * Real requests and answers of the service for webhooks (the receiver was on loopback; its URL
- * is written here as the public one it stands for).
- */
+// Real requests and answers of the service for webhooks (the receiver was on loopback; its URL is
+// written here as the public one it stands for).
 
 const WEBHOOK = {
   id: "wh_19526277b4e79c09",

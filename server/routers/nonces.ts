@@ -4,7 +4,6 @@ import { issueNonce, nonceInputSchema, nonceOutputSchema } from "@/server/nonces
 
 /** GET /v1/nonce. */
 
-/** GET /v1/nonce. */
 export const noncesRouter = router({
   /** A single-use nonce for a Sign-In with Ethereum message (sign-in or status update). */
   issue: publicProcedure

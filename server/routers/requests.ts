@@ -12,7 +12,6 @@ import * as examples from "./examples-requests";
 
 /** GET /requests: the request log, one row per chat request, newest first (admin). */
 
-/** GET /requests: the request log, newest first, filtered (admin). */
 export const requestsRouter = router({
   list: adminProcedure
     .meta(
@@ -37,7 +36,6 @@ export const requestsRouter = router({
     .output(listRequestsOutputSchema)
     .query(({ ctx, input }) => listRequests(ctx, input)),
 
-  /** GET /requests/breakdown: the log grouped by model or by key (admin). */
   breakdown: adminProcedure
     .meta(
       rest({

@@ -18,7 +18,6 @@ import * as examples from "./examples-agents";
 
 const notFound = { 404: problem("Unknown agent.", examples.agentNotFound) };
 
-/** GET /agents/{aid}/runs, its summary, and POST /agents/{aid}/runs (run now). */
 export const runsRouter = router({
   list: adminProcedure
     .meta(

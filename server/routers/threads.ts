@@ -12,7 +12,6 @@ import * as examples from "./examples-chat";
 
 /** GET /agents/{aid}/threads and a thread's messages: every caller's conversations (admin). */
 
-/** GET /agents/{aid}/threads and a thread's messages: every caller's conversations (admin). */
 export const threadsRouter = router({
   list: adminProcedure
     .meta(

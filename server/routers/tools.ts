@@ -6,7 +6,6 @@ import { agentToolsSchema, listAgentTools } from "@/server/tools";
 import { badAid, notFound } from "./agents";
 
 export const toolsRouter = router({
-  /** Each of the agent's MCP servers with its tools as the server describes them now. */
   list: adminProcedure
     .meta(
       rest({

@@ -29,7 +29,6 @@ import * as examples from "./examples-webhooks";
 const badId = problem("A bad id (the NUL character, too long, a malformed percent-escape).");
 const notFound = { 404: problem("No such webhook endpoint.", examples.noSuchWebhook) };
 
-/** Webhook endpoints and their delivery logs (admin): /webhooks… */
 export const webhooksRouter = router({
   create: adminProcedure
     .meta(

@@ -21,21 +21,13 @@ import {
 import { runEventsSql } from "./record-json";
 
 /**
- * Claiming autonomous runs: due slots taken, their quota reserved, the runs recorded.
- *
- * A claim is one transaction: it locks due agents with FOR UPDATE SKIP LOCKED (so schedulers on
- * any number of instances never take the same one), moves each to its next slot, reserves the
- * autonomous quota (server/quota), and records the run as `running`, holding the use, or as
- * `skipped` when the quota is spent. The model is called after the commit, outside any
- * transaction (execute.ts). If the process dies then, the run stays `running` with the use it
- * holds; the sweep (sweep.ts) later marks it failed and releases the use. A crash loses the run
- * in flight, and nothing else.
+ * Claiming autonomous runs in one transaction: due agents locked with FOR UPDATE SKIP LOCKED (so
+ * instances never take the same one), moved to their next slot, their quota reserved, each run
+ * recorded `running` (holding the use) or `skipped`. The model is called after the commit
+ * (execute.ts); a run whose process dies stays `running` until the sweep fails it (sweep.ts).
  */
 
-/**
- * A claimed run that holds its quota and awaits the model. `history`: its thread's history, when
- * the claim read it (the scheduler's claims); otherwise the run reads it when it starts.
- */
+/** A claimed run holding its quota; `history` is its thread's, when the claim read it. */
 export type ClaimedRun = {
   runId: number;
   agent: AgentRow;
@@ -44,11 +36,9 @@ export type ClaimedRun = {
 };
 
 /**
- * Claims up to `limit` due slots; returns the runs to execute (skipped ones are recorded). With
- * `history`, each run's thread history is read by the claim's own select, for the whole batch,
- * instead of by one statement a run when it starts (a sixth of a run's cost, in PostgreSQL and
- * in the worker together, BENCHMARKS.md). Only a run of the same agent writes its thread, and
- * the claim holds the agent's row, so the history read then is the one the run would read.
+ * Claims up to `limit` due slots and returns the runs to execute. With `history`, the claim's own
+ * select reads each run's thread history for the whole batch: only a run of the same agent writes
+ * its thread, and the claim holds the agent's row, so it is the history the run would read.
  */
 export async function claimDueRuns(
   { db, clock }: { db: Db; clock: Clock },
@@ -109,11 +99,7 @@ export async function claimDueRuns(
   });
 }
 
-/**
- * The run still going of each of these agents (a cron schedule's occurrence that comes while
- * the run before it has not finished is skipped, and says so). Read in the claim's transaction:
- * the agents are locked, so no other claim starts one of theirs meanwhile.
- */
+/** Each agent's run still going, read under the claim's lock on the agents. */
 async function runsGoing(db: Db, aids: string[]): Promise<Map<string, number>> {
   if (aids.length === 0) return new Map();
   const rows = await db
@@ -123,7 +109,6 @@ async function runsGoing(db: Db, aids: string[]): Promise<Map<string, number>> {
   return new Map(rows.map((row) => [row.aid, row.id]));
 }
 
-/** Moves each claimed agent's schedule to its next slot after now, in one statement. */
 async function moveToNextSlots(db: Db, due: AgentRow[], now: Date): Promise<void> {
   const slots = due.map((agent) => {
     const next = nextSlot(agent, agent.autonomousNextRunAt as Date, now);
@@ -135,13 +120,7 @@ async function moveToNextSlots(db: Db, due: AgentRow[], now: Date): Promise<void
     WHERE agents.aid = slot.aid`);
 }
 
-/**
- * Reserves the autonomous quota of each agent and records its run, `running` (holding the use
- * in the month it counts in, `quota_month`), or `skipped` when its quota is spent: one
- * statement for the quotas and one for the runs, however many (and one for the skipped runs'
- * `run.skipped` events, when there are some). `claimed` is undefined for a skipped run. Run in
- * a transaction: the claim's, or run now's.
- */
+/** Reserves each agent's quota and records its run `running` or `skipped`; in a transaction. */
 export async function startRuns(
   db: Db,
   clock: Clock,

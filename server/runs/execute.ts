@@ -18,19 +18,12 @@ import { fanOutSql } from "@/server/webhooks";
 import { type ClaimedRun, startRuns } from "./claim";
 import { runEventsSql, runJson } from "./record-json";
 
-/**
- * Executing autonomous runs: a claimed run through the agent's model, its outcome recorded, and
- * its use settled (the exchange stored) or released (the run failed); and "run now".
- */
 
-/** The slice of the request's context it needs (server/frame/context.ts). */
 type RunContext = DataContext & { model: ModelRuntime };
 
 /**
- * Runs a claimed slot: the agent's autonomous prompt through its model, in its autonomous
- * thread. Success stores the exchange and marks the run succeeded in one statement; failure
- * marks it failed and gives the quota back in one transaction. Never leaves it `running` unless
- * the process dies (then the sweeper finishes it).
+ * Runs a claimed slot: the agent's autonomous prompt through its model, in its autonomous thread.
+ * It never leaves the run `running` unless the process dies (then the sweeper finishes it).
  */
 export async function executeRun(
   ctx: RunContext,
@@ -100,7 +93,6 @@ export async function executeRun(
   return "failed";
 }
 
-/** What a failed run's record says; errors that are not ours to explain are logged. */
 function runFailureDetail(run: ClaimedRun, failure: unknown): string {
   if (failure instanceof AppError) return failure.detail;
   if (isDatabaseUnavailable(failure))
@@ -112,10 +104,8 @@ function runFailureDetail(run: ClaimedRun, failure: unknown): string {
   return "An unexpected error occurred. It has been logged.";
 }
 
-/**
- * Marks the run failed, gives its quota back and writes its `run.failed` event, atomically (so
- * the sweeper cannot refund twice).
- */
+// Fails the run, gives its quota back and writes `run.failed` in one transaction, so that the
+// sweeper cannot refund it twice.
 async function failRun(
   ctx: Pick<RunContext, "db" | "clock">,
   run: ClaimedRun,

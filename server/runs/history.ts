@@ -7,8 +7,6 @@ import { storedUsage } from "@/server/model-call";
 import { beforeIdCursor, decodeCursor, keysetPage } from "@/server/pagination";
 import type { listRunsInputSchema, listRunsOutputSchema, Run, runSummarySchema } from "./schema";
 
-/** Reading autonomous runs back (admin). */
-
 export function presentRun(run: AutonomousRunRow): Run {
   return {
     id: run.id,
@@ -25,7 +23,6 @@ export function presentRun(run: AutonomousRunRow): Run {
   };
 }
 
-/** A page of an agent's runs, newest first. */
 export async function listRuns(
   { db }: { db: Db },
   input: z.output<typeof listRunsInputSchema>,

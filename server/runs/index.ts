@@ -1,8 +1,4 @@
-/**
- * Autonomous runs (GET and POST /agents/{aid}/runs): the scheduler that claims due agents, runs
- * their prompts and records each run, and the runs' history. This index is the folder's public
- * surface: import the folder, not its files (docs/architecture.md).
- */
+// Autonomous runs: the scheduler that claims and executes them, and their history.
 
 export { claimDueRuns } from "./claim";
 export { executeRun, runNow } from "./execute";

@@ -3,12 +3,9 @@ import type { WebhookEventType } from "@/db/enums";
 import { fanOutSql } from "@/server/webhooks";
 
 /**
- * A run's webhook events (run.succeeded, run.failed, run.skipped), written by the statement or
- * transaction that finishes the run. Their data is the run as GET /agents/{aid}/runs shows it
- * (presentRun, history.ts), made here in SQL from the run's row, so that the statement that
- * stores a run's reply can write the event too, with nothing read back. The two are kept
- * alike by a test (tests/integration/webhook-events.test.ts) that compares them on every
- * shape of run.
+ * A run's webhook events, their data the run as GET /agents/{aid}/runs shows it, made here in SQL
+ * from its row so that the statement that stores a run's reply can write the event with nothing
+ * read back. tests/integration/webhook-events.test.ts keeps the two alike.
  */
 
 /** An instant as the API writes it (JavaScript's toISOString). */
@@ -31,7 +28,6 @@ export function runJson(r: string): SQL {
     'tool_calls', coalesce(${c("tool_calls")}, '[]'::jsonb))`;
 }
 
-/** The fan-out of `type` for the runs `ids` (in the caller's transaction), at `at`. */
 export function runEventsSql(type: WebhookEventType, ids: readonly number[], at: Date): SQL {
   return fanOutSql({
     type,

@@ -7,14 +7,11 @@ import { type ClaimedRun, claimDueRuns } from "./claim";
 import { executeRun } from "./execute";
 import { sweepInterruptedRuns } from "./sweep";
 
-/** The slice of the request's context it needs (server/frame/context.ts). */
 type SchedulerContext = DataContext & { model: ModelRuntime };
 
 /**
- * The loop that runs autonomous agents: every tick it sweeps runs left by a dead instance,
- * then claims due slots, as many as it has room for, and starts them (server/kit/claim-loop.ts).
- * The schedule itself lives in the database, so any number of these, in web instances or
- * `npm run worker` processes, share the work without running a slot twice.
+ * The loop that runs autonomous agents: each tick sweeps runs left by a dead instance, then claims
+ * and starts due slots. The schedule lives in the database, so any number of these share the work.
  */
 export class Scheduler {
   private readonly loop: ClaimLoop<ClaimedRun>;
@@ -46,21 +43,15 @@ export class Scheduler {
     this.loop.start();
   }
 
-  /**
-   * One pass: claims until nothing more is due, never running more than `concurrency` at once
-   * (with fewer than a quarter of its slots free, it waits for runs to finish). Returns how
-   * many runs it started; `idle()` waits for them.
-   */
+  /** One pass of the claim loop; returns how many runs it started (`idle()` waits for them). */
   tick(): Promise<number> {
     return this.loop.pass();
   }
 
-  /** Resolves when every run started so far has finished. */
   idle(): Promise<void> {
     return this.loop.idle();
   }
 
-  /** Stops claiming and waits up to `graceMs` for the runs in flight; true if they all finished. */
   stop(graceMs: number): Promise<boolean> {
     return this.loop.stop(graceMs);
   }

@@ -34,7 +34,6 @@ export const listRunsInputSchema = z.strictObject({
 });
 
 export const listRunsOutputSchema = z.object({
-  /** Newest first. */
   runs: z.array(runSchema),
   next_cursor: z.string().nullable(),
 });

@@ -6,9 +6,8 @@ import { releaseRun } from "@/server/quota";
 import { runEventsSql } from "./record-json";
 
 /**
- * Finds runs left `running` by an instance that stopped (older than any live run can be), marks
- * them failed, gives their quota back and writes their `run.failed` events, in one
- * transaction. Returns how many it found.
+ * Fails runs left `running` by an instance that stopped, giving their quota back and writing their
+ * `run.failed` events, in one transaction. Returns how many.
  */
 export async function sweepInterruptedRuns(
   { db, clock }: { db: Db; clock: Clock },

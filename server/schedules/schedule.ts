@@ -1,20 +1,17 @@
 import { Cron } from "croner";
 
 /**
- * The schedule's arithmetic. An agent's runs sit on a grid: every `minutes` from the time it
- * was enabled, or at the occurrences of its cron expression in its time zone (croner computes
- * them, daylight-saving gaps and repeats by its documented rule). A slot missed while no
- * scheduler ran is not replayed one by one: the overdue run happens once, and the next one is
- * the first slot after now.
+ * The schedule's arithmetic: runs sit on a grid every `minutes` from when the agent was enabled,
+ * or at its cron expression's occurrences in its time zone. Slots missed while no scheduler ran
+ * are not replayed: the overdue run happens once, then the first slot after now.
  */
 
 const MINUTE_MS = 60_000;
 
 /**
- * The first occurrence of `cron` in `timezone` after `after`; null if it never comes again.
- * Croner's rule at daylight-saving changes (its README): a fixed time (one value in minute
- * and hour) that falls in a gap runs at the first valid time after it, and once when it
- * repeats; an interval (a wildcard, step, range or list) skips the gap and runs both times.
+ * The first occurrence of `cron` in `timezone` after `after`; null if it never comes again. At
+ * daylight-saving changes (croner's rule) a fixed time in a gap runs at the first valid time after
+ * it and once when it repeats; an interval skips the gap and runs both times.
  */
 export function nextOccurrence(cron: string, timezone: string, after: Date): Date | null {
   return new Cron(cron, { mode: "5-part", timezone }).nextRun(after);
@@ -51,12 +48,10 @@ export function nextSlot(
 }
 
 /**
- * When the next run is due after a configuration change, so that it takes effect at the next
- * tick: off = never. With a cron expression: the next occurrence after now, unless expression,
- * zone and switch are as they were (then unchanged). Without: just switched on (or new) = now;
- * a new interval = the last slot plus the new interval (which may already be due); otherwise
- * unchanged. A cron expression that never comes again (a date of a past year) leaves none.
- * An agent resumed after a pause goes on from the next slot after now, whatever it missed.
+ * When the next run is due after a configuration change, taking effect at the next tick: off,
+ * never; cron, its next occurrence unless expression, zone and switch are unchanged; interval,
+ * now when just switched on, else the last slot plus the new interval. A resumed agent goes on
+ * from the next slot after now.
  */
 export function nextRunAfterChange(
   before: ScheduleState | undefined,

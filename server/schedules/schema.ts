@@ -1,11 +1,8 @@
 import { Cron } from "croner";
 import { z } from "zod";
 
-/**
- * The schedule's fields as clients give them: a five-field cron expression and the IANA time
- * zone it is read in. Parsed by croner (server/schedules/schedule.ts computes the occurrences
- * with it), never by hand. Browser-safe: the dashboard's form checks them as the API does.
- */
+// Cron expression and time zone as clients give them, parsed by croner, never by hand.
+// Browser-safe: the dashboard's form checks them as the API does.
 
 export const CRON_MAX_LENGTH = 200;
 

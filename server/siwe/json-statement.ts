@@ -1,11 +1,10 @@
 import { AppError } from "@/server/frame/errors";
 
 /**
- * The JSON object a status message carries as its statement, read strictly before anything
- * trusts it: at most MAX_STATEMENT_CHARS, at most MAX_DEPTH levels of nesting, and no key twice
- * in one object (JSON.parse keeps the last, so a signer's tool and this service could read two
- * different changes from one signed text). The bounds are checked by a scan before parsing:
- * thousands of nested arrays once made the service answer 500.
+ * The JSON object a status message carries as its statement, read strictly: size and depth are
+ * bounded by a scan before parsing, so deeply nested input never reaches the parser, and no key
+ * may come twice in one object (JSON.parse keeps the last, so a signer's tool and this service
+ * could read two different changes from one signed text).
  */
 
 export const MAX_STATEMENT_CHARS = 16 * 1024;
@@ -63,7 +62,6 @@ function checkShape(text: string): void {
   }
 }
 
-/** The index of the quote that closes the string opening at `start`. */
 function stringEnd(text: string, start: number): number {
   for (let i = start + 1; i < text.length; i++) {
     if (text[i] === "\\") i++;

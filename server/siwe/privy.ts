@@ -3,14 +3,10 @@ import type { PrivyConfig } from "@/server/frame/config";
 import { AppError } from "@/server/frame/errors";
 
 /**
- * Privy tokens: ES256 JWTs issued by privy.io for our app id, checked when Privy is configured.
- *
- * Only an identity token says which wallets the Privy user has: its `linked_accounts` claim (a
- * JSON array) lists them, signed by Privy, so the signer can be checked against it offline. An
- * access token names the user (`sub`) and nothing of its wallets. So with PRIVY_REQUIRED=true
- * the token must be an identity token listing the signing wallet; otherwise a token is
- * optional, an identity token sent is checked the same way, and an access token only proves
- * that its bearer has a Privy session. Without configuration the token is ignored.
+ * Privy tokens: ES256 JWTs issued by privy.io for our app id. Only an identity token lists the
+ * user's wallets (`linked_accounts`, signed by Privy), so the signer can be checked offline; an
+ * access token only proves a Privy session. With PRIVY_REQUIRED=true the token must be an
+ * identity token listing the signing wallet.
  */
 export async function checkPrivyToken(
   config: PrivyConfig | undefined,

@@ -13,18 +13,14 @@ import type { SiweConfig } from "@/server/frame/config";
 import { AppError } from "@/server/frame/errors";
 
 /**
- * Checks a signed Sign-In with Ethereum (EIP-4361) message, field by field, each failure with
- * its own sentence: the message is well formed (400), then its domain, URI, chain, times and
- * address match (401), then the signature is the address's (401). The nonce is left to the
- * caller, which spends it in the transaction of the change it authorises.
+ * Checks a signed Sign-In with Ethereum (EIP-4361) message field by field, each failure with its
+ * own sentence. The nonce is left to the caller, which spends it in the transaction it authorises.
  */
 
 /**
- * What a signed message may be used for, told apart by its URI: a sign-in message names the
- * dashboard's sign-in page, `${PUBLIC_URL}/login`, and a status update any other URI under
- * PUBLIC_URL (worker SDKs name the status endpoint). Each use also checks its statement: a
- * sign-in's is plain text, a status update's a JSON object. So neither can stand in for the
- * other.
+ * What a signed message may be used for, told apart by its URI (`${PUBLIC_URL}/login` signs in,
+ * any other URI under PUBLIC_URL is a status update) and its statement (plain text or a JSON
+ * object), so that neither can stand in for the other.
  */
 export type MessagePurpose = "sign-in" | "status-update";
 
@@ -34,7 +30,6 @@ export type VerifiedMessage = {
   /** The signer, EIP-55 checksummed. */
   address: Address;
   nonce: string;
-  /** The message's statement, as written (worker SDKs put a JSON object there). */
   statement: string | undefined;
   chainId: number;
   purpose: MessagePurpose;
@@ -161,10 +156,7 @@ function checkTimes(
     throw rejected("The message is not valid yet.");
 }
 
-/**
- * EOA signatures are checked offline. With RPC_URL, viem's public client also checks smart
- * contract wallets (ERC-1271, and ERC-6492 for wallets not deployed yet) on chain.
- */
+/** EOA signatures are checked offline; with RPC_URL, contract wallets on chain (ERC-1271, 6492). */
 async function signatureIsValid(
   config: Pick<SiweConfig, "rpcUrl">,
   address: Address,

@@ -7,61 +7,37 @@ import type { Usage } from "@/server/model-call";
 import { type Accounted, accountedPeriods, settleUsage } from "@/server/quota";
 import type { ThreadRef } from "./history";
 
-/**
- * The exchange store: a question and its reply written to their thread in one statement, which
- * also settles the use that the chat or run held (server/quota), for chat and autonomous runs
- * alike.
- */
+// The exchange store: a question and its reply written to their thread in one statement that
+// also settles the use the chat or autonomous run held (server/quota).
 
 export type Exchange = ThreadRef & {
   question: string;
   reply: string;
   /** The model that wrote the reply, whose price (if it has one) prices it. */
   model: string;
-  /** The tokens of the call that wrote the reply; stored on the reply's row. */
   usage: Usage;
-  /** The tool calls made before the reply, stored on its row (null column when none). */
   toolCalls: StoredToolCall[];
   askedAt: Date;
   answeredAt: Date;
 };
 
 /**
- * What a store is guarded by: a write that returns rows (a chat's reservation deleted, an
- * autonomous run marked succeeded, each only while it is still held; it may read the reply's
- * cost from the WITH clause `price`). The exchange is stored only if it returned one, in the
- * same statement, so all of it is stored or none. The statement is built once per `key` and
- * kind and prepared: the guard's values are placeholders, filled from `values`.
+ * A write that returns rows (a chat's reservation deleted, a run marked succeeded, each only
+ * while still held); the exchange is stored in the same statement only if it returned one. Its
+ * values are placeholders, so the statement is prepared once per `key` and kind.
  */
 export type StoreGuard = {
-  /** Names the guard's shape (and so the prepared statement's). */
   key: string;
-  /**
-   * The guard's SQL, its values as `sql.placeholder(name)`: its own named `guard…`, or the
-   * exchange's (`reply`, `toolCalls` as JSON, `answeredAt`, `inputTokens`, `outputTokens`,
-   * `estimated`; see storeExchange).
-   */
+  /** Its values as `sql.placeholder(name)`: its own (`guard…`) or the exchange's (storeValues). */
   build: () => SQL;
-  /**
-   * A write that follows from the guard (it may read the rows `guard` returned), in the same
-   * statement: an autonomous run's webhook event. Its values are placeholders too.
-   */
+  /** A write after the guard in the same statement: an autonomous run's webhook event. */
   effects?: () => SQL;
   values: Record<string, unknown>;
 };
 
 /**
- * Writes a question and its reply to their thread in one statement (atomic by itself, so no
- * transaction and its two extra round trips): the thread is created or counted up, both
- * messages inserted, and the use settled: the reply priced and counted in the agent's tokens
- * and usage (`settleUsage` of server/quota); the foreign key to the thread is checked at the end
- * of the statement. Stored only if `guard` returned a row (a chat's guard is quota's
- * `settleMessage`). `kind` says what the reply counts as in usage: a
- * chat's message or an autonomous run. Returns whether it was stored, and the reply's cost
- * (null: unpriced). What a model or a tool sent is made storable where it enters the service
- * (providers, tools), so that clients are sent what is stored; it is made so here once more,
- * cheaply (clean text is not copied), so that nothing reaching a row another way can fail the
- * statement.
+ * Writes a question and its reply in one statement, only if `guard` returned a row, settling the
+ * use. Text is made storable once more here, so nothing reaching a row another way can fail it.
  */
 export async function storeExchange(
   db: Db,
@@ -76,10 +52,7 @@ export async function storeExchange(
   };
 }
 
-/**
- * The values of the store statement's placeholders (`storeQuery`) for `exchange` and its guard.
- * Exported with `storeQuery` for the benchmark's baseline (bench/baseline.ts).
- */
+/** Exported with `storeQuery` for the benchmark's baseline (bench/baseline.ts). */
 export function storeValues(
   exchange: Exchange,
   guard: Pick<StoreGuard, "values">,
@@ -104,20 +77,14 @@ export function storeValues(
   };
 }
 
-/**
- * The store statement of `kind` guarded by `guard`, built once per database handle: drizzle
- * building it on every chat was most of drizzle's share of a chat's CPU (BENCHMARKS.md).
- */
+/** Built once per database handle and guard, not by drizzle on every chat. */
 function storeStatement(db: Db, kind: Accounted["kind"], guard: StoreGuard) {
   return prepared(db, `store-${kind}-${guard.key}`, () =>
     storeQuery(db, kind, guard).prepare(`store_${kind}_${guard.key}`),
   );
 }
 
-/**
- * The store statement as a query, its values placeholders (`storeValues` fills them). Built once
- * per database handle and guard by `storeStatement`; the benchmark's baseline takes its text.
- */
+/** Exported with `storeValues` for the benchmark's baseline, which takes its text. */
 export function storeQuery(db: Db, kind: Accounted["kind"], guard: Omit<StoreGuard, "values">) {
   const p = (name: string) => sql.placeholder(name);
   const [aid, caller, chatId] = [p("aid"), p("caller"), p("chatId")];
@@ -160,9 +127,8 @@ export function storeQuery(db: Db, kind: Accounted["kind"], guard: Omit<StoreGua
       -- The question gets the lower id: history and listings are ordered by id.
       ORDER BY m.position`,
   );
-  // The store takes no quota row (the next chat's reserve waits on it): a reply's tokens go to
-  // agent_token_usage (server/quota). Every store takes its rows in the same order, and the
-  // reserve, which takes the quota row, only reads agent_token_usage.
+  // The store takes no quota row (the next chat's reserve waits on it): tokens go to
+  // agent_token_usage, taken in the same order by every store; the reserve only reads it.
   const settle = settleUsage(accounted);
   return db
     .with(

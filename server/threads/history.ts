@@ -5,19 +5,10 @@ import { chatMessages, type StoredToolCall } from "@/db/schema";
 import type { ChatConfig } from "@/server/frame/config";
 import type { ChatTurn } from "@/server/providers";
 
-/**
- * The history read: a thread's messages as the model sees them, for chat and autonomous runs,
- * which talk in threads alike (the exchange store, exchange.ts, writes them).
- */
-
 /** Where a thread is: the agent, the caller it belongs to (see chat_threads), its name. */
 export type ThreadRef = { aid: string; caller: string; chatId: string };
 
-/**
- * The thread's most recent messages, oldest first: at most `historyMessages`, and at most
- * `historyMaxChars` characters of them (the oldest go first). The same read as the chat's
- * opening statement makes (`historyJson`), on its own.
- */
+/** The thread's recent messages within both history limits, oldest first: `historyJson` alone. */
 export async function loadHistory(
   db: Db,
   { aid, caller, chatId }: ThreadRef,
@@ -33,11 +24,7 @@ export async function loadHistory(
   return historyFromJson(row?.history ?? [], config);
 }
 
-/**
- * The history read on its own, prepared once per database handle: every autonomous run reads
- * its thread, and drizzle building the statement again was about 5% of a scheduler worker's
- * busy time (BENCHMARKS.md).
- */
+/** Prepared once per database handle: every autonomous run reads its thread. */
 function historyStatement(db: Db) {
   const p = (name: string) => sql.placeholder(name);
   return prepared(db, "thread-history", () =>
@@ -50,25 +37,17 @@ function historyStatement(db: Db) {
   );
 }
 
-/** How much history a model call is given (HISTORY_MESSAGES, HISTORY_MAX_CHARS). */
 export type HistoryConfig = Pick<ChatConfig, "historyMessages" | "historyMaxChars">;
 
-/**
- * The same read as `loadHistory`, as an expression to put in a larger statement: a JSON array
- * of `[role, content, tool_calls]`, oldest first. `aid`, `chatId` and `limit` are values or placeholders.
- * Give what it returns to `historyFromJson`.
- */
+/** `loadHistory`'s read as an expression for a larger statement; `historyFromJson` reads it. */
 export function historyJson(
   thread: { aid: unknown; caller: unknown; chatId: unknown },
   limit: unknown,
 ): SQL {
-  // Read by one backward scan of the thread's index (aid, caller, chat_id, id), which stops
-  // after `limit` rows, so its cost grows with neither the thread nor the table. The thread's
-  // name is matched as a range (the same rows as `=`: collations here are deterministic) and
-  // ordered by: with `=` PostgreSQL drops chat_id from the order, and a prepared statement's
-  // generic plan may then read the primary key backwards and filter instead, which scans the
-  // whole table for a new or short thread beside a large one (24.9 ms at 204,000 rows,
-  // BENCHMARKS.md). Only the thread's index gives this order.
+  // One backward scan of the thread's index (aid, caller, chat_id, id), stopping after `limit`
+  // rows. chat_id is matched as a range (the same rows: collations here are deterministic): with
+  // `=` PostgreSQL drops it from the order, and a generic plan may then scan the primary key
+  // backwards, which reads the whole table for a short thread beside a large one.
   const m = chatMessages;
   return sql`(SELECT coalesce(json_agg(json_build_array(h.role, h.content, h.tool_calls) ORDER BY h.id), '[]'::json)
     FROM (SELECT ${m.id} AS id, ${m.role} AS role, ${m.content} AS content, ${m.toolCalls} AS tool_calls
@@ -78,14 +57,12 @@ export function historyJson(
       ORDER BY ${m.chatId} DESC, ${m.id} DESC LIMIT ${limit}) h)`;
 }
 
-/** A stored message as history reads it. */
 type HistoryRow = {
   role: "user" | "assistant";
   content: string;
   toolCalls: StoredToolCall[] | null;
 };
 
-/** The turns of a `historyJson` result, within HISTORY_MAX_CHARS. */
 export function historyFromJson(json: unknown, config: HistoryConfig): ChatTurn[] {
   const rows = json as [HistoryRow["role"], string, StoredToolCall[] | null][];
   return asTurns(
@@ -117,9 +94,8 @@ function toolCallChars(calls: StoredToolCall[]): number {
 }
 
 /**
- * The messages as the model is given them: a reply that followed tool calls is preceded, for
- * each of its turns that called tools, by the turn's calls and their results (in the OpenAI
- * form), so the model sees what it did and learned, not only what it said.
+ * The messages as the model is given them: a reply that followed tool calls is preceded by each
+ * turn's calls and results (OpenAI's form), so the model sees what it did, not only what it said.
  */
 function asTurns(rows: HistoryRow[]): ChatTurn[] {
   const turns: ChatTurn[] = [];

@@ -1,9 +1,4 @@
-/**
- * Conversation threads (GET /agents/{aid}/threads and their messages): listing them, the history
- * a model call is given, and storing an exchange (question, reply, tool calls, tokens) in one
- * statement. This index is the folder's public surface: import the folder, not its files
- * (docs/architecture.md).
- */
+// Conversation threads: listing, the history a model call is given, storing an exchange.
 
 export type { StoreGuard } from "./exchange";
 export { storeExchange, storeQuery, storeValues } from "./exchange";

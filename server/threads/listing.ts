@@ -15,9 +15,7 @@ import type {
 } from "./schema";
 import { AGENT_CALLER } from "./schema";
 
-/** Reading conversations back (admin): an agent's threads, and a thread's messages. */
 
-/** The slice of the request's context it needs. */
 type Ctx = Pick<DataContext, "db">;
 
 /** A page of a thread's messages: the newest `limit` older than the cursor, oldest first. */

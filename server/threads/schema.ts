@@ -6,11 +6,7 @@ import { usageSchema } from "@/server/model-call/schema";
 import { pageParams } from "@/server/pagination/schema";
 import { toolCallsSchema } from "@/server/tools/schema";
 
-/**
- * Thread schemas (GET /agents/{aid}/threads and its messages), defined once for the procedures,
- * the REST handlers, OpenAPI and the dashboard. A thread belongs to a caller and is named by its
- * chat_id.
- */
+// A thread belongs to a caller and is named by its chat_id.
 
 /** The thread autonomous runs talk in, so each run sees the earlier ones as history. */
 export const AUTONOMOUS_THREAD = "autonomous";

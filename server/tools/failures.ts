@@ -1,14 +1,8 @@
 /**
- * Why a request to an MCP server failed, said once for the tool call (what the model is told,
- * what is stored, the metric's outcome) and for the agent's tools page alike.
- *
- * Errors are told apart by their `name` and `code`, never by `instanceof`: the built service
- * may load this module, requests.ts and the SDK in more than one chunk, and an error made by
- * one copy of a class is not an instance of another copy's.
- *
- * The sentence never holds anything the server sent (an HTML error page, a JSON-RPC error's
- * message): a server's URL may name an internal page, and an admin must not read it through
- * the service. A tool's own error result is its answer, and is given as such elsewhere.
+ * Why a request to an MCP server failed, in one sentence for the tool call and the tools page.
+ * Errors are told apart by `name` and `code`, never `instanceof`: the build may load this module
+ * and the SDK in more than one chunk. The sentence never holds what the server sent: its URL may
+ * name an internal page an admin must not read through the service.
  */
 
 export const TOOL_OUTCOMES = ["ok", "error", "timeout", "unreachable", "refused"] as const;
@@ -61,10 +55,7 @@ export function describeFailure(error: unknown, server: string, timeoutMs: numbe
   return { outcome: "unreachable", error: `${at} could not be reached.` };
 }
 
-/**
- * The HTTP status of the SDK's StreamableHTTPError (-1 for a 2xx of another content type), or
- * undefined for any other error. Its message holds the response's body: never show it.
- */
+/** The status of the SDK's StreamableHTTPError; its message holds the body, never show it. */
 export function httpStatusOf(error: unknown): number | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "number" && messageOf(error).startsWith("Streamable HTTP error:")

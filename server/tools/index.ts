@@ -1,8 +1,4 @@
-/**
- * Tools from MCP servers: the servers an agent names (secrets encrypted), the client pool, the
- * toolbox a model call is offered, and how a failed call is described. This index is the folder's
- * public surface: import the folder, not its files (docs/architecture.md).
- */
+// Tools from MCP servers: an agent's servers, the client pool, the toolbox a model call is offered.
 export { listAgentTools } from "./listing";
 export { capText, resultText } from "./results";
 export { createToolRuntime, type ToolRuntime } from "./runtime";

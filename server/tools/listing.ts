@@ -6,9 +6,8 @@ import type { AgentTools } from "./schema";
 import { resolveTarget } from "./servers";
 
 /**
- * Each of an agent's MCP servers with its tools as the server describes them now (not from
- * the pool's cache), and whether the agent may call each: what the agent page shows. A server
- * that cannot be listed is described as a tool call of it would be (failures.ts).
+ * Each of the agent's MCP servers with its tools as the server describes them now, not cached; a
+ * server that cannot be listed is described as a tool call of it would be.
  */
 export async function listAgentTools(
   tools: ToolRuntime,

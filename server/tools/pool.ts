@@ -8,20 +8,14 @@ import { log } from "@/server/observability";
 import { httpStatusOf, isBroken } from "./failures";
 import { callBound, guardedFetch, ToolRequestRefused, ToolTimeoutError } from "./requests";
 
-/** A server to talk to: its URL and the headers (resolved, in plain text) sent with each request. */
 export type McpTarget = { url: string; headers: Record<string, string> };
 
-/** How long a server's tool list is used before it is asked again. */
 const TOOLS_TTL_MS = 60_000;
-/** A connection unused this long is closed. */
 const IDLE_MS = 5 * 60_000;
-/** Connections at most; past it the one unused longest goes (unless it is in use). */
 const MAX_CONNECTIONS = 256;
 
-/**
- * A session closed because the server sent a response over the size cap: what its requests
- * failed for, rather than the closed connection they see.
- */
+// Why a session was closed for an oversized response: what its requests failed for, rather
+// than the closed connection they see.
 const oversized = new WeakMap<Client, ToolRequestRefused>();
 
 type Entry = {
@@ -34,11 +28,8 @@ type Entry = {
 };
 
 /**
- * The process's connections to MCP servers (Streamable HTTP, @modelcontextprotocol/sdk): one
- * session per server URL and set of headers, shared by every chat and run of every agent that
- * names it, opened on first use, closed when idle or broken, and all closed on shutdown. Each
- * call is bounded by MCP_TOOL_TIMEOUT_MS and by the caller's signal (the chat's deadline, the
- * client leaving): an abandoned call is cancelled at the server (notifications/cancelled).
+ * The process's MCP sessions: one per server URL and set of headers, shared by every chat and
+ * run that names it, closed when idle or broken. An abandoned call is cancelled at the server.
  */
 export class McpPool {
   private readonly entries = new Map<string, Entry>();
@@ -49,9 +40,8 @@ export class McpPool {
   constructor(private readonly config: ToolsConfig) {}
 
   /**
-   * The server's tools: from the last listing younger than a minute, unless `fresh`. When the
-   * server cannot be reached, the last list it gave is used (its calls then fail as tool errors
-   * the model is told of, rather than the tools vanishing from under it).
+   * The server's tools, from a recent listing unless `fresh`. An unreachable server's last list is
+   * used, so its calls fail as tool errors the model is told of rather than the tools vanishing.
    */
   async listTools(target: McpTarget, signal: AbortSignal, fresh = false): Promise<Tool[]> {
     const entry = this.entry(target);
@@ -98,7 +88,6 @@ export class McpPool {
     );
   }
 
-  /** Closes every connection (on shutdown), ending their sessions where the server allows. */
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweeper);
@@ -107,7 +96,6 @@ export class McpPool {
     await Promise.all(all.map((entry) => closeEntry(entry, true)));
   }
 
-  /** Connections open (or opening) now. */
   get size(): number {
     return this.entries.size;
   }
@@ -128,9 +116,8 @@ export class McpPool {
   }
 
   /**
-   * Runs `work` on the entry's session, bounded by the timeout and `signal`. A session the
-   * server no longer knows (404, as after its restart) is opened again once; a broken
-   * connection is dropped, so the next call opens a new one.
+   * Runs `work` on the entry's session. A session the server no longer knows (404, after its
+   * restart) is opened again once; a broken connection is dropped for the next call to reopen.
    */
   private async use<T>(
     entry: Entry,
@@ -205,7 +192,6 @@ export class McpPool {
     return connecting;
   }
 
-  /** Forgets the entry (its connection and its tool list). */
   private drop(entry: Entry): void {
     if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
     disconnect(entry);
@@ -233,7 +219,6 @@ function entryKey(target: McpTarget): string {
   return `${target.url} ${createHash("sha256").update(headers).digest("base64url")}`;
 }
 
-/** Closes the entry's connection; the next call opens a new one. */
 function disconnect(entry: Entry): void {
   const closing = { ...entry };
   entry.client = undefined;

@@ -3,15 +3,10 @@ import type { ToolsConfig } from "@/server/frame/config";
 import { hostAllowed } from "@/server/kit/allowed-hosts";
 import { REFUSED_ERROR, TIMEOUT_ERROR } from "./failures";
 
-/** How a request of the MCP client is bounded: in time, in hosts, in size. */
-
 /** The most a server may send in one response, whatever MCP_RESULT_MAX_CHARS keeps of it. */
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
-/**
- * A tool call that ran past MCP_TOOL_TIMEOUT_MS (connecting included). Told apart by its name
- * (failures.ts), as is the refusal below.
- */
+/** A tool call past MCP_TOOL_TIMEOUT_MS; told apart by name (failures.ts), as the refusal is. */
 export class ToolTimeoutError extends Error {
   override name = TIMEOUT_ERROR;
 }
@@ -24,15 +19,13 @@ export class ToolRequestRefused extends Error {
   override name = REFUSED_ERROR;
 }
 
-/** A server whose configuration cannot be used now (resolveTarget's problem): never called. */
 export function notCalled(problem: string): ToolRequestRefused {
   return new ToolRequestRefused(`was not called: ${problem}`);
 }
 
 /**
- * A call's bound: MCP_TOOL_TIMEOUT_MS, or sooner when the caller's signal aborts. A timer and
- * a listener removed at the end rather than AbortSignal.timeout/any, as for model calls
- * (server/model-call/deadline.ts): nothing of a finished call is kept alive.
+ * A call's bound: the timeout or the caller's signal. A timer and a listener removed at the end,
+ * not AbortSignal.timeout/any, so nothing of a finished call is kept (model-call/deadline.ts).
  */
 export function callBound(timeoutMs: number, outer: AbortSignal) {
   const controller = new AbortController();
@@ -48,7 +41,6 @@ export function callBound(timeoutMs: number, outer: AbortSignal) {
   return {
     signal: controller.signal,
     timedOut: () => timedOut,
-    /** `promise`, or the abort's reason as soon as the bound ends. */
     race<T>(promise: Promise<T>): Promise<T> {
       if (controller.signal.aborted) return Promise.reject(controller.signal.reason);
       return new Promise<T>((resolve, reject) => {
@@ -67,11 +59,9 @@ export function callBound(timeoutMs: number, outer: AbortSignal) {
 }
 
 /**
- * The client's fetch: every request (redirects the client follows included) goes only to an
- * http(s) URL on a host MCP_ALLOWED_HOSTS permits, and no response may be larger than
- * MAX_RESPONSE_BYTES (a hostile server cannot fill our memory). `onOversize` hears of a
- * response cut there: the SDK only logs the failure of an event stream, and the request it
- * answers would wait for the timeout.
+ * The client's fetch: every request (redirects included) goes only to a host MCP_ALLOWED_HOSTS
+ * permits, and no response may exceed MAX_RESPONSE_BYTES. `onOversize` hears of a response cut
+ * there, whose request would otherwise wait for the timeout (the SDK only logs it).
  */
 export function guardedFetch(
   config: ToolsConfig,

@@ -42,10 +42,7 @@ export function resultText(
   return { text: capText(parts.join("\n"), maxChars), isError: result.isError === true };
 }
 
-/**
- * A tool's `text` made storable (server/kit/text.ts), and cut at `maxChars` (never through a
- * surrogate pair) with a note of how much there was and how much is shown.
- */
+/** A tool's text made storable and cut at `maxChars` (never through a pair), saying how much. */
 export function capText(text: string, maxChars: number): string {
   const storable = storableText(text);
   if (storable.length <= maxChars) return storable;

@@ -7,7 +7,6 @@ export type ToolRuntime = {
   config: ToolsConfig;
   /** Decrypts stored header secrets; without it (some tests) encrypted headers cannot be read. */
   headerKey: Uint8Array | undefined;
-  /** Closes every MCP connection (on shutdown). */
   close(): Promise<void>;
 };
 

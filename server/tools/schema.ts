@@ -3,10 +3,8 @@ import type { StoredToolCall } from "@/db/schema";
 import { LONE_SURROGATE_RULE, NUL_RULE, withoutLoneSurrogate, withoutNul } from "@/server/kit/text";
 import { TOOL_OUTCOMES } from "./failures";
 
-/**
- * The schemas of tools from MCP servers, defined once for the procedures, REST, OpenAPI and the
- * dashboard. Nothing here may import server-only code.
- */
+// Shared by the procedures, REST, OpenAPI and the dashboard: nothing here may import server-only
+// code.
 
 export const MAX_TOOL_STEPS = 20;
 export const DEFAULT_MAX_TOOL_STEPS = 5;
@@ -165,7 +163,6 @@ export const mcpServerSchema = z
 
 export type McpServer = z.infer<typeof mcpServerSchema>;
 
-/** One tool call of a chat or run, as replies, threads and runs show it. */
 export const toolCallSchema = z
   .object({
     id: z.string().meta({ description: "The id the model gave the call." }),

@@ -1,15 +1,11 @@
 import { seal, sealingKey, unseal } from "@/server/kit/secret-box";
 
 /**
- * Secret header values of MCP servers (an API key, a bearer token) are kept encrypted
- * (server/kit/secret-box.ts), under a key derived from the admin key as the service's other keys
- * are (server/callers/caller.ts). Each value is bound to the origin it was given for and to its
- * header name, so a stored value cannot be sent to another server by moving it, even by someone
- * who can write the database. If the admin key changes, stored values can no longer be read and
- * must be given again.
+ * Secret header values of MCP servers are kept encrypted under a key derived from the admin key,
+ * each bound to its origin and header name, so a stored value cannot be moved to another server,
+ * even by someone who can write the database. A new admin key makes stored values unreadable.
  */
 
-/** The key that encrypts header values, from the admin key. */
 export function headerSecretKey(adminKey: string): Uint8Array {
   return sealingKey(adminKey, "mcp headers v1");
 }

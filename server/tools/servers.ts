@@ -6,19 +6,15 @@ import type { McpTarget } from "./pool";
 import type { McpServer, McpServerInput } from "./schema";
 import { decryptHeader, encryptHeader, secretHint } from "./secrets";
 
-/**
- * An agent's MCP servers between their three forms: what POST /agents sends (secrets in plain
- * text once), what is stored (secrets encrypted, or the name of an environment variable), and
- * what is shown (never a secret's value).
- */
+// An agent's MCP servers between their three forms: as sent (secrets in plain text once), as
+// stored (encrypted, or an environment variable's name), and as shown (never a secret's value).
 
 type Env = Record<string, string | undefined>;
 
 /**
- * The servers to store for `input`: URLs checked against MCP_ALLOWED_HOSTS, secret values
- * encrypted, `{"secret": true}` replaced by the value stored for that header of the server of
- * that name (only while its URL keeps its origin: a kept secret never goes to another server),
- * environment references checked to name a variable that is set. 400 with a field per problem.
+ * The servers to store for `input`: URLs checked, secrets encrypted, `{"secret": true}` replaced by
+ * the stored value only while the server's URL keeps its origin (a kept secret never goes to
+ * another server), environment references checked. 400 with a field per problem.
  */
 export function storeServers(
   input: McpServerInput[],

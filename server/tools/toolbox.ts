@@ -10,24 +10,16 @@ import type { ToolRuntime } from "./runtime";
 import type { ToolCall } from "./schema";
 import { resolveTarget } from "./servers";
 
-/** A tool call's record, but for what the model loop adds (its id and step). */
 export type ToolOutcome = Omit<ToolCall, "id" | "step">;
 
-/** The tools one model call may offer, and the one way to call them. */
 export type Toolbox = {
-  /** As the model is offered them. */
   definitions: ModelTool[];
-  /** Their size in characters, for usage estimates. */
   definitionChars: number;
-  /**
-   * The server and tool (its name as recorded) behind a name the model was offered; undefined
-   * for any other name.
-   */
+  /** The server and tool behind a name the model was offered; undefined for any other name. */
   offered(name: string): { server: string; tool: string } | undefined;
   /**
-   * Calls the tool the model asked for, if it was offered. Never throws for the tool's sake:
-   * a failure is an outcome with `error`. It throws only when `signal` ends (the chat's
-   * deadline or client): that is the chat's failure, not the tool's.
+   * Never throws for the tool's sake: a failure is an outcome with `error`. It throws only when
+   * `signal` ends, which is the chat's failure, not the tool's.
    */
   call(request: ToolCallRequest, signal: AbortSignal): Promise<ToolOutcome>;
 };
@@ -38,11 +30,8 @@ const MODEL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_TOOLS = 128;
 const MAX_DESCRIPTION_CHARS = 1024;
 
-/**
- * A tool offered: where it is, or why its server cannot be called (a refusal's sentence);
- * `tool` is the server's name for it (to call it by), `recorded` that name as tool calls are
- * shown and stored (storable).
- */
+// `tool` is the server's name for it, `recorded` that name made storable; `target` is a
+// refusal's sentence when its server cannot be called.
 type Offered = { server: string; tool: string; recorded: string; target: McpTarget | string };
 
 export function agentHasTools(agent: Pick<AgentRow, "mcpServers" | "maxToolSteps">): boolean {
@@ -50,10 +39,8 @@ export function agentHasTools(agent: Pick<AgentRow, "mcpServers" | "maxToolSteps
 }
 
 /**
- * The agent's tools for one model call: each server's list (cached by the pool), only the
- * allowed ones. A server that cannot be read offers nothing, except the tools its
- * allowed_tools names, offered without a description, so a call of one fails as a tool error
- * the model can answer with.
+ * The agent's allowed tools for one model call. A server that cannot be read offers only the
+ * tools its allowed_tools names, so that a call fails as a tool error the model can answer.
  */
 export async function openToolbox(
   runtime: ToolRuntime,

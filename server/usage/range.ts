@@ -10,7 +10,6 @@ export type UsageRange = { from: Date; to: Date; starts: Date[]; nextFrom: Date 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 const STEP_MS: Record<Granularity, number> = { day: DAY_MS, hour: HOUR_MS };
-/** Defaults: a month of days, or a day of hours, up to now. */
 const DEFAULT_SPAN: Record<Granularity, number> = { day: 30, hour: 24 };
 
 export function usageRange(

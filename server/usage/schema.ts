@@ -3,8 +3,6 @@ import { lookupAidSchema } from "@/server/kit/agent-id";
 import { instant as boundedInstant, INSTANT_RANGE, wholeNumberParam } from "@/server/kit/bounds";
 import { isoDateTime } from "@/server/kit/iso-date-time";
 
-/** Usage-over-time schemas: the procedures, the REST handlers, OpenAPI and the dashboard. */
-
 export const GRANULARITIES = ["day", "hour"] as const;
 export type Granularity = (typeof GRANULARITIES)[number];
 

@@ -18,12 +18,9 @@ import type {
   UsageSeries,
 } from "./schema";
 
-/**
- * Usage over time, read from `usage_hourly`: the rows that the statements storing replies and
- * runs, and refusing chats, count up as they happen. A month of one agent is at most 744 rows.
- */
+// Usage over time, read from `usage_hourly`, which storing replies and runs and refusing chats
+// count up as they happen.
 
-/** The slice of the request's context it needs. */
 type UsageContext = DataContext;
 
 type Figures = Omit<UsagePoint, "start">;

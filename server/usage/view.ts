@@ -1,10 +1,7 @@
 import type { UsageSeries } from "./schema";
 
-/**
- * A usage series as CSV, one line per bucket, for GET …/usage with `Accept: text/csv` and for
- * the dashboard's download alike: the same columns, the same file. No zod and nothing
- * server-only: the browser loads it.
- */
+// A usage series as CSV, the same file for the API and the dashboard's download; the browser loads
+// it, so no zod and nothing server-only.
 
 export const USAGE_CSV_COLUMNS = [
   "start",

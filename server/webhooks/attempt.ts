@@ -8,13 +8,10 @@ import { addressPermitted, literalAddress, NOT_LISTED } from "./target";
 import { RESPONSE_EXCERPT_BYTES } from "./view";
 
 /**
- * One attempt to deliver a webhook: the body POSTed, signed as Standard Webhooks says
- * (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` and the base64 HMAC-SHA256 of
- * `id.timestamp.body` under the secret's bytes, by the `standardwebhooks` package), to an
- * address the target rules permit (checked on the addresses the connection itself is made
- * to), bounded in time, no redirect followed, and no more of the answer read than its status
- * and its first bytes. Nothing the receiver sends but those reaches the delivery log: every
- * failure is described in the service's own words.
+ * One attempt to deliver a webhook, signed as Standard Webhooks says, to an address the target
+ * rules permit (checked on the addresses actually connected to), bounded in time, following no
+ * redirect and reading only the status and first bytes. Nothing else the receiver sends reaches
+ * the delivery log: failures are described in the service's own words.
  */
 
 export type AttemptResult = {
@@ -25,7 +22,6 @@ export type AttemptResult = {
   error: string | null;
 };
 
-/** What an attempt sends. */
 export type Message = { url: string; secret: string; webhookId: string; body: string; at: Date };
 
 class NotPermitted extends Error {
@@ -46,10 +42,7 @@ function guardedLookup(url: URL, rules: readonly HostRule[]): LookupFunction {
   };
 }
 
-/**
- * HTTP connections of the senders, one pool per origin (keep-alive, so a busy endpoint does
- * not pay a handshake per delivery), each resolving names through the guard for its origin.
- */
+/** One keep-alive pool per origin, so a busy endpoint pays no handshake per delivery. */
 export class Connections {
   private readonly agents = new Map<string, Agent>();
 
@@ -145,10 +138,7 @@ export async function attemptDelivery(
   return failed(`The endpoint answered HTTP ${statusCode}.`, statusCode, excerpt);
 }
 
-/**
- * At most RESPONSE_EXCERPT_BYTES of the answer, as storable text; the rest is never read (the
- * connection is closed when more comes). Null when the answer has no body.
- */
+/** At most RESPONSE_EXCERPT_BYTES of the answer as storable text; the rest is never read. */
 async function firstBytes(
   body: AsyncIterable<Uint8Array> & { destroy(): unknown },
 ): Promise<string | null> {
@@ -171,7 +161,6 @@ async function firstBytes(
   return storableText(new TextDecoder("utf-8").decode(bytes, { stream: true }));
 }
 
-/** A failure before any status came, in the service's own words. */
 function describeFailure(error: unknown, timeoutMs: number): string {
   const code = (error as { code?: string } | undefined)?.code ?? "";
   const name = (error as { name?: string } | undefined)?.name ?? "";

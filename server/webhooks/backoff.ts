@@ -1,10 +1,8 @@
 /**
- * When a failed delivery is tried again, and when it is given up: the first retry
- * WEBHOOK_RETRY_BASE_S after the first attempt, each later one twice as long after the one
- * before, each delay stretched by a random 0–20% (jitter: deliveries that failed together, to
- * an endpoint that was down, do not all come back at the same instant), and none after the
- * retry window: the last attempt is at the window's end. Pure, so tests choose the clock and
- * the randomness.
+ * When a failed delivery is tried again and when it is given up: delays double from
+ * WEBHOOK_RETRY_BASE_S, each stretched by a random jitter so that deliveries that failed together
+ * do not all come back at once, and the last attempt is at the retry window's end. Pure, so that
+ * tests choose the clock and the randomness.
  */
 
 /** The delay before the attempt after `attempts` attempts (1 or more), jitter included. */
@@ -14,7 +12,6 @@ export function retryDelayMs(attempts: number, baseMs: number, random: () => num
   return doubled * (1 + 0.2 * random());
 }
 
-/** What follows a failed attempt: the next attempt's time, or giving up. */
 export type AfterFailure = { retryAt: Date } | { giveUp: true };
 
 /**

@@ -4,12 +4,10 @@ import { rowsOf } from "@/db/rows";
 import type { StoredWebhookAttempt } from "@/db/schema";
 
 /**
- * The senders' two statements. A claim takes due deliveries of enabled endpoints with FOR
- * UPDATE SKIP LOCKED (so senders on any number of instances never take the same one), counts
- * the attempt, and moves `next_attempt_at` ahead by a lease: if the sender dies, the delivery
- * is due again when the lease ends, and is sent again by whoever claims it then (at least
- * once). The record of the attempt applies only to the claim it belongs to (its attempt
- * number), so a sender whose lease ran out cannot overwrite what came after.
+ * The senders' two statements. A claim takes due deliveries with FOR UPDATE SKIP LOCKED, counts
+ * the attempt and moves `next_attempt_at` ahead by a lease: if the sender dies, the delivery is
+ * due again when the lease ends (at least once). An attempt's record applies only to its own
+ * claim (its attempt number), so a sender whose lease ran out cannot overwrite what came after.
  */
 
 export type ClaimedDelivery = {
@@ -17,7 +15,6 @@ export type ClaimedDelivery = {
   endpointId: string;
   webhookId: string;
   body: string;
-  /** This attempt's number. */
   attempt: number;
   createdAt: Date;
   giveUpAt: Date | null;
@@ -81,11 +78,8 @@ export type Settled =
 const KEPT_ATTEMPTS = 20;
 
 /**
- * Records the attempt and what follows in one statement: the delivery's state and log, and its
- * endpoint's health: a success clears `failing_since`; a failure sets it if unset, and disables
- * the endpoint once it has failed since at least `windowStart` (the whole retry window), with
- * `disableReason`. Returns whether the claim was still this sender's, and whether the endpoint
- * was disabled now.
+ * Records the attempt, the delivery's state and log, and its endpoint's health in one statement;
+ * says whether the claim was still this sender's, and whether the endpoint was disabled now.
  */
 export async function recordAttempt(
   db: Db,

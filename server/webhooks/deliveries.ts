@@ -12,8 +12,6 @@ import type {
   WebhookDelivery,
 } from "./schema";
 
-/** An endpoint's delivery log (admin), a delivery sent again, and a test event. */
-
 export function presentDelivery(row: WebhookDeliveryRow): WebhookDelivery {
   return {
     id: row.id,
@@ -30,7 +28,6 @@ export function presentDelivery(row: WebhookDeliveryRow): WebhookDelivery {
   };
 }
 
-/** A page of the endpoint's deliveries, newest first. */
 export async function listDeliveries(
   ctx: Pick<WebhooksContext, "db">,
   input: z.output<typeof listDeliveriesInputSchema>,
@@ -121,7 +118,6 @@ export async function sendTestEvent(ctx: WebhooksContext, id: string): Promise<W
 /** How long the delivery log keeps a delivery once it is delivered or given up. */
 export const DELIVERY_LOG_DAYS = 30;
 
-/** Deletes deliveries finished more than DELIVERY_LOG_DAYS ago. */
 export async function purgeOldDeliveries(db: WebhooksContext["db"], now: Date): Promise<void> {
   await db
     .delete(webhookDeliveries)

@@ -14,9 +14,7 @@ import type {
 import { isEndpointId, newEndpointId, newSecret, sealSecret } from "./secrets";
 import { urlProblem } from "./target";
 
-/** Webhook endpoints (admin): made with a secret shown once, listed, changed, deleted. */
 
-/** The slice of the request's context it needs (server/frame/context.ts). */
 export type WebhooksContext = DataContext & {
   config: Pick<Config, "webhooks">;
   auth: { webhookKey: Uint8Array };
@@ -91,7 +89,6 @@ export async function listWebhooks({
   return { webhooks: rows.map(presentWebhook) };
 }
 
-/** The endpoint's row; 404 when there is none. */
 export async function endpointRow(
   { db }: Pick<WebhooksContext, "db">,
   id: string,

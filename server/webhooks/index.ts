@@ -1,10 +1,4 @@
-/**
- * Signed webhooks: endpoints (a URL, the events it takes, a secret shown once), the outbox that
- * the statements making an event write to, the senders that deliver it (Standard Webhooks
- * signatures, retries with back-off, disabling an endpoint that fails for the whole window),
- * and the delivery log. This index is the folder's public surface: import the folder, not its
- * files (docs/architecture.md).
- */
+// Signed webhooks: endpoints, the outbox, the senders and the delivery log.
 
 export { afterFailure, giveUpTime, retryDelayMs } from "./backoff";
 export {

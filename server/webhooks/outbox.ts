@@ -5,30 +5,20 @@ import { rowsOf } from "@/db/rows";
 
 /**
  * The outbox: an event becomes one delivery row per enabled endpoint subscribed to its type,
- * written by the statement or transaction that makes the event (a run finished, an agent
- * saved), so that it is committed with the change or not at all, and no event is lost to a
- * process that dies right after. An event nobody subscribes to writes nothing. The senders
- * (sender.ts) deliver the rows later, from any instance.
+ * written by the statement or transaction that makes the event, so it commits with the change
+ * or not at all. The senders (sender.ts) deliver the rows later, from any instance.
  */
 
 /** A new `webhook-id`: `msg_` and 32 hex digits, random, the same on every attempt. */
 export const NEW_WEBHOOK_ID = sql`'msg_' || replace(gen_random_uuid()::text, '-', '')`;
 
-/**
- * The body of an event, as SQL: `{"type", "timestamp", "data"}`, `data` a `json` expression.
- * Stored as text and sent as it is on every attempt, so each attempt signs the same bytes.
- */
+/** An event's body as SQL text, stored and sent as is, so every attempt signs the same bytes. */
 export function eventBodySql(type: SQL | string, timestamp: SQL | string, data: SQL): SQL {
   return sql`json_build_object('type', ${type}::text, 'timestamp', ${timestamp}::text,
     'data', ${data})::text`;
 }
 
-/**
- * The INSERT that fans one event out, for embedding in the statement that makes it (as a WITH
- * clause) or running in its transaction. Each row of `from` (when given, with `where`) is an
- * event whose `data` (a `json` expression over those rows) is sent to every enabled endpoint
- * subscribed to `type`; `at` (an ISO instant, a value or placeholder) is its time.
- */
+/** The INSERT that fans one event out to every subscribed endpoint, in the maker's statement. */
 export function fanOutSql({
   type,
   at,
@@ -60,11 +50,7 @@ export async function subscribed(db: Db, type: WebhookEventType): Promise<boolea
   return row?.any === true;
 }
 
-/**
- * Fans out one event whose data the caller has as a value (the record the REST API shows),
- * in the caller's transaction. `data` may be a function, for a record that costs a read to
- * make: it is then made only when an endpoint subscribes.
- */
+/** Fans out one event in the caller's transaction; a function `data` is made only if needed. */
 export async function emitEvent(
   db: Db,
   event: {

@@ -6,8 +6,6 @@ import { NUL_RULE, storableString, withoutNul } from "@/server/kit/text";
 import { pageParams } from "@/server/pagination/schema";
 import { RESPONSE_EXCERPT_BYTES } from "./view";
 
-/** Webhook schemas: the procedures, the REST handlers, OpenAPI and the dashboard use these. */
-
 /** The longest URL an endpoint may have: more than any real receiver needs. */
 export const MAX_URL_LENGTH = 2048;
 

@@ -2,22 +2,18 @@ import { randomBytes } from "node:crypto";
 import { seal, sealingKey, unseal } from "@/server/kit/secret-box";
 
 /**
- * Endpoints' signing secrets: `whsec_` and the base64 of 32 random bytes (Standard Webhooks'
- * form; the HMAC key is those bytes). Shown once when made or rotated, stored only sealed
- * (server/kit/secret-box.ts) under a key derived from the admin key and bound to the endpoint's
- * id, so a sealed secret moved to another endpoint's row does not open. If the admin key
- * changes, stored secrets no longer open: deliveries then fail saying so, until the secret is
- * rotated.
+ * Endpoints' signing secrets in Standard Webhooks' form (`whsec_` and the base64 of the HMAC key's
+ * bytes), shown once and stored sealed under a key derived from the admin key and bound to the
+ * endpoint's id, so that a sealed secret moved to another endpoint does not open. A new admin key
+ * makes deliveries fail, saying so, until the secret is rotated.
  */
 
 const SECRET_BYTES = 32;
 
-/** The key that seals webhook secrets, from the admin key. */
 export function webhookSecretKey(adminKey: string): Uint8Array {
   return sealingKey(adminKey, "webhook secrets v1");
 }
 
-/** A new endpoint id: `wh_` and 16 hex digits. */
 export function newEndpointId(): string {
   return `wh_${randomBytes(8).toString("hex")}`;
 }

@@ -9,13 +9,7 @@ import { afterFailure, giveUpTime } from "./backoff";
 import { type ClaimedDelivery, claimDue, recordAttempt, type Settled } from "./claims";
 import { openSecret } from "./secrets";
 
-/**
- * The loop that sends webhooks, one per instance (where its housekeeping runs): a few times a
- * second it claims due deliveries, as many as it has room for (WEBHOOK_CONCURRENCY at once),
- * sends each and records the attempt (server/kit/claim-loop.ts). Any number of these share the
- * outbox without sending a claim twice. On shutdown it stops claiming and lets the attempts in
- * flight finish.
- */
+/** Sends webhooks: claims due deliveries, sends them and records the attempts (claim-loop.ts). */
 export class WebhookSender {
   private readonly loop: ClaimLoop<ClaimedDelivery>;
   private readonly connections: Connections;
@@ -50,21 +44,15 @@ export class WebhookSender {
     this.loop.start();
   }
 
-  /**
-   * One pass: claims until nothing more is due, never more than `concurrency` in flight (with
-   * fewer than a quarter free, it waits for attempts to finish). Returns how many it claimed;
-   * `idle()` waits for them.
-   */
+  /** One pass of the claim loop; returns how many it claimed (`idle()` waits for them). */
   pass(): Promise<number> {
     return this.loop.pass();
   }
 
-  /** Resolves when every attempt started so far has been recorded. */
   idle(): Promise<void> {
     return this.loop.idle();
   }
 
-  /** Stops claiming and waits up to `graceMs` for the attempts in flight; true if all finished. */
   async stop(graceMs: number): Promise<boolean> {
     const finished = await this.loop.stop(graceMs);
     await this.connections.close();

@@ -2,13 +2,10 @@ import { BlockList, isIP } from "node:net";
 import { type HostRule, hostListed } from "@/server/kit/allowed-hosts";
 
 /**
- * Where a webhook may be sent: the same stance as agents' MCP servers, from the other side.
- * Any public address; a private, loopback, link-local or otherwise non-public one (the cloud's
- * metadata endpoint, the database, an admin port on localhost) only when WEBHOOK_ALLOWED_HOSTS
- * lists it, or lists the name that resolves to it. A URL's literal address is checked when the
- * endpoint is saved and before each attempt; a name's addresses when it is resolved for the
- * connection itself (attempt.ts), so a DNS answer cannot point a public name at loopback after
- * the check.
+ * Where a webhook may be sent: any public address; a non-public one (cloud metadata, the
+ * database, an admin port on localhost) only when WEBHOOK_ALLOWED_HOSTS lists it or the name
+ * resolving to it. A name's addresses are checked when resolved for the connection itself
+ * (attempt.ts), so a DNS answer cannot point a public name at loopback after the check.
  */
 
 /** Address ranges that are not the public internet (IANA special-purpose registries). */
@@ -59,7 +56,6 @@ function embeddedIpv4(address: string): string | undefined {
   return undefined;
 }
 
-/** The eight 16-bit groups of an IPv6 address (without an embedded dotted IPv4 part). */
 function expandIpv6(address: string): number[] | undefined {
   if (address.includes(".")) return undefined;
   const [head = "", tail] = address.split("::");
@@ -71,7 +67,6 @@ function expandIpv6(address: string): number[] | undefined {
   return [...first, ...Array<number>(missing).fill(0), ...last];
 }
 
-/** Whether an IP address (v4 or v6, without brackets) is outside the public internet. */
 export function isNonPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return NOT_PUBLIC.check(address, "ipv4");
@@ -81,18 +76,15 @@ export function isNonPublicAddress(address: string): boolean {
   return NOT_PUBLIC.check(address, "ipv6");
 }
 
-/** The port a URL connects to. */
 export function portOf(url: URL): number {
   return Number(url.port || (url.protocol === "https:" ? 443 : 80));
 }
 
-/** A URL's host as an address, when it is one (IPv6 without its brackets). */
 export function literalAddress(url: URL): string | undefined {
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   return isIP(host) ? host : undefined;
 }
 
-/** Whether an address the URL's host resolved to may be connected to. */
 export function addressPermitted(url: URL, address: string, rules: readonly HostRule[]): boolean {
   if (!isNonPublicAddress(address)) return true;
   const port = portOf(url);
@@ -100,13 +92,12 @@ export function addressPermitted(url: URL, address: string, rules: readonly Host
   return hostListed(url.hostname, port, rules) || hostListed(host, port, rules);
 }
 
-/** The sentence of a refused target, naming the variable that would allow it. */
 export const NOT_LISTED =
   "is on a private, loopback or other non-public address, which WEBHOOK_ALLOWED_HOSTS does not list";
 
 /**
- * Why an endpoint may not have this URL, judged from the URL alone (its literal address, or
- * `localhost`); undefined when it may. A name's DNS answer is checked when it is sent to.
+ * Why an endpoint may not have this URL, from the URL alone (a literal address, `localhost`); a
+ * name's DNS answer is checked when it is sent to.
  */
 export function urlProblem(url: URL, rules: readonly HostRule[]): string | undefined {
   const address = literalAddress(url);

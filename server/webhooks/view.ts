@@ -1,7 +1,4 @@
-/**
- * Webhook events and delivery states: what the dashboard lists and offers. No zod and nothing
- * server-only: the browser loads it.
- */
+// What the dashboard lists and offers; the browser loads it, so no zod and nothing server-only.
 
 import type { WebhookEventType } from "@/db/enums";
 

@@ -24,7 +24,7 @@ async function handler(request: Request) {
   if (request.method === "POST") {
     try {
       refuseCrossOrigin(request);
-      // The fetch adapter has no body limit: hold tRPC calls to the REST API's 64 KiB too.
+      // The fetch adapter has no body limit: hold tRPC calls to the REST API's bound too.
       const body = await readLimitedText(request);
       req = new Request(request.url, {
         method: "POST",
@@ -61,10 +61,8 @@ async function handler(request: Request) {
 }
 
 /**
- * A mutation that carries the session cookie must come from the dashboard itself: its Origin
- * is PUBLIC_URL's, or the origin of the host it was sent to. SameSite=Lax does not stop a page
- * of the same site (another port of this host is one) from sending the cookie. Calls without
- * the cookie (bearer key, sign-in) need no Origin.
+ * A mutation carrying the session cookie must come from the dashboard's own origin: SameSite=Lax
+ * does not stop a page of the same site (another port of this host) from sending the cookie.
  */
 function refuseCrossOrigin(request: Request): void {
   const cookie = request.headers.get("cookie") ?? "";
