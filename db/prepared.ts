@@ -1,4 +1,4 @@
-import { mapRowsByPlan } from "./row-mapping";
+import { mapRowsByPlan } from "./drizzle-internals";
 
 /**
  * Prepared queries, built once per database handle: drizzle otherwise rebuilds every query's SQL

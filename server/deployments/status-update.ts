@@ -22,7 +22,6 @@ import {
 } from "./schema";
 import { recordStatusChange } from "./status-change";
 
-
 type Ctx = DataContext;
 
 /**

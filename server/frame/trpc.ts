@@ -1,5 +1,4 @@
 import { initTRPC } from "@trpc/server";
-import { z } from "zod";
 import { tooManyAttempts } from "@/server/auth";
 import type { Context } from "@/server/frame/context";
 import { AppError, mapKnownError, problemFromError, toTRPCError } from "@/server/frame/errors";
@@ -53,29 +52,6 @@ export function mappedStream<T>(
     },
   };
   return stream;
-}
-
-/**
- * The schema, made to validate synchronously for tRPC: tRPC calls `parseAsync`, and zod runs an
- * object's compiled parser only in a synchronous parse. A schema that turns out to need an
- * asynchronous check is parsed asynchronously from then on. Call it where the schema is handed
- * to `.input()` or `.output()`, as tRPC takes the parser then.
- */
-export function parsedSynchronously<T extends z.ZodType>(schema: T): T {
-  const parseAsync = schema.parseAsync.bind(schema);
-  let synchronous = true;
-  schema.parseAsync = async (data, params) => {
-    if (synchronous) {
-      try {
-        return schema.parse(data, params);
-      } catch (error) {
-        if (!(error instanceof z.core.$ZodAsyncError)) throw error;
-        synchronous = false;
-      }
-    }
-    return parseAsync(data, params);
-  };
-  return schema;
 }
 
 export const router = t.router;

@@ -13,4 +13,5 @@ export {
   textResponse,
   withBody,
 } from "./marks.ts";
+export { routeHandlers, routesByFilesAlone } from "./nextjs-internals.ts";
 export { sendWebResponse, webRequest } from "./web-bridge.ts";

@@ -7,3 +7,4 @@ export { buildOpenApiDocument } from "./openapi";
 export type { Operation } from "./operation";
 export { OPERATIONS } from "./operations";
 export { dispatch, type RestDispatch, restRoutes } from "./route";
+export { type ProcedureDefinition, proceduresOf } from "./trpc-internals";

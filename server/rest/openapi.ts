@@ -20,6 +20,7 @@ import type { Operation } from "./operation";
 
 const TAGS: Record<string, string> = {
   agents: "Agents: their configuration, quotas and counters.",
+  tools: "The tools an agent's MCP servers offer it.",
   runs: "Autonomous runs: the schedule's runs, and a run now.",
   chat: "Chat with an agent.",
   completions: "Agents as OpenAI chat completions.",

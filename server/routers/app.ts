@@ -17,24 +17,25 @@ import { toolsRouter } from "./tools";
 import { usageRouter } from "./usage";
 import { webhooksRouter } from "./webhooks";
 
+// In this order the OpenAPI document lists the operations, grouped by router.
 export const appRouter = router({
-  health: healthRouter,
-  auth: authRouter,
-  nonces: noncesRouter,
   agents: agentsRouter,
+  tools: toolsRouter,
+  runs: runsRouter,
   chat: chatRouter,
   completions: completionsRouter,
   models: modelsRouter,
   threads: threadsRouter,
   keys: keysRouter,
-  prices: pricesRouter,
   usage: usageRouter,
   requests: requestsRouter,
-  tools: toolsRouter,
-  runs: runsRouter,
+  prices: pricesRouter,
+  nonces: noncesRouter,
   deployments: deploymentsRouter,
-  dashboard: dashboardRouter,
   webhooks: webhooksRouter,
+  health: healthRouter,
+  auth: authRouter,
+  dashboard: dashboardRouter,
 });
 
 export type AppRouter = typeof appRouter;

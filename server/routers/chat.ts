@@ -8,9 +8,10 @@ import {
   sendMessage,
   streamMessage,
 } from "@/server/chat";
-import { mappedStream, parsedSynchronously, publicProcedure, router } from "@/server/frame/trpc";
+import { mappedStream, publicProcedure, router } from "@/server/frame/trpc";
 import { acceptedType, json, NO_STORE, problem, rest, sseResponse } from "@/server/http";
 import { textResponse } from "@/server/instance";
+import { parsedSynchronously } from "@/server/kit/zod-internals";
 import * as examples from "./examples-chat";
 
 /**

@@ -7,7 +7,7 @@ import {
   createCompletion,
   streamCompletion,
 } from "@/server/completions";
-import { mappedStream, parsedSynchronously, publicProcedure, router } from "@/server/frame/trpc";
+import { mappedStream, publicProcedure, router } from "@/server/frame/trpc";
 import {
   type EventFormat,
   json,
@@ -18,6 +18,7 @@ import {
   rest,
   sseResponse,
 } from "@/server/http";
+import { parsedSynchronously } from "@/server/kit/zod-internals";
 import * as examples from "./examples-completions";
 import { ANYONE_OR_KEY } from "./models";
 

@@ -18,7 +18,6 @@ import { fanOutSql } from "@/server/webhooks";
 import { type ClaimedRun, startRuns } from "./claim";
 import { runEventsSql, runJson } from "./record-json";
 
-
 type RunContext = DataContext & { model: ModelRuntime };
 
 /**

@@ -15,7 +15,6 @@ import type {
 } from "./schema";
 import { AGENT_CALLER } from "./schema";
 
-
 type Ctx = Pick<DataContext, "db">;
 
 /** A page of a thread's messages: the newest `limit` older than the cursor, oldest first. */

@@ -14,7 +14,6 @@ import type {
 import { isEndpointId, newEndpointId, newSecret, sealSecret } from "./secrets";
 import { urlProblem } from "./target";
 
-
 export type WebhooksContext = DataContext & {
   config: Pick<Config, "webhooks">;
   auth: { webhookKey: Uint8Array };

@@ -3,6 +3,7 @@ import path from "node:path";
 import postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/database-kinds";
+import { relyingOn } from "../helpers/library";
 
 /**
  * postgres.js as scripts/patch-postgres.mjs leaves it (run by `npm install`/`npm ci`): the
@@ -16,8 +17,13 @@ describe("the PostgreSQL driver, patched", () => {
         path.resolve("node_modules", "postgres", build, "connection.js"),
         "utf8",
       );
-      expect(source).toContain("agent-service guard (porsager/postgres#1208)");
-      expect(source).toContain("agent-service memo (statement signatures)");
+      const patched = relyingOn(
+        "postgres",
+        "scripts/patch-postgres.mjs",
+        `the text the patch replaces in ${build}/connection.js`,
+      );
+      expect(source, patched).toContain("agent-service guard (porsager/postgres#1208)");
+      expect(source, patched).toContain("agent-service memo (statement signatures)");
     }
   });
 

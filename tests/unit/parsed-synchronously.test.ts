@@ -1,8 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { chatInputSchema } from "@/server/chat";
-import { parsedSynchronously } from "@/server/frame/trpc";
+import { parsedSynchronously } from "@/server/kit/zod-internals";
 import { appRouter } from "@/server/routers";
+import { relyingOn } from "../helpers/library";
 
 /**
  * tRPC validates with `parseAsync`; `parsedSynchronously` makes that a synchronous parse (zod's
@@ -41,7 +42,14 @@ describe("parsedSynchronously", () => {
         (result) => ({ result }),
         (error: z.ZodError) => ({ issues: error.issues, type: error.constructor }),
       );
-      expect(actual).toStrictEqual(expected);
+      expect(
+        actual,
+        relyingOn(
+          "zod",
+          "server/kit/zod-internals.ts",
+          "a synchronous parse with the results and errors of parseAsync",
+        ),
+      ).toStrictEqual(expected);
     }
     expect(parse).toHaveBeenCalledTimes(4);
   });
@@ -51,7 +59,14 @@ describe("parsedSynchronously", () => {
     const wrapped = parsedSynchronously(z.string().refine(check, "is bad"));
     const parse = vi.spyOn(wrapped, "parse");
     await expect(wrapped.parseAsync("good")).resolves.toBe("good");
-    await expect(wrapped.parseAsync("bad")).rejects.toThrow("is bad");
+    await expect(
+      wrapped.parseAsync("bad"),
+      relyingOn(
+        "zod",
+        "server/kit/zod-internals.ts",
+        "parse throwing $ZodAsyncError for an asynchronous check",
+      ),
+    ).rejects.toThrow("is bad");
     expect(parse).toHaveBeenCalledTimes(1);
   });
 

@@ -3,6 +3,7 @@ import path from "node:path";
 import { initTRPC } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { relyingOn } from "../helpers/library";
 
 /**
  * scripts/patch-trpc.mjs (run by `npm install`): the middleware chain of @trpc/server spreads
@@ -27,7 +28,14 @@ describe("tRPC's middleware chain", () => {
     expect(chunks.map((name) => name.slice(-3)).sort()).toEqual(["cjs", "mjs"]);
     for (const chunk of chunks) {
       const source = readFileSync(path.join(dist, chunk), "utf8");
-      expect(source, chunk).toContain("agent-service: native spreads");
+      expect(
+        source,
+        relyingOn(
+          "@trpc/server",
+          "scripts/patch-trpc.mjs",
+          `the text the patch replaces in ${chunk}`,
+        ),
+      ).toContain("agent-service: native spreads");
       const validators = between(
         source,
         "function createInputMiddleware",

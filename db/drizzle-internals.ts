@@ -2,7 +2,7 @@ import { Column, getTableName, is, noopDecoder, SQL, Subquery } from "drizzle-or
 
 /**
  * A prepared statement's rows mapped by a plan made once, not by drizzle's `mapResultRow`, which
- * works every field out again for every row; tests/integration/row-mapping.test.ts compares them.
+ * works every field out again for every row; tests/integration/drizzle-internals.test.ts compares them.
  */
 
 type OrderedField = { path: string[]; field: unknown };

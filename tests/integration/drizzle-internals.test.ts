@@ -1,7 +1,7 @@
 import * as drizzleOrm from "drizzle-orm";
 import { eq, type SQL, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { mapRowsByPlan, rowMapper } from "@/db/row-mapping";
+import { mapRowsByPlan, rowMapper } from "@/db/drizzle-internals";
 import { agents, agentTokenUsage } from "@/db/schema";
 import { openingQuery, openingValues } from "@/server/chat";
 import { fixedClock } from "@/server/kit/clock";
@@ -9,9 +9,10 @@ import { settleMessage } from "@/server/quota";
 import { storeQuery } from "@/server/threads";
 import { callerFor } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
+import { relyingOn } from "../helpers/library";
 
 /**
- * Rows mapped by a plan (db/row-mapping.ts) are the rows drizzle's own `mapResultRow` makes:
+ * Rows mapped by a plan (db/drizzle-internals.ts) are the rows drizzle's own `mapResultRow` makes:
  * for the chat's two statements (CTEs, nested objects, SQL fields with decoders), for a left
  * join whose joined table is missing (the object becomes null), and for every field of each
  * made null in turn, on the rows each database's driver returns.
@@ -50,10 +51,19 @@ function variants(rows: unknown[][]): unknown[][] {
   ];
 }
 
+const mapsAsDrizzle = relyingOn(
+  "drizzle-orm",
+  "db/drizzle-internals.ts",
+  "a prepared query's fields, joinsNotNullableMap and customResultMapper, mapped as mapResultRow maps them",
+);
+
 function expectSameMapping(query: Prepared, rows: unknown[][]) {
+  expect(Array.isArray(query.fields), mapsAsDrizzle).toBe(true);
   const planned = rowMapper(query.fields, query.joinsNotNullableMap);
   for (const row of variants(rows)) {
-    expect(planned(row)).toStrictEqual(mapResultRow(query.fields, row, query.joinsNotNullableMap));
+    expect(planned(row), mapsAsDrizzle).toStrictEqual(
+      mapResultRow(query.fields, row, query.joinsNotNullableMap),
+    );
   }
 }
 
@@ -104,7 +114,7 @@ describe.each(DATABASE_KINDS)("rows mapped by a plan on %s", (kind) => {
         .where(eq(agents.aid, "joined"))
         .prepare("mapped_join_own") as unknown as Prepared
     ).execute();
-    expect(planned).toStrictEqual(own);
+    expect(planned, mapsAsDrizzle).toStrictEqual(own);
 
     // An object of columns from both tables, the missing table's first: not null.
     const mixed = db
