@@ -12,7 +12,7 @@ import { ConfirmDialog } from "./ui/confirm-dialog";
 const ADMIN_LINKS = [
   { href: "/dashboard", label: "Overview" },
   { href: "/dashboard/agents", label: "Agents" },
-  { href: "/dashboard/requests", label: "Requests" },
+  { href: "/dashboard/requests", label: "Request log" },
   { href: "/dashboard/prices", label: "Prices" },
   { href: "/dashboard/webhooks", label: "Webhooks" },
 ];

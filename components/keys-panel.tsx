@@ -14,27 +14,27 @@ import { MaybeTime, RelativeTime } from "./ui/relative-time";
 import { StatusBadge } from "./ui/status-badge";
 import { Table, Td, Th } from "./ui/table";
 
-/** An agent's caller keys: make one (shown once), see when each was last used, revoke. */
+/** An agent's agent keys: make one (shown once), see when each was last used, revoke. */
 export function KeysPanel({ aid }: { aid: string }) {
   const utils = trpc.useUtils();
-  const keys = trpc.keys.list.useQuery({ aid });
+  const keys = trpc.agentKeys.list.useQuery({ aid });
   const [name, setName] = useState("");
   const [until, setUntil] = useState("");
   const [rpm, setRpm] = useState("");
   const [made, setMade] = useState<{ name: string; key: string }>();
   const [error, setError] = useState<string>();
-  const create = trpc.keys.create.useMutation({
+  const create = trpc.agentKeys.create.useMutation({
     onSuccess: (key) => {
       setMade({ name: key.name, key: key.key });
       setName("");
       setUntil("");
       setRpm("");
-      return utils.keys.list.invalidate({ aid });
+      return utils.agentKeys.list.invalidate({ aid });
     },
     onError: (caught) => setError(problemOf(caught).detail),
   });
-  const revoke = trpc.keys.revoke.useMutation({
-    onSuccess: () => utils.keys.list.invalidate({ aid }),
+  const revoke = trpc.agentKeys.revoke.useMutation({
+    onSuccess: () => utils.agentKeys.list.invalidate({ aid }),
   });
 
   function submit(event: FormEvent) {
@@ -52,7 +52,7 @@ export function KeysPanel({ aid }: { aid: string }) {
   }
 
   return (
-    <Panel title="Caller keys">
+    <Panel title="Agent keys">
       <p className="muted small-text">
         A caller sends its key as <code>Authorization: Bearer &lt;key&gt;</code>; with chat access
         set to key only, callers without one are refused. A key may end on a day (UTC) and have its

@@ -577,7 +577,7 @@ export const webhookDeliveries = pgTable(
 
 /**
  * The request log: one row per chat request that reached the chat engine, written in batches
- * (server/requests/recorder.ts). No foreign key to the agent: a deleted agent's rows stay until
+ * (server/request-log/recorder.ts). No foreign key to the agent: a deleted agent's rows stay until
  * they are old enough, and the insert checks nothing on the chat's path.
  */
 export const requestLog = pgTable(

@@ -1,6 +1,6 @@
 "use client";
 
-import { FAILED_STATUSES } from "@/server/requests/view";
+import { FAILED_STATUSES } from "@/server/request-log/view";
 import { Field } from "../ui/field";
 import { Input } from "../ui/input";
 import { Select } from "../ui/select";

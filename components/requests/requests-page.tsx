@@ -1,7 +1,7 @@
 "use client";
 
 import { keepPreviousData } from "@tanstack/react-query";
-import { FAILED_STATUSES } from "@/server/requests/view";
+import { FAILED_STATUSES } from "@/server/request-log/view";
 import { refreshEvery, trpc } from "../trpc";
 import { PageHeader } from "../ui/page-header";
 import { PAGE_SIZES, Pager } from "../ui/pager";
@@ -41,7 +41,7 @@ function useRequestsState() {
 export function RequestsPage() {
   const state = useRequestsState();
   const { update } = state;
-  const list = trpc.requests.list.useQuery(
+  const list = trpc.requestLog.list.useQuery(
     {
       limit: state.size,
       aid: state.aid || undefined,
@@ -66,7 +66,7 @@ export function RequestsPage() {
 
   return (
     <>
-      <PageHeader title="Requests" />
+      <PageHeader title="Request log" />
       <Panel as="div">
         <RequestsFilters
           aid={state.aid}

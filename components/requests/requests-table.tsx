@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import type { RequestRecord } from "@/server/requests/schema";
+import type { RequestRecord } from "@/server/request-log/schema";
 import { Copyable } from "../ui/copy-button";
 import { formatCost, formatNumber } from "../ui/format";
 import { RelativeTime } from "../ui/relative-time";

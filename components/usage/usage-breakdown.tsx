@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { BREAKDOWN_BY } from "@/server/requests/schema";
+import { BREAKDOWN_BY } from "@/server/request-log/schema";
 import { refreshEvery, trpc } from "../trpc";
 import { Field } from "../ui/field";
 import { formatCost, formatNumber } from "../ui/format";
@@ -25,7 +25,7 @@ export function UsageBreakdown({ aid, range }: { aid?: string; range: UsageRange
     range.from !== undefined
       ? `${range.from}T00:00:00Z`
       : new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - 29 * DAY_MS).toISOString();
-  const breakdown = trpc.requests.breakdown.useQuery(
+  const breakdown = trpc.requestLog.breakdown.useQuery(
     {
       by,
       ...(aid ? { aid } : {}),

@@ -1,8 +1,8 @@
 import { createHmac, type KeyObject } from "node:crypto";
 import { isIP } from "node:net";
+import { type PresentedKey, presentedKey } from "@/server/agent-keys";
 import type { Session } from "@/server/auth";
 import { PEER_HEADER } from "@/server/instance";
-import { type PresentedKey, presentedKey } from "@/server/keys";
 
 /**
  * Who is chatting: threads and rate limits belong to a caller. A presented agent key is checked

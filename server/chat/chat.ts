@@ -19,7 +19,7 @@ import {
   releaseMessage,
   settleMessage,
 } from "@/server/quota";
-import type { RequestVia } from "@/server/requests";
+import type { RequestVia } from "@/server/request-log";
 import { storeExchange, type ThreadRef } from "@/server/threads";
 import { admissionOf, type OpenedChat, type Opening, openChat } from "./opening";
 import { beginChat, endChat } from "./outcomes";

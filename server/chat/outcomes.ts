@@ -5,7 +5,7 @@ import type { Config } from "@/server/frame/config";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError, type ProblemCode, problemFromError } from "@/server/frame/errors";
 import { type ChatOutcome, countChat, metrics } from "@/server/observability";
-import { type RequestVia, recordRequest } from "@/server/requests";
+import { type RequestVia, recordRequest } from "@/server/request-log";
 import type { ChatReply } from "./schema";
 
 /** What became of a chat, for the metrics: `ok`, or why it failed. */

@@ -7,7 +7,7 @@ import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
 import { AID_MAX_LENGTH, AID_PATTERN } from "@/server/kit/agent-id";
 import type { ModelRuntime } from "@/server/model-call";
-import { modelNotFound } from "@/server/models";
+import { modelNotFound } from "@/server/openai-models";
 import type { ChatTurn } from "@/server/providers";
 import type {
   ChatCompletion,

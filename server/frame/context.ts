@@ -1,4 +1,5 @@
 import type { Db } from "@/db/client";
+import { AGENT_KEY_PREFIX, parseAgentKey } from "@/server/agent-keys";
 import {
   type AuthKeys,
   bearerToken,
@@ -11,7 +12,6 @@ import { type Caller, callerOf, clientOf } from "@/server/callers";
 import { ADMIN_KEY_MIN_LENGTH, type Config } from "@/server/frame/config";
 import { mapKnownError } from "@/server/frame/errors";
 import { getServices } from "@/server/frame/services";
-import { AGENT_KEY_PREFIX, parseAgentKey } from "@/server/keys";
 import type { Clock } from "@/server/kit/clock";
 import { createModelRuntime, type ModelRuntime } from "@/server/model-call";
 

@@ -6,7 +6,7 @@ import { purgeExpiredNonces } from "@/server/nonces";
 import { log } from "@/server/observability";
 import { purgeOldNotices, reservationLifetimeMs, sweepReservations } from "@/server/quota";
 import { purgeOldWindows } from "@/server/rate-limits";
-import { purgeOldRequests } from "@/server/requests";
+import { purgeOldRequests } from "@/server/request-log";
 import { purgeOldDeliveries } from "@/server/webhooks";
 
 /**

@@ -1,6 +1,6 @@
 import type { Services } from "@/server/frame/services";
 import { log } from "@/server/observability";
-import { requestLogOf } from "@/server/requests";
+import { requestLogOf } from "@/server/request-log";
 import type { Scheduler } from "@/server/runs";
 import type { WebhookSender } from "@/server/webhooks";
 

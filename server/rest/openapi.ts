@@ -18,23 +18,35 @@ import type { Operation } from "./operation";
  * their router, which the tags below describe.
  */
 
-const TAGS: Record<string, string> = {
-  agents: "Agents: their configuration, quotas and counters.",
-  tools: "The tools an agent's MCP servers offer it.",
-  runs: "Autonomous runs: the schedule's runs, and a run now.",
-  chat: "Chat with an agent.",
-  completions: "Agents as OpenAI chat completions.",
-  models: "Agents as OpenAI's models.",
-  threads: "Each caller's threads with an agent, and their messages.",
-  keys: "Agent keys: the keys callers use for one agent.",
-  usage: "Messages, runs, tokens and cost over time.",
-  requests: "The request log: one entry per chat or completion.",
-  prices: "Prices per million tokens, by model.",
-  nonces: "Nonces for signed (SIWE) messages.",
-  deployments: "Worker deployments and their signed status updates.",
-  webhooks: "Webhook endpoints, their deliveries, tests and retries.",
-  operator: "Health, probes, metrics and this document.",
+/** Each router's tag in the document: its name there, and what its operations are about. */
+const TAGS: Record<string, { name: string; description: string }> = {
+  agents: { name: "agents", description: "Agents: their configuration, quotas and counters." },
+  tools: { name: "tools", description: "The tools an agent's MCP servers offer it." },
+  runs: { name: "runs", description: "Autonomous runs: the schedule's runs, and a run now." },
+  chat: { name: "chat", description: "Chat with an agent." },
+  completions: { name: "completions", description: "Agents as OpenAI chat completions." },
+  openaiModels: { name: "models", description: "Agents as the models OpenAI clients list." },
+  threads: {
+    name: "threads",
+    description: "Each caller's threads with an agent, and their messages.",
+  },
+  agentKeys: { name: "agent keys", description: "The keys callers use for one agent." },
+  usage: { name: "usage", description: "Messages, runs, tokens and cost over time." },
+  requestLog: { name: "request log", description: "One entry per chat or completion." },
+  prices: { name: "prices", description: "Prices per million tokens, by model." },
+  nonces: { name: "nonces", description: "Nonces for signed (SIWE) messages." },
+  deployments: {
+    name: "deployments",
+    description: "Worker deployments and their signed status updates.",
+  },
+  webhooks: {
+    name: "webhooks",
+    description: "Webhook endpoints, their deliveries, tests and retries.",
+  },
+  operator: { name: "operator", description: "Health, probes, metrics and this document." },
 };
+
+const tagName = (router: string) => TAGS[router]?.name ?? router;
 
 const securitySchemes = {
   adminKey: {
@@ -78,8 +90,11 @@ function create(publicUrl: string, operations: readonly Operation[]): oas31.Open
 
 /** The tags in the order their operations come, each with its description. */
 function tagsOf(operations: readonly Operation[]): oas31.TagObject[] {
-  const names = [...new Set(operations.filter((o) => !o.hidden).map((o) => o.tag))];
-  return names.map((name) => ({ name, ...(TAGS[name] ? { description: TAGS[name] } : {}) }));
+  const routers = [...new Set(operations.filter((o) => !o.hidden).map((o) => o.tag))];
+  return routers.map((router) => ({
+    name: tagName(router),
+    ...(TAGS[router] ? { description: TAGS[router].description } : {}),
+  }));
 }
 
 function pathsOf(operations: readonly Operation[]): ZodOpenApiPathsObject {
@@ -125,7 +140,7 @@ function operationOf(operation: Operation): ZodOpenApiOperationObject {
   Object.assign(responses, operation.refusals, refusedBeforeRouting);
   return {
     operationId: operation.operationId,
-    tags: [operation.tag],
+    tags: [tagName(operation.tag)],
     summary: operation.summary,
     ...(operation.description ? { description: operation.description } : {}),
     security: operation.security,

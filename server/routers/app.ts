@@ -1,4 +1,5 @@
 import { createCallerFactory, router } from "@/server/frame/trpc";
+import { agentKeysRouter } from "./agent-keys";
 import { agentsRouter } from "./agents";
 import { authRouter } from "./auth";
 import { chatRouter } from "./chat";
@@ -6,11 +7,10 @@ import { completionsRouter } from "./completions";
 import { dashboardRouter } from "./dashboard";
 import { deploymentsRouter } from "./deployments";
 import { healthRouter } from "./health";
-import { keysRouter } from "./keys";
-import { modelsRouter } from "./models";
 import { noncesRouter } from "./nonces";
+import { openaiModelsRouter } from "./openai-models";
 import { pricesRouter } from "./prices";
-import { requestsRouter } from "./requests";
+import { requestLogRouter } from "./request-log";
 import { runsRouter } from "./runs";
 import { threadsRouter } from "./threads";
 import { toolsRouter } from "./tools";
@@ -24,11 +24,11 @@ export const appRouter = router({
   runs: runsRouter,
   chat: chatRouter,
   completions: completionsRouter,
-  models: modelsRouter,
+  openaiModels: openaiModelsRouter,
   threads: threadsRouter,
-  keys: keysRouter,
+  agentKeys: agentKeysRouter,
   usage: usageRouter,
-  requests: requestsRouter,
+  requestLog: requestLogRouter,
   prices: pricesRouter,
   nonces: noncesRouter,
   deployments: deploymentsRouter,

@@ -20,7 +20,7 @@ import {
 } from "@/server/http";
 import { parsedSynchronously } from "@/server/kit/zod-internals";
 import * as examples from "./examples-completions";
-import { ANYONE_OR_KEY } from "./models";
+import { ANYONE_OR_KEY } from "./openai-models";
 
 /**
  * POST /v1/chat/completions: an agent asked as an OpenAI-compatible model, streamed or not.

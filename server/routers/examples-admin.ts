@@ -1,5 +1,5 @@
+import { createdKeySchema, createKeyInputSchema, listKeysOutputSchema } from "@/server/agent-keys";
 import { example, problemSchema } from "@/server/http";
-import { createdKeySchema, createKeyInputSchema, listKeysOutputSchema } from "@/server/keys";
 import { listPricesOutputSchema, priceSchema, setPriceInputSchema } from "@/server/prices";
 import { agentUsageOutputSchema, allUsageOutputSchema } from "@/server/usage";
 

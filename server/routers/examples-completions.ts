@@ -1,6 +1,6 @@
 import { chatCompletionSchema } from "@/server/completions";
 import { example, openAiErrorSchema } from "@/server/http";
-import { listModelsOutputSchema, modelSchema } from "@/server/models";
+import { listModelsOutputSchema, modelSchema } from "@/server/openai-models";
 
 /** Real requests and answers of the OpenAI-compatible paths (a model on loopback answered). */
 

@@ -1,5 +1,5 @@
 import { example } from "@/server/http";
-import { listRequestsOutputSchema } from "@/server/requests";
+import { listRequestsOutputSchema } from "@/server/request-log";
 
 export const requestList = {
   recent: example(listRequestsOutputSchema, "A reply, then a refusal by the daily quota", {

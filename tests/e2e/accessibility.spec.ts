@@ -67,7 +67,7 @@ const ADMIN_PAGES = () => [
     title: "Agent za11y · Agent Service",
     name: "agent-thread",
   },
-  { path: "/dashboard/requests", title: "Requests · Agent Service", name: "requests" },
+  { path: "/dashboard/requests", title: "Request log · Agent Service", name: "requests" },
   { path: "/dashboard/prices", title: "Prices · Agent Service", name: "prices" },
   { path: "/dashboard/webhooks", title: "Webhooks · Agent Service", name: "webhooks" },
   {

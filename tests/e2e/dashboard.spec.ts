@@ -151,7 +151,7 @@ for (const { name, viewport, suffix } of WIDTHS) {
       await expect(page.getByTestId("message_count_total")).toHaveText("0 / ∞");
     });
 
-    test("an admin makes a caller key, sees its conversation, and revokes it", async ({ page }) => {
+    test("an admin makes an agent key, sees its conversation, and revokes it", async ({ page }) => {
       const aid = `e2e-keyed-${suffix}`;
       await api("/agents", { method: "POST", body: JSON.stringify({ aid }) });
       await signInWithWallet(page, adminWallet);

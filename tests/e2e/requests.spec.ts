@@ -37,9 +37,9 @@ const rows = (page: Page) => page.getByTestId("requests-list").getByTestId("requ
 
 test("filters in the URL, pages, and a row's link opening its thread", async ({ page }) => {
   await signInWithKey(page);
-  await navigate(page, "Requests");
+  await navigate(page, "Request log");
   await expect(page).toHaveURL(/\/dashboard\/requests$/);
-  await expect(page).toHaveTitle("Requests · Agent Service");
+  await expect(page).toHaveTitle("Request log · Agent Service");
 
   // The agent filter follows typing, into the URL.
   await page.getByLabel("Agent ID").fill("zrlog");

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createDatabase, type Database } from "@/db/client";
-import { requestLogOf } from "@/server/requests";
+import { requestLogOf } from "@/server/request-log";
 import { createThrowawayPostgres, type DatabaseKind } from "./database-kinds";
 import { pgliteTemplateDump } from "./pglite-template";
 

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { chatReservations } from "@/db/schema";
+import { parseAgentKey } from "@/server/agent-keys";
 import type { Caller } from "@/server/callers";
 import { openChat } from "@/server/chat";
-import { parseAgentKey } from "@/server/keys";
 import { fixedClock } from "@/server/kit/clock";
 import { createModelRuntime } from "@/server/model-call";
 import { sweepReservations } from "@/server/quota";
@@ -18,7 +18,7 @@ const withKey = (key: string): Caller => {
   return { kind: "key", key: presented };
 };
 
-/** Caller keys, thread owners, rate limits and reservations (issue 12), on both databases. */
+/** Agent keys, thread owners, rate limits and reservations, on both databases. */
 describe.each(DATABASE_KINDS)("chat callers on %s", (kind) => {
   const clock = fixedClock("2026-11-23T12:00:00Z");
   const testDatabase = useTestDatabase(kind, { clock, start: "2026-11-23T12:00:00Z" });
@@ -38,8 +38,8 @@ describe.each(DATABASE_KINDS)("chat callers on %s", (kind) => {
 
   it("gives each caller its own thread for the same chat_id, and the admin sees them all", async () => {
     await agent("shared-name");
-    const keyA = (await admin().keys.create({ aid: "shared-name", name: "app A" })).key;
-    const keyB = (await admin().keys.create({ aid: "shared-name", name: "app B" })).key;
+    const keyA = (await admin().agentKeys.create({ aid: "shared-name", name: "app A" })).key;
+    const keyB = (await admin().agentKeys.create({ aid: "shared-name", name: "app B" })).key;
     const callers = [withKey(keyA), withKey(keyB), anonymous("1111"), anonymous("2222")];
     for (const [i, caller] of callers.entries()) {
       await as(caller).chat.send({ aid: "shared-name", q: `secret ${i}`, chat_id: "support" });
@@ -70,7 +70,7 @@ describe.each(DATABASE_KINDS)("chat callers on %s", (kind) => {
       as(anonymous("3333")).chat.send({ aid: "private", q: "hi" }),
     );
     expect(refusedAnonymous).toMatchObject({ status: 401, code: "key_required" });
-    const created = await admin().keys.create({ aid: "private", name: "mobile" });
+    const created = await admin().agentKeys.create({ aid: "private", name: "mobile" });
     expect(created.key).toMatch(/^ak_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
     expect((await as(withKey(created.key)).chat.send({ aid: "private", q: "hi" })).reply).toBe(
       "ok",
@@ -78,13 +78,13 @@ describe.each(DATABASE_KINDS)("chat callers on %s", (kind) => {
 
     // A key of another agent, and a key with a wrong secret, are not keys of this one.
     await agent("other");
-    const otherKey = (await admin().keys.create({ aid: "other", name: "x" })).key;
+    const otherKey = (await admin().agentKeys.create({ aid: "other", name: "x" })).key;
     const forged = `${created.key.slice(0, -4)}AAAA`;
     for (const key of [otherKey, forged]) {
       const refused = await problemOf(as(withKey(key)).chat.send({ aid: "private", q: "hi" }));
       expect(refused).toMatchObject({ status: 401, code: "invalid_key" });
     }
-    const listed = await admin().keys.list({ aid: "private" });
+    const listed = await admin().agentKeys.list({ aid: "private" });
     expect(listed.keys).toEqual([
       {
         id: created.id,
@@ -102,13 +102,15 @@ describe.each(DATABASE_KINDS)("chat callers on %s", (kind) => {
     expect(secret).toHaveLength(43);
     expect(JSON.stringify(listed)).not.toContain(secret);
 
-    await admin().keys.revoke({ aid: "private", id: created.id });
+    await admin().agentKeys.revoke({ aid: "private", id: created.id });
     const revoked = await problemOf(
       as(withKey(created.key)).chat.send({ aid: "private", q: "hi" }),
     );
     expect(revoked).toMatchObject({ status: 401, code: "invalid_key" });
-    expect((await admin().keys.list({ aid: "private" })).keys).toEqual([]);
-    expect(await problemOf(admin().keys.revoke({ aid: "private", id: created.id }))).toMatchObject({
+    expect((await admin().agentKeys.list({ aid: "private" })).keys).toEqual([]);
+    expect(
+      await problemOf(admin().agentKeys.revoke({ aid: "private", id: created.id })),
+    ).toMatchObject({
       status: 404,
     });
     // Only the one chat that was admitted counted.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { parseAgentKey } from "@/server/agent-keys";
 import type { Caller } from "@/server/callers";
-import { parseAgentKey } from "@/server/keys";
 import { fixedClock } from "@/server/kit/clock";
 import { claimDueRuns } from "@/server/runs";
 import { callerFor, problemOf } from "../helpers/context";
@@ -75,7 +75,7 @@ describe.each(DATABASE_KINDS)("pauses and key limits on %s", (kind) => {
 
   it("refuses an expired key as it refuses a revoked one, and lists it as expired", async () => {
     await admin().agents.upsert({ aid: "timed", chat_access: "key" });
-    const made = await admin().keys.create({
+    const made = await admin().agentKeys.create({
       aid: "timed",
       name: "trial",
       expires_at: "2026-11-23T13:00:00Z",
@@ -88,23 +88,33 @@ describe.each(DATABASE_KINDS)("pauses and key limits on %s", (kind) => {
     const refused = await problemOf(as(withKey(made.key)).chat.send({ aid: "timed", q: "late" }));
     expect(refused).toMatchObject({ status: 401, code: "invalid_key" });
     expect(refused.detail).toMatch(/expired/);
-    expect((await admin().keys.list({ aid: "timed" })).keys[0]).toMatchObject({ expired: true });
-    expect(await problemOf(as(withKey(made.key)).models.list({}))).toMatchObject({ status: 401 });
+    expect((await admin().agentKeys.list({ aid: "timed" })).keys[0]).toMatchObject({
+      expired: true,
+    });
+    expect(await problemOf(as(withKey(made.key)).openaiModels.list({}))).toMatchObject({
+      status: 401,
+    });
     // A key that would never work is refused when it is made.
     expect(
       await problemOf(
-        admin().keys.create({ aid: "timed", name: "stale", expires_at: "2026-11-23T12:00:00Z" }),
+        admin().agentKeys.create({
+          aid: "timed",
+          name: "stale",
+          expires_at: "2026-11-23T12:00:00Z",
+        }),
       ),
     ).toMatchObject({ status: 400, errors: [{ field: "expires_at" }] });
   });
 
   it("holds a key to its own rate limit, higher or lower than the agent's", async () => {
     await admin().agents.upsert({ aid: "metered", rate_limit_rpm: 3 });
-    const slow = (await admin().keys.create({ aid: "metered", name: "slow", rate_limit_rpm: 1 }))
-      .key;
-    const fast = (await admin().keys.create({ aid: "metered", name: "fast", rate_limit_rpm: 5 }))
-      .key;
-    const plain = (await admin().keys.create({ aid: "metered", name: "plain" })).key;
+    const slow = (
+      await admin().agentKeys.create({ aid: "metered", name: "slow", rate_limit_rpm: 1 })
+    ).key;
+    const fast = (
+      await admin().agentKeys.create({ aid: "metered", name: "fast", rate_limit_rpm: 5 })
+    ).key;
+    const plain = (await admin().agentKeys.create({ aid: "metered", name: "plain" })).key;
     const sent = async (key: string, n: number) => {
       const statuses: number[] = [];
       for (let i = 0; i < n; i++) {
@@ -120,7 +130,7 @@ describe.each(DATABASE_KINDS)("pauses and key limits on %s", (kind) => {
     expect(await sent(slow, 2)).toEqual([200, 429]);
     expect(await sent(fast, 6)).toEqual([200, 200, 200, 200, 200, 429]);
     expect(await sent(plain, 4)).toEqual([200, 200, 200, 429]);
-    const { keys } = await admin().keys.list({ aid: "metered" });
+    const { keys } = await admin().agentKeys.list({ aid: "metered" });
     // Made at the same (fixed) instant: ordered by their random ids, so compared as a set.
     expect(keys.map((key) => [key.name, key.rate_limit_rpm]).sort()).toEqual([
       ["fast", 5],
@@ -133,7 +143,8 @@ describe.each(DATABASE_KINDS)("pauses and key limits on %s", (kind) => {
 
   it("counts exactly a key's own limit of 40 concurrent chats", async () => {
     await admin().agents.upsert({ aid: "burst", rate_limit_rpm: 1000 });
-    const key = (await admin().keys.create({ aid: "burst", name: "burst", rate_limit_rpm: 7 })).key;
+    const key = (await admin().agentKeys.create({ aid: "burst", name: "burst", rate_limit_rpm: 7 }))
+      .key;
     const outcomes = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
         as(withKey(key))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { parseAgentKey } from "@/server/agent-keys";
 import type { Caller } from "@/server/callers";
-import { parseAgentKey } from "@/server/keys";
 import { fixedClock } from "@/server/kit/clock";
 import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
@@ -28,7 +28,7 @@ describe.each(DATABASE_KINDS)("the request breakdown on %s", (kind) => {
       input_per_million: 1000,
       output_per_million: 1000,
     });
-    const partner = (await admin().keys.create({ aid: "mixed", name: "partner" })).key;
+    const partner = (await admin().agentKeys.create({ aid: "mixed", name: "partner" })).key;
     const anonymous: Caller = { kind: "anonymous", addressHash: "abcd" };
     await as(withKey(partner)).chat.send({ aid: "mixed", q: "a longer question from the partner" });
     await as(withKey(partner)).chat.send({ aid: "mixed", q: "another" });
@@ -36,7 +36,7 @@ describe.each(DATABASE_KINDS)("the request breakdown on %s", (kind) => {
     await as(anonymous).chat.send({ aid: "other", q: "a question for the big model, long enough" });
     await problemOf(as(anonymous).chat.send({ aid: "nobody", q: "hi" })); // 404, no model
 
-    const byModel = await admin().requests.breakdown({ by: "model" });
+    const byModel = await admin().requestLog.breakdown({ by: "model" });
     expect(byModel.groups.map((g) => [g.label, g.requests, g.delivered])).toEqual([
       ["house-model", 3, 3],
       ["big-model", 1, 1],
@@ -45,7 +45,7 @@ describe.each(DATABASE_KINDS)("the request breakdown on %s", (kind) => {
     expect(byModel.groups[1]?.cost).toBeGreaterThan(0);
     expect(byModel.groups[0]?.cost).toBeNull();
 
-    const byKey = await admin().requests.breakdown({ by: "key", aid: "mixed" });
+    const byKey = await admin().requestLog.breakdown({ by: "key", aid: "mixed" });
     expect(byKey.groups.map((g) => [g.group, g.label, g.requests])).toEqual([
       [expect.stringMatching(/^key:/), "key 'partner'", 2],
       ["addr", "anonymous addresses", 1],
@@ -54,11 +54,11 @@ describe.each(DATABASE_KINDS)("the request breakdown on %s", (kind) => {
 
     // A range that ends before them has none; a bad one is a 400 naming the field.
     expect(
-      (await admin().requests.breakdown({ by: "model", to: "2026-11-23T11:00:00Z" })).groups,
+      (await admin().requestLog.breakdown({ by: "model", to: "2026-11-23T11:00:00Z" })).groups,
     ).toEqual([]);
     expect(
       await problemOf(
-        admin().requests.breakdown({
+        admin().requestLog.breakdown({
           by: "model",
           from: "2026-11-24T00:00:00Z",
           to: "2026-11-23T00:00:00Z",

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { createDatabase } from "@/db/client";
+import { parseAgentKey } from "@/server/agent-keys";
 import type { Caller } from "@/server/callers";
-import { parseAgentKey } from "@/server/keys";
 import { fixedClock } from "@/server/kit/clock";
 import { createModelRuntime, type ModelRuntime } from "@/server/model-call";
 import { metrics } from "@/server/observability";
@@ -12,7 +12,7 @@ import {
   RequestLog,
   type RequestRecord,
   requestLogOf,
-} from "@/server/requests";
+} from "@/server/request-log";
 import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 import { useFakeOpenAi } from "../helpers/use-fake-openai";
@@ -47,8 +47,8 @@ describe.each(DATABASE_KINDS)("the request log on %s", (kind) => {
     });
   const agent = (aid: string, fields: Record<string, unknown> = {}) =>
     admin().agents.upsert({ aid, rate_limit_rpm: null, ...fields } as { aid: string });
-  const list = (input: Parameters<ReturnType<typeof admin>["requests"]["list"]>[0] = {}) =>
-    admin().requests.list(input);
+  const list = (input: Parameters<ReturnType<typeof admin>["requestLog"]["list"]>[0] = {}) =>
+    admin().requestLog.list(input);
   const ask = (q: string) => [{ role: "user" as const, content: q }];
 
   it("logs every chat and completion once, replies and refusals alike, with what each ended as", async () => {
@@ -58,8 +58,8 @@ describe.each(DATABASE_KINDS)("the request log on %s", (kind) => {
     await agent("private", { chat_access: "key" });
     await agent("one-a-day", { quota: { message_limit_daily: 1 } });
     await agent("one-a-minute", { rate_limit_rpm: 1 });
-    const key = (await admin().keys.create({ aid: "private", name: "mobile app" })).key;
-    const otherKey = (await admin().keys.create({ aid: "logged", name: "other" })).key;
+    const key = (await admin().agentKeys.create({ aid: "private", name: "mobile app" })).key;
+    const otherKey = (await admin().agentKeys.create({ aid: "logged", name: "other" })).key;
     const step = () => clock.advance(1000);
 
     // 200s: a chat, streamed and not; a completion, streamed and not (its thread is `openai`).
@@ -262,7 +262,7 @@ describe.each(DATABASE_KINDS)("the request log on %s", (kind) => {
       code: "invalid_cursor",
     });
     expect(
-      await problemOf(callerFor(testDatabase().db, { clock, admin: false }).requests.list({})),
+      await problemOf(callerFor(testDatabase().db, { clock, admin: false }).requestLog.list({})),
     ).toMatchObject({ status: 401 });
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { newAgentKey, parseAgentKey, presentedKey } from "@/server/agent-keys";
 import { callerOf } from "@/server/callers";
-import { newAgentKey, parseAgentKey, presentedKey } from "@/server/keys";
 
 /** Which bearer tokens present an agent key, and who the caller of a chat then is (issue 23). */
 describe("agent keys as bearer tokens", () => {

@@ -17,13 +17,13 @@ describe("tRPC's router, as the operation table reads it", () => {
   it("lists every procedure by its dotted path, in the order the routers declare them", () => {
     expect(procedures.length, reads("router._def.procedures by dotted path")).toBeGreaterThan(40);
     const names = procedures.map((procedure) => procedure.name);
-    expect(names.indexOf("keys.create"), reads("the declared order")).toBeLessThan(
-      names.indexOf("keys.list"),
+    expect(names.indexOf("agentKeys.create"), reads("the declared order")).toBeLessThan(
+      names.indexOf("agentKeys.list"),
     );
   });
 
   it("gives each procedure its type, merged meta and schemas", () => {
-    const list = byName.get("keys.list");
+    const list = byName.get("agentKeys.list");
     expect(list?.type, reads("_def.type")).toBe("query");
     expect(list?.meta, reads("_def.meta, the builder's merged with the procedure's")).toMatchObject(
       {

@@ -3,7 +3,7 @@ import { Suspense } from "react";
 import { RequestsPage } from "@/components/requests/requests-page";
 import { Loading } from "@/components/ui/query-state";
 
-export const metadata: Metadata = { title: "Requests" };
+export const metadata: Metadata = { title: "Request log" };
 
 export default function Requests() {
   return (

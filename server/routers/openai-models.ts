@@ -7,7 +7,7 @@ import {
   listModelsInputSchema,
   listModelsOutputSchema,
   modelSchema,
-} from "@/server/models";
+} from "@/server/openai-models";
 import * as examples from "./examples-completions";
 
 /**
@@ -27,7 +27,7 @@ const badKey = {
   ),
 };
 
-export const modelsRouter = router({
+export const openaiModelsRouter = router({
   /** Public: what each caller sees is the agents it may chat with (server/models). */
   list: publicProcedure
     .meta(

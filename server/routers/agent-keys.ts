@@ -1,6 +1,4 @@
 import { z } from "zod";
-import { adminProcedure, router } from "@/server/frame/trpc";
-import { adminErrors, empty, jsonBodyErrors, problem, rest } from "@/server/http";
 import {
   createdKeySchema,
   createKey,
@@ -10,19 +8,21 @@ import {
   listKeysOutputSchema,
   revokeKey,
   revokeKeyInputSchema,
-} from "@/server/keys";
+} from "@/server/agent-keys";
+import { adminProcedure, router } from "@/server/frame/trpc";
+import { adminErrors, empty, jsonBodyErrors, problem, rest } from "@/server/http";
 import * as examples from "./examples-admin";
 
-/** An agent's caller keys (admin). */
+/** An agent's agent keys (admin). */
 
-export const keysRouter = router({
+export const agentKeysRouter = router({
   create: adminProcedure
     .meta(
       rest({
         method: "POST",
         path: "/agents/{aid}/keys",
         operationId: "createAgentKey",
-        summary: "Make a caller key for the agent; the key is in the answer, and only there.",
+        summary: "Make an agent key; the key is in the answer, and only there.",
         body: { required: true, examples: examples.createKey },
         status: 201,
         answers: { 201: { description: "Made.", examples: examples.createdKey } },
@@ -45,7 +45,7 @@ export const keysRouter = router({
         method: "GET",
         path: "/agents/{aid}/keys",
         operationId: "listAgentKeys",
-        summary: "An agent's caller keys, without their secrets, with when each was last used.",
+        summary: "The agent's keys, without their secrets, with when each was last used.",
         answers: { 200: { description: "The keys.", examples: examples.keyList } },
         refusals: {
           400: problem("A bad aid (as for GET /agents/{aid})."),

@@ -7,12 +7,12 @@ import {
   requestBreakdown,
   requestBreakdownInputSchema,
   requestBreakdownSchema,
-} from "@/server/requests";
+} from "@/server/request-log";
 import * as examples from "./examples-requests";
 
 /** GET /requests: the request log, one row per chat request, newest first (admin). */
 
-export const requestsRouter = router({
+export const requestLogRouter = router({
   list: adminProcedure
     .meta(
       rest({
