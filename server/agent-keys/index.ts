@@ -2,5 +2,5 @@
 
 export type { PresentedKey } from "./format";
 export { AGENT_KEY_PREFIX, newAgentKey, parseAgentKey, presentedKey } from "./format";
-export { createKey, listKeys, revokeKey } from "./keys";
+export * from "./keys";
 export * from "./schema";

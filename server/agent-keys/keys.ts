@@ -6,11 +6,11 @@ import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
 import { newAgentKey } from "./format";
 import type {
+  agentKeyRefSchema,
   agentKeySchema,
   createdKeySchema,
   createKeyInputSchema,
   listKeysOutputSchema,
-  revokeKeyInputSchema,
 } from "./schema";
 
 // A key is checked in every chat's own statement, so a revoked key is refused everywhere at once.
@@ -78,7 +78,7 @@ export async function listKeys(
 /** Revokes the key (it stays recorded, so its threads still name it); 404 if there is none. */
 export async function revokeKey(
   { db, clock }: KeysContext,
-  { aid, id }: z.output<typeof revokeKeyInputSchema>,
+  { aid, id }: z.output<typeof agentKeyRefSchema>,
 ): Promise<void> {
   const revoked = await db
     .update(agentKeys)

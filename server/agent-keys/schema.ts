@@ -65,7 +65,8 @@ export const listKeysOutputSchema = z
 
 const KEY_ID_RULE = "must be a key's id (as the key listing gives it), 1 to 100 characters";
 
-export const revokeKeyInputSchema = z.strictObject({
+/** One key of one agent, as a path names it: /agents/{aid}/keys/{id}. */
+export const agentKeyRefSchema = z.strictObject({
   aid: lookupAidSchema,
   id: z
     .string({ error: KEY_ID_RULE })

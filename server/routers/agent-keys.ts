@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  agentKeyRefSchema,
   createdKeySchema,
   createKey,
   createKeyInputSchema,
@@ -7,7 +8,6 @@ import {
   listKeysInputSchema,
   listKeysOutputSchema,
   revokeKey,
-  revokeKeyInputSchema,
 } from "@/server/agent-keys";
 import { adminProcedure, router } from "@/server/frame/trpc";
 import { adminErrors, empty, jsonBodyErrors, problem, rest } from "@/server/http";
@@ -79,7 +79,7 @@ export const agentKeysRouter = router({
         },
       }),
     )
-    .input(revokeKeyInputSchema)
+    .input(agentKeyRefSchema)
     .output(z.void())
     .mutation(({ ctx, input }) => revokeKey(ctx, input)),
 });
