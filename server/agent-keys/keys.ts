@@ -75,6 +75,22 @@ export async function listKeys(
   return { keys: rows.map((row) => presentKey(row, now)) };
 }
 
+/** One key of the agent, without its secret; 404 if there is none, or it was revoked. */
+export async function getKey(
+  { db, clock }: KeysContext,
+  { aid, id }: z.output<typeof agentKeyRefSchema>,
+): Promise<z.output<typeof agentKeySchema>> {
+  const [row] = await db
+    .select()
+    .from(agentKeys)
+    .where(and(eq(agentKeys.aid, aid), eq(agentKeys.id, id), isNull(agentKeys.revokedAt)));
+  if (!row) {
+    await assertAgentExists(db, aid);
+    throw new AppError("not_found", `Agent '${aid}' has no key '${id}'.`);
+  }
+  return presentKey(row, clock.now());
+}
+
 /** Revokes the key (it stays recorded, so its threads still name it); 404 if there is none. */
 export async function revokeKey(
   { db, clock }: KeysContext,

@@ -1,9 +1,11 @@
 import { z } from "zod";
 import {
   agentKeyRefSchema,
+  agentKeySchema,
   createdKeySchema,
   createKey,
   createKeyInputSchema,
+  getKey,
   listKeys,
   listKeysInputSchema,
   listKeysOutputSchema,
@@ -57,6 +59,28 @@ export const agentKeysRouter = router({
     .input(listKeysInputSchema)
     .output(listKeysOutputSchema)
     .query(({ ctx, input }) => listKeys(ctx, input.aid)),
+
+  get: adminProcedure
+    .meta(
+      rest({
+        method: "GET",
+        path: "/agents/{aid}/keys/{id}",
+        operationId: "getAgentKey",
+        summary: "One of the agent's keys, without its secret, with when it was last used.",
+        answers: { 200: { description: "The key." } },
+        refusals: {
+          400: problem("A bad aid or key id."),
+          ...adminErrors,
+          404: problem(
+            "Unknown agent, or no such key (a revoked key is none).",
+            examples.noSuchKey,
+          ),
+        },
+      }),
+    )
+    .input(agentKeyRefSchema)
+    .output(agentKeySchema)
+    .query(({ ctx, input }) => getKey(ctx, input)),
 
   revoke: adminProcedure
     .meta(
