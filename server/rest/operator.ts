@@ -218,7 +218,16 @@ const DOCS_PAGE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Agent Service API</title>
+<meta name="color-scheme" content="light dark">
 <link rel="stylesheet" href="/docs/swagger-ui.css">
+<style>
+/* Swagger UI has no dark theme: in dark mode the page is inverted, its pictures back again. */
+@media (prefers-color-scheme: dark) {
+  html { background: #111; }
+  body { filter: invert(0.9) hue-rotate(180deg); background: #fff; }
+  body img, body svg, body .microlight { filter: invert(1) hue-rotate(180deg); }
+}
+</style>
 </head>
 <body>
 <div id="docs"></div>
