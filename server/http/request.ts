@@ -61,14 +61,21 @@ export async function readJsonBody(
   }
   if (text.trim() === "")
     throw new AppError("malformed_json", "The request body is empty; send a JSON object.");
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch (error) {
     throw new AppError(
       "malformed_json",
       `The request body is not valid JSON: ${(error as Error).message}.`,
     );
   }
+  // Every body the API takes is an object: anything else is refused, never read as `{}`.
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    const given = body === null ? "null" : Array.isArray(body) ? "an array" : `a ${typeof body}`;
+    throw new AppError("bad_request", `The request body must be a JSON object, not ${given}.`);
+  }
+  return body;
 }
 
 function bodyTooLarge(maxBytes: number): AppError {

@@ -119,7 +119,12 @@ function refusalOf(request: IncomingMessage): Refusal | undefined {
       headers: { allow: METHODS.join(", ") },
     };
   }
-  const url = request.url ?? "/";
+  let url = request.url ?? "/";
+  if (!url.startsWith("/")) {
+    const target = originFormOf(request, url);
+    if (typeof target !== "string") return target;
+    request.url = url = target;
+  }
   const queryAt = url.indexOf("?");
   const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
   // Next.js would fail its parameter decoding with a plain-text 500 before any handler runs.
@@ -139,6 +144,39 @@ function refusalOf(request: IncomingMessage): Refusal | undefined {
   return undefined;
 }
 
+/**
+ * A request target that is not a path (RFC 9112, section 3.2): `OPTIONS *` asks what the server
+ * takes, and an absolute URI naming this host is taken as its path. Anything else (another host,
+ * an authority, `*` with another method) is refused: this service is no proxy, and never
+ * redirects to a host a client named.
+ */
+function originFormOf(request: IncomingMessage, target: string): string | Refusal {
+  if (target === "*") {
+    if (request.method === "OPTIONS")
+      return { status: 204, code: "", detail: "", headers: { allow: METHODS.join(", ") } };
+    return {
+      status: 400,
+      code: "bad_request",
+      detail: `${request.method} * names no resource: only OPTIONS may be sent to *; send a path such as /health.`,
+    };
+  }
+  let absolute: URL | undefined;
+  try {
+    absolute = /^https?:\/\//i.test(target) ? new URL(target) : undefined;
+  } catch {
+    absolute = undefined;
+  }
+  if (absolute && absolute.host === request.headers.host)
+    return `${absolute.pathname}${absolute.search}`;
+  return {
+    status: 400,
+    code: "bad_request",
+    detail: absolute
+      ? "The request names another host than the one it was sent to; this service is not a proxy."
+      : "The request target must be a path starting with '/'.",
+  };
+}
+
 function problemBody(refusal: Refusal, requestId?: string): string {
   return JSON.stringify({
     type: "about:blank",
@@ -153,6 +191,12 @@ function problemBody(refusal: Refusal, requestId?: string): string {
 function answer(request: IncomingMessage, response: ServerResponse, refusal: Refusal): void {
   const started = performance.now();
   const requestId = requestIdOf(request);
+  if (refusal.status === 204) {
+    response.writeHead(204, { "x-request-id": requestId, ...refusal.headers });
+    response.end();
+    logRefusal(request, 204, started, requestId);
+    return;
+  }
   const body = problemBody(refusal, requestId);
   response.writeHead(refusal.status, {
     "content-type": "application/problem+json",

@@ -11,9 +11,11 @@ export const AID_MAX_LENGTH = 67;
 /** Agent IDs that would collide with the service's own top-level paths, now or later. */
 export const RESERVED_AIDS: ReadonlySet<string> = new Set([
   "admin",
+  "admins",
   "agents",
   "api",
   "assets",
+  "audit",
   "auth",
   "chat",
   "dashboard",
@@ -24,6 +26,7 @@ export const RESERVED_AIDS: ReadonlySet<string> = new Set([
   "logout",
   "metrics",
   "nonce",
+  "oidc",
   "openapi",
   "prices",
   "problems",
@@ -41,6 +44,7 @@ export const RESERVED_AIDS: ReadonlySet<string> = new Set([
   "v1",
   "v2",
   "v3",
+  "webhooks",
   "well-known",
 ]);
 

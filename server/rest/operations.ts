@@ -68,8 +68,7 @@ export async function collectInput(
     // The procedure validates the body. The path's parameters win over the same names in it,
     // so a body cannot name another agent (or model) than the URL.
     if (operation.pathParams.length === 0) return body as Record<string, unknown>;
-    const fields = typeof body === "object" && body !== null && !Array.isArray(body) ? body : {};
-    return { ...fields, ...params };
+    return { ...(body as Record<string, unknown> | undefined), ...params };
   }
   const input = operation.procedure?.input;
   const shape = input && "shape" in input ? input.shape : {};

@@ -1,7 +1,10 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { agentInputSchema, listAgentsInputSchema } from "@/server/agents";
 import { problemFromError, validationProblem } from "@/server/frame/errors";
 import { aidSchema, RESERVED_AIDS } from "@/server/kit/agent-id";
+import { OPERATIONS } from "@/server/rest";
 
 const parseAid = (aid: unknown) => aidSchema.safeParse(aid).success;
 
@@ -28,6 +31,16 @@ describe("agent IDs", () => {
     ]) {
       expect(parseAid(bad), String(bad)).toBe(false);
     }
+  });
+
+  it("refuses as an aid every first path segment the service serves, today's and the app's", () => {
+    const segments = new Set([
+      ...OPERATIONS.map((operation) => operation.path.split("/")[1] as string),
+      ...readdirSync(path.resolve(import.meta.dirname, "../../app")),
+    ]);
+    const taken = [...segments].filter((segment) => !segment.startsWith("[") && parseAid(segment));
+    expect(taken).toEqual([]);
+    expect(segments.has("webhooks")).toBe(true);
   });
 
   it("refuses every reserved top-level path", () => {
