@@ -45,6 +45,36 @@ const tokens = (what: string) =>
 
 const penalty = z.number().min(-2, "must be from -2 to 2").max(2, "must be from -2 to 2").nullish();
 
+/** How deep and how large a response_format's schema may be: more than any real schema needs. */
+export const JSON_SCHEMA_MAX_DEPTH = 32;
+export const JSON_SCHEMA_MAX_CHARS = 32 * 1024;
+
+/**
+ * Bounds a client's JSON value before anything walks it recursively: its depth is measured
+ * without recursion (a value nested thousands deep overflows the stack of JSON.stringify), then
+ * its size.
+ */
+function boundedJson(value: unknown, context: z.RefinementCtx): void {
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop() as [unknown, number];
+    if (typeof item !== "object" || item === null) continue;
+    if (depth > JSON_SCHEMA_MAX_DEPTH) {
+      context.addIssue({
+        code: "custom",
+        message: `must be nested at most ${JSON_SCHEMA_MAX_DEPTH} levels deep`,
+      });
+      return;
+    }
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  if (JSON.stringify(value).length > JSON_SCHEMA_MAX_CHARS)
+    context.addIssue({
+      code: "custom",
+      message: `must be at most ${JSON_SCHEMA_MAX_CHARS / 1024} KiB as JSON`,
+    });
+}
+
 export const completionRequestSchema = z
   .strictObject({
     model: z
@@ -78,7 +108,7 @@ export const completionRequestSchema = z
         z.strictObject({ type: z.enum(["text", "json_object"]) }),
         z.strictObject({
           type: z.literal("json_schema"),
-          json_schema: z.looseObject({ name: z.string().max(64) }),
+          json_schema: z.looseObject({ name: z.string().max(64) }).superRefine(boundedJson),
         }),
       ])
       .nullish(),

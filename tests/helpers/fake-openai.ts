@@ -24,6 +24,7 @@ export type ChatCompletionRequest = {
     function: { name: string; description?: string; parameters: object };
   }[];
   tool_choice?: string;
+  response_format?: { type: string; json_schema?: object };
 };
 
 /** A tool call the fake model asks for; `arguments` as an object is sent as its JSON. */
