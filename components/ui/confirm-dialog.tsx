@@ -9,13 +9,16 @@ import { problemOf } from "./problem";
 /**
  * A button that asks before doing something that cannot be undone: a modal dialog (the
  * browser's own `<dialog>`, so focus stays inside and Escape cancels) saying what will happen,
- * with the action and Cancel. A failure is shown in the dialog, which stays open.
+ * with the action and a button that changes nothing (`dismissLabel`, "Cancel" unless the action
+ * is itself a cancelling, where two "Cancel" buttons could be confused). A failure is shown in
+ * the dialog, which stays open.
  */
 export function ConfirmDialog({
   trigger,
   title,
   children,
   confirmLabel,
+  dismissLabel = "Cancel",
   onConfirm,
   danger = true,
   disabled = false,
@@ -25,6 +28,8 @@ export function ConfirmDialog({
   title: string;
   children?: ReactNode;
   confirmLabel: string;
+  /** The button that closes the dialog and changes nothing. */
+  dismissLabel?: string;
   onConfirm: () => Promise<unknown> | unknown;
   danger?: boolean;
   disabled?: boolean;
@@ -67,7 +72,7 @@ export function ConfirmDialog({
         {error && <ErrorText role="alert">{error}</ErrorText>}
         <div className="row end">
           <Button onClick={() => dialog.current?.close()} disabled={busy}>
-            Cancel
+            {dismissLabel}
           </Button>
           <Button
             variant={danger ? "danger-filled" : "primary"}

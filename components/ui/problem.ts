@@ -25,9 +25,18 @@ export type ShownProblem = {
  */
 export const UNREACHABLE = "The service cannot be reached: check your connection.";
 
+/**
+ * A problem found in the browser before anything was sent (a field that cannot be read): its
+ * message is written for the reader, and is shown as it is, never as a network failure.
+ */
+export class FormProblem extends Error {
+  override name = "FormProblem";
+}
+
 type ServerProblem = { detail: string; code?: string; status?: number; errors?: FieldProblem[] };
 
 export function problemOf(error: unknown, now = Date.now()): ShownProblem {
+  if (error instanceof FormProblem) return { detail: error.message, unreachable: false };
   const data = (error as { data?: { problem?: ServerProblem; httpStatus?: number } } | undefined)
     ?.data;
   const problem = data?.problem;

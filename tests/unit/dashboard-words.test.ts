@@ -8,7 +8,8 @@ import {
   localInstants,
 } from "@/components/ui/dates";
 import { formatPercent, formWords, plural, shortAddress } from "@/components/ui/format";
-import { problemOf, UNREACHABLE } from "@/components/ui/problem";
+import { readJsonObject } from "@/components/ui/json-text";
+import { FormProblem, problemOf, UNREACHABLE } from "@/components/ui/problem";
 import { walletErrorSentence } from "@/components/wallet/wallet-errors";
 import { agentInputSchema } from "@/server/agents";
 
@@ -114,6 +115,43 @@ describe("failures", () => {
         },
       }),
     ).toMatchObject({ detail: "Agent 'x' not found.", status: 404, unreachable: false });
+  });
+
+  it("shows a problem found before sending as it is, never as a network failure", () => {
+    expect(problemOf(new FormProblem("The details are not valid JSON."))).toEqual({
+      detail: "The details are not valid JSON.",
+      unreachable: false,
+    });
+  });
+
+  it("says where typed JSON is invalid, and that it must be an object", () => {
+    const problem = (text: string) => {
+      const read = readJsonObject(text);
+      return read.ok ? undefined : read.problem;
+    };
+    expect(readJsonObject("  ")).toEqual({ ok: true, value: undefined });
+    expect(readJsonObject('{"endpoint": "https://x", "n": [1, -2.5e3, true, null]}')).toEqual({
+      ok: true,
+      value: { endpoint: "https://x", n: [1, -2500, true, null] },
+    });
+    expect(problem('{"endpoint": https://x}')).toBe(
+      'is not valid JSON: unexpected “h” at character 14: text must be in "double quotes".',
+    );
+    expect(problem('{"a": 1,\n "b": }')).toBe(
+      "is not valid JSON: unexpected “}” at character 16 (line 2, column 7).",
+    );
+    expect(problem('{"a": [1, 2')).toBe(
+      "is not valid JSON: it ends before every brace, bracket and quote is closed.",
+    );
+    expect(problem("{'a': 1}")).toMatch(/unexpected “'” at character 2/);
+    expect(problem('{"a": 1} x')).toMatch(/unexpected “x” at character 10/);
+    expect(problem("[1, 2]")).toMatch(/^must be a JSON object in braces, .* not a list\.$/);
+    expect(problem('"text"')).toMatch(/not a string\.$/);
+    // Whatever JSON.parse refuses, the scan refuses too (and says where).
+    for (const text of ['{"a":01}', '{"a":"\\x"}', '{"a":1,}', "[1 2]", '{"a":"\u0001"}', "-"]) {
+      expect(() => JSON.parse(text), text).toThrow();
+      expect(problem(text), text).toMatch(/not valid JSON/);
+    }
   });
 
   it("puts wallet errors in words, with no library name, version or code", () => {
