@@ -42,7 +42,7 @@ export function problemOf(error: unknown, now = Date.now()): ShownProblem {
   const problem = data?.problem;
   if (problem) {
     return {
-      detail: localInstants(formWords(problem.detail), now),
+      detail: serverWords(problem.detail, now),
       code: problem.code,
       status: problem.status ?? data?.httpStatus,
       errors: problem.errors?.map((error) => ({ ...error, detail: formWords(error.detail) })),
@@ -51,6 +51,11 @@ export function problemOf(error: unknown, now = Date.now()): ShownProblem {
   }
   // No problem details: the request got no answer of ours (a network failure, a proxy's page).
   return { detail: UNREACHABLE, status: data?.httpStatus, unreachable: true };
+}
+
+/** A sentence the service stored for API clients (why an endpoint is disabled), in the page's words. */
+export function serverWords(sentence: string, now = Date.now()): string {
+  return localInstants(formWords(sentence), now);
 }
 
 /** The field errors of a problem, by field name. */
