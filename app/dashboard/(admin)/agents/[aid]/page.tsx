@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { AgentPage } from "@/components/agent-page";
+import { providerName } from "@/server/providers";
 import { getConfig } from "@/server/services";
 
 type Props = {
@@ -26,6 +27,7 @@ export default async function AgentDetailPage({ params, searchParams }: Props) {
       aid={decodeURIComponent(aid)}
       created={created}
       publicUrl={getConfig().publicUrl}
+      provider={providerName(getConfig().llm)}
       thread={thread}
     />
   );
