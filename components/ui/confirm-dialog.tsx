@@ -19,6 +19,7 @@ export function ConfirmDialog({
   children,
   confirmLabel,
   dismissLabel = "Cancel",
+  onOpen,
   onConfirm,
   danger = true,
   disabled = false,
@@ -30,6 +31,8 @@ export function ConfirmDialog({
   confirmLabel: string;
   /** The button that closes the dialog and changes nothing. */
   dismissLabel?: string;
+  /** Called as the dialog opens: what it asks starts afresh each time. */
+  onOpen?: () => void;
   onConfirm: () => Promise<unknown> | unknown;
   danger?: boolean;
   disabled?: boolean;
@@ -61,6 +64,7 @@ export function ConfirmDialog({
         disabled={disabled}
         onClick={() => {
           setError(undefined);
+          onOpen?.();
           dialog.current?.showModal();
         }}
       >
