@@ -80,6 +80,12 @@ export type ModelChunk = {
 export type ModelProvider = {
   /** Shown by /health and the dashboard. */
   name: "echo" | "openai-compatible";
+  /**
+   * The model that answers whatever model a request names, when the provider has only one
+   * (the built-in echo): replies, prices and the request log name it rather than the agent's
+   * model, which never answered. Absent: the request's model answers.
+   */
+  model?: string;
   generate(request: ModelRequest): Promise<Omit<ModelChunk, "text"> & { text: string }>;
   /** One chunk per network read, so a relay can forward each read in one event. */
   stream(request: ModelRequest): AsyncIterable<ModelChunk>;
