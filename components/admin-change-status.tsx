@@ -9,11 +9,13 @@ import { Button } from "./ui/button";
 import { ConfirmDialog } from "./ui/confirm-dialog";
 import { Field } from "./ui/field";
 import { Input } from "./ui/input";
+import { readJsonObject } from "./ui/json-text";
 import { type Outcome, OutcomeMessage } from "./ui/notice";
 import { Panel } from "./ui/panel";
-import { problemOf } from "./ui/problem";
+import { FormProblem, fieldErrorsOf, problemOf } from "./ui/problem";
 import { Select } from "./ui/select";
 import { statusLabel } from "./ui/status-badge";
+import { useFocusFirstInvalid } from "./ui/use-focus-first-invalid";
 
 type Deployment = z.output<typeof deploymentSchema>;
 
@@ -21,6 +23,8 @@ type Deployment = z.output<typeof deploymentSchema>;
  * The admin's own change of a deployment's status: no wallet and no signature (the admin's
  * session is the authority), by the same status machine as a worker's signed change, recorded
  * in the history as the admin's. Cancelling asks first, since a cancelled deployment is final.
+ * Details that are not a JSON object are refused beside their field, saying where, before
+ * anything is sent.
  */
 export function AdminChangeStatus({ deployment }: { deployment: Deployment }) {
   const utils = trpc.useUtils();
@@ -28,16 +32,21 @@ export function AdminChangeStatus({ deployment }: { deployment: Deployment }) {
   const [next, setNext] = useState("");
   const [details, setDetails] = useState("");
   const [outcome, setOutcome] = useState<Outcome>();
+  const [detailsError, setDetailsError] = useState<string>();
+  const { form: panel, focusFirstInvalid } = useFocusFirstInvalid<HTMLElement>();
   const options = allowedNext(deployment.Status).filter((status) => status !== "cancelled");
   const cancellable = allowedNext(deployment.Status).includes("cancelled");
 
-  async function apply(status: string) {
-    let deploymentDetails: Record<string, unknown> | undefined;
-    try {
-      deploymentDetails = details.trim() ? JSON.parse(details) : undefined;
-    } catch {
-      throw new Error('The details must be a JSON object, such as {"reason":"…"}.');
-    }
+  /** The details as an object; undefined when refused (said beside the field, focused). */
+  function readDetails(): { value: Record<string, unknown> | undefined } | undefined {
+    const read = readJsonObject(details);
+    if (read.ok) return { value: read.value };
+    setDetailsError(`The details ${read.problem}`);
+    focusFirstInvalid();
+    return undefined;
+  }
+
+  async function apply(status: string, deploymentDetails: Record<string, unknown> | undefined) {
     await change.mutateAsync({
       id: deployment.id,
       status: status as Deployment["Status"],
@@ -50,11 +59,23 @@ export function AdminChangeStatus({ deployment }: { deployment: Deployment }) {
 
   async function submit() {
     setOutcome(undefined);
+    setDetailsError(undefined);
+    const read = readDetails();
+    if (!read) {
+      setOutcome({ ok: false, text: "Not changed: correct the details." });
+      return;
+    }
     try {
-      await apply(next);
+      await apply(next, read.value);
       setOutcome({ ok: true, text: `Moved to ${statusLabel(next)}.` });
     } catch (error) {
-      setOutcome({ ok: false, text: `Not changed: ${problemOf(error).detail}` });
+      const problem = problemOf(error);
+      const byField = fieldErrorsOf(problem);
+      if (byField.deployment_details) {
+        setDetailsError(`The details ${byField.deployment_details}`);
+        focusFirstInvalid();
+      }
+      setOutcome({ ok: false, text: `Not changed: ${problem.detail}` });
     }
   }
 
@@ -69,6 +90,7 @@ export function AdminChangeStatus({ deployment }: { deployment: Deployment }) {
 
   return (
     <Panel
+      ref={panel}
       title="Change status"
       actions={
         cancellable && (
@@ -76,8 +98,14 @@ export function AdminChangeStatus({ deployment }: { deployment: Deployment }) {
             trigger="Cancel deployment"
             title={`Cancel deployment #${deployment.id}?`}
             confirmLabel="Cancel deployment"
+            dismissLabel="Keep deployment"
             onConfirm={async () => {
-              await apply("cancelled");
+              const read = readJsonObject(details);
+              if (!read.ok)
+                throw new FormProblem(
+                  `The details ${read.problem} Correct them or empty the field, then cancel again.`,
+                );
+              await apply("cancelled", read.value);
               setOutcome({ ok: true, text: "Cancelled." });
             }}
           >
@@ -105,12 +133,19 @@ export function AdminChangeStatus({ deployment }: { deployment: Deployment }) {
             </Select>
           )}
         </Field>
-        <Field name="admin-next-details" label="Deployment details (JSON, optional)">
+        <Field
+          name="admin-next-details"
+          label="Deployment details (JSON, optional)"
+          error={detailsError}
+        >
           {(control) => (
             <Input
               {...control}
               value={details}
-              onChange={(event) => setDetails(event.target.value)}
+              onChange={(event) => {
+                setDetails(event.target.value);
+                setDetailsError(undefined);
+              }}
               placeholder='{"reason":"…"}'
             />
           )}

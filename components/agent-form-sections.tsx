@@ -6,22 +6,11 @@ import { QUOTA_LIMIT_FIELDS, type QuotaLimitField } from "@/server/quota/schema"
 import { cronProblem } from "@/server/schedules/schema";
 import { describeCron } from "@/server/schedules/view";
 import { CheckboxField, Field } from "./ui/field";
-import { formNumber } from "./ui/format";
+import { formNumber, LIMIT_LABELS } from "./ui/format";
 import { Input } from "./ui/input";
 import { Panel } from "./ui/panel";
 import { Select } from "./ui/select";
 import { Textarea } from "./ui/textarea";
-
-const LIMIT_LABELS: Record<QuotaLimitField, string> = {
-  message_limit_total: "Messages in total",
-  message_limit_monthly: "Messages per month",
-  message_limit_daily: "Messages per day",
-  autonomous_limit_total: "Autonomous runs in total",
-  autonomous_limit_monthly: "Autonomous runs per month",
-  token_limit_total: "Tokens in total",
-  token_limit_monthly: "Tokens per month",
-  token_limit_daily: "Tokens per day",
-};
 
 /** What a new agent gets for what is left empty: the service's configured defaults. */
 export type NewAgentDefaults = {
@@ -144,7 +133,7 @@ export function AgentFormSections({
         <Field
           name="max_tool_steps"
           label="Model turns that may call tools"
-          hint="0 to 20 per chat or run; 0 = never. MCP servers are set with mcp_servers in POST /agents."
+          hint={`0 to 20 per chat or run; 0 = never. The MCP servers whose tools it calls are added ${agent ? "in the Tools section above" : "on the agent's page, once it is created"}.`}
           error={errors.max_tool_steps}
         >
           {(control) => (

@@ -9,7 +9,7 @@ import { AgentFormSections, type NewAgentDefaults } from "./agent-form-sections"
 import { trpc } from "./trpc";
 import { Button } from "./ui/button";
 import { Field } from "./ui/field";
-import { formWords } from "./ui/format";
+import { fieldLabel, formWords } from "./ui/format";
 import { Input } from "./ui/input";
 import { LeaveGuard } from "./ui/leave-guard";
 import type { Outcome } from "./ui/notice";
@@ -74,7 +74,16 @@ export function AgentForm({
     });
     if (crossField) found.autonomous_prompt = formWords(crossField);
     if (Object.keys(found).length > 0 || !parsed.success) {
-      refuse(found, "Not saved: correct the fields marked.");
+      // What no field of the form shows is said in the sentence itself (in the form's words).
+      const elsewhere = Object.entries(found)
+        .filter(([name]) => !form.current?.elements.namedItem(name))
+        .map(([name, detail]) => `${fieldLabel(name) ?? "the agent"} ${detail}`);
+      refuse(
+        found,
+        elsewhere.length > 0
+          ? `Not saved: ${elsewhere.join("; ")}.`
+          : "Not saved: correct the fields marked.",
+      );
       return;
     }
     setErrors({});

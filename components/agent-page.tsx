@@ -23,19 +23,36 @@ import { PageHeader } from "./ui/page-header";
 import { Panel } from "./ui/panel";
 import { QueryState } from "./ui/query-state";
 import { MaybeTime, RelativeTime } from "./ui/relative-time";
+import { type PageSection, PageSectionTarget, SectionNav } from "./ui/section-nav";
 import { StatusBadge } from "./ui/status-badge";
 import { AgentUsage } from "./usage/usage-sections";
+
+/** The agent page's sections, in their order on the page: the links at its top. */
+const SECTIONS: PageSection[] = [
+  { id: "quota", label: "Quota" },
+  { id: "usage", label: "Usage" },
+  { id: "chat", label: "Chat" },
+  { id: "openai", label: "OpenAI API" },
+  { id: "tools", label: "Tools" },
+  { id: "conversations", label: "Conversations" },
+  { id: "keys", label: "Caller keys" },
+  { id: "runs", label: "Autonomous runs" },
+  { id: "configuration", label: "Configuration" },
+];
 
 export function AgentPage({
   aid,
   created,
   publicUrl,
+  provider,
   thread,
 }: {
   aid: string;
   created: boolean;
   /** The service's PUBLIC_URL, for the OpenAI-compatible base URL. */
   publicUrl: string;
+  /** The service's model provider: `echo` calls no tools, which the tools panel says. */
+  provider: string;
   /** A thread to open in the conversations, from the page's URL. */
   thread?: { caller: string; chat_id: string };
 }) {
@@ -58,7 +75,7 @@ export function AgentPage({
             detail={
               <>
                 <Copyable value={data.aid} what="agent ID" />
-                {data.paused && <StatusBadge status="paused" tone="warn" testId="agent-paused" />}
+                {data.paused && <StatusBadge status="paused" testId="agent-paused" />}
               </>
             }
             actions={
@@ -87,23 +104,47 @@ export function AgentPage({
               Agent created. Chat with it below, or share its address: /{data.aid}/chat
             </Notice>
           )}
-          <Panel title="Quota" actions={<ResetCounters aid={aid} />}>
-            <QuotaBars quota={data.quota} withTokens />
-            <p className="muted small-text" data-testid="quota-resets">
-              Daily counters reset <RelativeTime value={data.quota.daily_resets_at} />, monthly ones{" "}
-              <RelativeTime value={data.quota.monthly_resets_at} /> (midnight UTC). Last activity:{" "}
-              <MaybeTime value={lastActivity(data.quota)} />.
-            </p>
-          </Panel>
-          <AgentUsage aid={aid} />
-          <ChatPanel aid={aid} />
-          <OpenAiPanel aid={aid} publicUrl={publicUrl} keyOnly={data.chat_access === "key"} />
-          <ToolsPanel aid={aid} servers={data.mcp_servers} maxSteps={data.max_tool_steps} />
-          <ThreadsPanel aid={aid} initial={thread} />
-          <KeysPanel aid={aid} />
-          <RunsPanel aid={aid} canRun={data.autonomous_prompt !== null} />
-          <h2>Configuration</h2>
-          <AgentForm key={data.updated_at} agent={data} outcome={saved} onOutcome={setSaved} />
+          <SectionNav sections={SECTIONS} />
+          <PageSectionTarget id="quota">
+            <Panel title="Quota" actions={<ResetCounters aid={aid} />}>
+              <QuotaBars quota={data.quota} withTokens />
+              <p className="muted small-text" data-testid="quota-resets">
+                Daily counters reset <RelativeTime value={data.quota.daily_resets_at} />, monthly
+                ones <RelativeTime value={data.quota.monthly_resets_at} /> (midnight UTC). Last
+                activity: <MaybeTime value={lastActivity(data.quota)} />.
+              </p>
+            </Panel>
+          </PageSectionTarget>
+          <PageSectionTarget id="usage">
+            <AgentUsage aid={aid} />
+          </PageSectionTarget>
+          <PageSectionTarget id="chat">
+            <ChatPanel aid={aid} />
+          </PageSectionTarget>
+          <PageSectionTarget id="openai">
+            <OpenAiPanel aid={aid} publicUrl={publicUrl} keyOnly={data.chat_access === "key"} />
+          </PageSectionTarget>
+          <PageSectionTarget id="tools">
+            <ToolsPanel
+              aid={aid}
+              servers={data.mcp_servers}
+              maxSteps={data.max_tool_steps}
+              provider={provider}
+            />
+          </PageSectionTarget>
+          <PageSectionTarget id="conversations">
+            <ThreadsPanel aid={aid} initial={thread} />
+          </PageSectionTarget>
+          <PageSectionTarget id="keys">
+            <KeysPanel aid={aid} />
+          </PageSectionTarget>
+          <PageSectionTarget id="runs">
+            <RunsPanel aid={aid} canRun={data.autonomous_prompt !== null} />
+          </PageSectionTarget>
+          <PageSectionTarget id="configuration">
+            <h2>Configuration</h2>
+            <AgentForm key={data.updated_at} agent={data} outcome={saved} onOutcome={setSaved} />
+          </PageSectionTarget>
           <p>
             <Link href="/dashboard/agents">Back to agents</Link>
           </p>

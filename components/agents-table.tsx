@@ -14,6 +14,7 @@ import { PAGE_SIZES, Pager } from "./ui/pager";
 import { Panel } from "./ui/panel";
 import { QueryState } from "./ui/query-state";
 import { MaybeTime } from "./ui/relative-time";
+import { StatusBadge } from "./ui/status-badge";
 import { Table, Td, Th } from "./ui/table";
 import { oneOf, positiveInt, useUrlState } from "./ui/url-state";
 
@@ -129,6 +130,12 @@ export function AgentsTable() {
                     <tr key={agent.aid} data-testid={`agent-row-${agent.aid}`}>
                       <Td label="ID">
                         <Link href={`/dashboard/agents/${agent.aid}`}>{agent.aid}</Link>
+                        {agent.paused && (
+                          <>
+                            {" "}
+                            <StatusBadge status="paused" testId="agent-state" />
+                          </>
+                        )}
                       </Td>
                       <Td label="Name">{agent.name}</Td>
                       <Td label="Model">

@@ -8,12 +8,14 @@ import { trpc } from "./trpc";
 import { Button } from "./ui/button";
 import { Field } from "./ui/field";
 import { Input } from "./ui/input";
+import { readJsonObject } from "./ui/json-text";
 import { type Outcome, OutcomeMessage } from "./ui/notice";
 import { Panel } from "./ui/panel";
 import { QueryState } from "./ui/query-state";
 import { Select } from "./ui/select";
 import { statusLabel } from "./ui/status-badge";
 import { Textarea } from "./ui/textarea";
+import { useFocusFirstInvalid } from "./ui/use-focus-first-invalid";
 import { ChainCheck, useChainAccepted } from "./wallet/chain-check";
 import { ConnectWallet } from "./wallet/connect-wallet";
 import { useSiweSigner } from "./wallet/use-siwe";
@@ -73,19 +75,21 @@ function SignChange({
   const [privyToken, setPrivyToken] = useState("");
   const [outcome, setOutcome] = useState<Outcome>();
   const [busy, setBusy] = useState(false);
+  const [detailsError, setDetailsError] = useState<string>();
+  const { form: fields, focusFirstInvalid } = useFocusFirstInvalid<HTMLDivElement>();
 
   async function submit() {
     setOutcome(undefined);
-    let deploymentDetails: Record<string, unknown> | undefined;
-    try {
-      deploymentDetails = details.trim() ? JSON.parse(details) : undefined;
-    } catch {
-      setOutcome({
-        ok: false,
-        text: 'The details must be a JSON object, such as {"endpoint":"https://…"}.',
-      });
+    const read = readJsonObject(details);
+    if (!read.ok) {
+      // Said beside the field, before the wallet is asked to sign anything.
+      setDetailsError(`The details ${read.problem}`);
+      setOutcome({ ok: false, text: "Not changed: correct the details." });
+      focusFirstInvalid();
       return;
     }
+    setDetailsError(undefined);
+    const deploymentDetails = read.value;
     setBusy(true);
     try {
       const statement = JSON.stringify({
@@ -125,7 +129,7 @@ function SignChange({
             </p>
           ) : (
             <>
-              <div className="form-grid">
+              <div className="form-grid" ref={fields}>
                 <Field name="next-status" label="New status">
                   {(control) => (
                     <Select
@@ -142,12 +146,19 @@ function SignChange({
                     </Select>
                   )}
                 </Field>
-                <Field name="next-details" label="Deployment details (JSON, optional)">
+                <Field
+                  name="next-details"
+                  label="Deployment details (JSON, optional)"
+                  error={detailsError}
+                >
                   {(control) => (
                     <Input
                       {...control}
                       value={details}
-                      onChange={(event) => setDetails(event.target.value)}
+                      onChange={(event) => {
+                        setDetails(event.target.value);
+                        setDetailsError(undefined);
+                      }}
                       placeholder='{"endpoint":"https://…"}'
                     />
                   )}

@@ -8,11 +8,19 @@ import { Copyable } from "./ui/copy-button";
 import { Input } from "./ui/input";
 import { ErrorText, Notice } from "./ui/notice";
 import { Panel } from "./ui/panel";
-import { problemOf } from "./ui/problem";
+import { fieldErrorsOf, problemOf } from "./ui/problem";
 import { QueryState } from "./ui/query-state";
 import { MaybeTime, RelativeTime } from "./ui/relative-time";
 import { StatusBadge } from "./ui/status-badge";
 import { Table, Td, Th } from "./ui/table";
+import { useFocusFirstInvalid } from "./ui/use-focus-first-invalid";
+
+/** The input of each field the service may refuse. */
+const INPUT_OF: Record<string, string> = {
+  name: "key-name",
+  expires_at: "key-until",
+  rate_limit_rpm: "key-rpm",
+};
 
 /** An agent's agent keys: make one (shown once), see when each was last used, revoke. */
 export function KeysPanel({ aid }: { aid: string }) {
@@ -23,6 +31,9 @@ export function KeysPanel({ aid }: { aid: string }) {
   const [rpm, setRpm] = useState("");
   const [made, setMade] = useState<{ name: string; key: string }>();
   const [error, setError] = useState<string>();
+  /** The fields the service refused, by the input's id. */
+  const [invalid, setInvalid] = useState<Set<string>>(new Set());
+  const { form, focusFirstInvalid } = useFocusFirstInvalid();
   const create = trpc.agentKeys.create.useMutation({
     onSuccess: (key) => {
       setMade({ name: key.name, key: key.key });
@@ -31,8 +42,18 @@ export function KeysPanel({ aid }: { aid: string }) {
       setRpm("");
       return utils.agentKeys.list.invalidate({ aid });
     },
-    onError: (caught) => setError(problemOf(caught).detail),
+    onError: (caught) => {
+      const problem = problemOf(caught);
+      const fields = fieldErrorsOf(problem);
+      setError(problem.detail);
+      setInvalid(
+        new Set(Object.keys(fields).flatMap((field) => (INPUT_OF[field] ? [INPUT_OF[field]] : []))),
+      );
+      focusFirstInvalid();
+    },
   });
+  const marked = (id: string) =>
+    invalid.has(id) ? { "aria-invalid": true as const, "aria-describedby": "key-error" } : {};
   const revoke = trpc.agentKeys.revoke.useMutation({
     onSuccess: () => utils.agentKeys.list.invalidate({ aid }),
   });
@@ -40,6 +61,7 @@ export function KeysPanel({ aid }: { aid: string }) {
   function submit(event: FormEvent) {
     event.preventDefault();
     setError(undefined);
+    setInvalid(new Set());
     setMade(undefined);
     const limit = rpm.trim() === "" ? null : Number(rpm);
     create.mutate({
@@ -58,12 +80,13 @@ export function KeysPanel({ aid }: { aid: string }) {
         set to key only, callers without one are refused. A key may end on a day (UTC) and have its
         own chats a minute instead of the agent's.
       </p>
-      <form className="row" onSubmit={submit}>
+      <form className="row" onSubmit={submit} ref={form}>
         <label htmlFor="key-name" className="sr-only">
           Key name
         </label>
         <Input
           id="key-name"
+          {...marked("key-name")}
           className="grow"
           value={name}
           onChange={(event) => setName(event.target.value)}
@@ -75,6 +98,7 @@ export function KeysPanel({ aid }: { aid: string }) {
         </label>
         <Input
           id="key-until"
+          {...marked("key-until")}
           type="date"
           width="narrow"
           title="Works until this day (UTC); empty = no end"
@@ -86,6 +110,7 @@ export function KeysPanel({ aid }: { aid: string }) {
         </label>
         <Input
           id="key-rpm"
+          {...marked("key-rpm")}
           width="narrow"
           inputMode="numeric"
           placeholder="chats/min"
@@ -105,7 +130,11 @@ export function KeysPanel({ aid }: { aid: string }) {
           <Copyable value={made.key} what="key" />
         </Notice>
       )}
-      {error && <ErrorText role="alert">{error}</ErrorText>}
+      {error && (
+        <ErrorText role="alert" id="key-error">
+          {error}
+        </ErrorText>
+      )}
       <QueryState
         query={keys}
         what="the keys"

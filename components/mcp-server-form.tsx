@@ -11,6 +11,7 @@ import { Panel } from "./ui/panel";
 import { problemOf } from "./ui/problem";
 import { Select } from "./ui/select";
 import { Textarea } from "./ui/textarea";
+import { useFocusFirstInvalid, useFocusOnOpen } from "./ui/use-focus-first-invalid";
 
 /** How a header's value is given: typed (stored encrypted), read from a variable, or kept. */
 type HeaderMode = "value" | "env" | "keep";
@@ -75,6 +76,8 @@ export function McpServerForm({
   const [headers, setHeaders] = useState<HeaderRow[]>(() => rowsOf(editing));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [outcome, setOutcome] = useState<Outcome>();
+  const { form, focusFirstInvalid } = useFocusFirstInvalid();
+  useFocusOnOpen(form);
   const at = index ?? servers.length;
 
   async function submit(event: FormEvent<HTMLFormElement>) {
@@ -119,6 +122,7 @@ export function McpServerForm({
       }
       setErrors(own);
       setOutcome({ ok: false, text: `Not saved: ${problem.detail}` });
+      focusFirstInvalid();
     }
   }
 
@@ -129,6 +133,7 @@ export function McpServerForm({
   return (
     <Panel
       as="form"
+      ref={form}
       onSubmit={submit}
       noValidate
       aria-label={editing ? `Edit MCP server ${editing.name}` : "Add an MCP server"}
@@ -145,7 +150,7 @@ export function McpServerForm({
         <Field
           name="server_url"
           label="Server URL"
-          hint="Its Streamable HTTP endpoint, on a host MCP_ALLOWED_HOSTS allows; no credentials in it."
+          hint="Its Streamable HTTP address, on a host the service's MCP_ALLOWED_HOSTS setting allows (when it is set); no credentials in it."
           error={errors.url}
         >
           {(control) => (

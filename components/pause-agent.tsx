@@ -30,8 +30,8 @@ export function PauseAgent({ aid, paused }: { aid: string; paused: boolean }) {
       onConfirm={() => upsert.mutateAsync({ aid, paused: true })}
     >
       <p>
-        Its callers are refused (403, "paused") and no autonomous run starts until you resume it.
-        Nothing is deleted or reset; resumed, its schedule goes on from the next slot.
+        Its callers are refused, told that it is paused, and no autonomous run starts until you
+        resume it. Nothing is deleted or reset; resumed, its schedule goes on from the next slot.
       </p>
     </ConfirmDialog>
   );

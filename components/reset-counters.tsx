@@ -18,29 +18,35 @@ const LABELS: Record<QuotaCounterName, string> = {
 };
 
 /**
- * "Reset counters": the chosen counters back to 0 (all, unless some are unticked), after
- * asking. The limits stay as they are.
+ * "Reset counters": the chosen counters back to 0, after asking. The dialog opens with none
+ * chosen, each time: a reset cannot be undone, and the totals (with their cost) are rarely what
+ * is meant when one limit is in the way, so every counter reset is one the admin ticked. It
+ * cannot confirm with none. The limits stay as they are.
  */
 export function ResetCounters({ aid }: { aid: string }) {
   const utils = trpc.useUtils();
   const reset = trpc.agents.resetQuota.useMutation({ onSuccess: () => utils.agents.invalidate() });
-  const [chosen, setChosen] = useState<Set<QuotaCounterName>>(() => new Set(QUOTA_COUNTERS));
+  const [chosen, setChosen] = useState<Set<QuotaCounterName>>(() => new Set());
   const all = chosen.size === QUOTA_COUNTERS.length;
   return (
     <ConfirmDialog
       trigger="Reset counters"
       title={`Reset the counters of ${aid}?`}
       confirmLabel={
-        all ? "Reset all counters" : `Reset ${chosen.size} counter${chosen.size === 1 ? "" : "s"}`
+        chosen.size === 0
+          ? "Reset counters"
+          : all
+            ? "Reset all counters"
+            : `Reset ${chosen.size} counter${chosen.size === 1 ? "" : "s"}`
       }
+      onOpen={() => setChosen(new Set())}
       disabled={reset.isPending}
       confirmDisabled={chosen.size === 0}
       onConfirm={async () => {
         await reset.mutateAsync(all ? { aid } : { aid, counters: [...chosen] });
-        setChosen(new Set(QUOTA_COUNTERS));
       }}
     >
-      <p>The chosen counters go back to 0. The limits stay as they are.</p>
+      <p>Tick the counters to set back to 0. The limits stay as they are.</p>
       <fieldset>
         <legend className="sr-only">Counters to reset</legend>
         {QUOTA_COUNTERS.map((counter) => (

@@ -1,13 +1,13 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { McpServer } from "@/server/tools/schema";
 import { asInput, McpServerForm } from "./mcp-server-form";
 import styles from "./tools-panel.module.css";
 import { trpc } from "./trpc";
 import { Button } from "./ui/button";
 import { ConfirmDialog } from "./ui/confirm-dialog";
-import { ErrorText, type Outcome, OutcomeMessage } from "./ui/notice";
+import { ErrorText, Notice, type Outcome, OutcomeMessage } from "./ui/notice";
 import { Panel } from "./ui/panel";
 import { problemOf } from "./ui/problem";
 import { StatusBadge } from "./ui/status-badge";
@@ -17,15 +17,20 @@ import { Table, Td, Th } from "./ui/table";
  * An agent's MCP servers: added, edited and removed here (through agents.upsert, so with the
  * API's validation and secret handling), and the tools each describes, asked of the servers
  * when the panel opens and again on "List tools now", with which of them the agent may call.
+ * On the built-in echo provider, which never asks for a tool, it says so where servers are
+ * added (they are still saved: the agent calls them once a real model is configured).
  */
 export function ToolsPanel({
   aid,
   servers,
   maxSteps,
+  provider,
 }: {
   aid: string;
   servers: McpServer[];
   maxSteps: number;
+  /** The service's model provider (`echo` or `openai-compatible`). */
+  provider: string;
 }) {
   const utils = trpc.useUtils();
   const tools = trpc.tools.list.useQuery(
@@ -36,6 +41,24 @@ export function ToolsPanel({
   /** The server being edited: its index, "new", or none. */
   const [editing, setEditing] = useState<number | "new">();
   const [outcome, setOutcome] = useState<Outcome>();
+  // When the form closes, the focus goes back to what opened it (or to "Add MCP server"), not to
+  // the page's body where the form's own buttons were.
+  const panel = useRef<HTMLElement>(null);
+  const opener = useRef<string>(undefined);
+  useEffect(() => {
+    if (editing !== undefined || opener.current === undefined) return;
+    const buttons = [...(panel.current?.querySelectorAll("button") ?? [])];
+    (
+      buttons.find((button) => button.textContent === opener.current) ??
+      buttons.find((button) => button.textContent === "Add MCP server")
+    )?.focus();
+    opener.current = undefined;
+  }, [editing]);
+  const open = (which: number | "new", label: string) => {
+    setOutcome(undefined);
+    opener.current = label;
+    setEditing(which);
+  };
 
   async function remove(index: number) {
     const name = servers[index]?.name;
@@ -50,6 +73,7 @@ export function ToolsPanel({
 
   return (
     <Panel
+      ref={panel}
       title="Tools"
       actions={
         <div className="row">
@@ -59,25 +83,26 @@ export function ToolsPanel({
             </Button>
           )}
           {editing === undefined && servers.length < 10 && (
-            <Button
-              size="small"
-              onClick={() => {
-                setOutcome(undefined);
-                setEditing("new");
-              }}
-            >
+            <Button size="small" onClick={() => open("new", "Add MCP server")}>
               Add MCP server
             </Button>
           )}
         </div>
       }
     >
+      {provider === "echo" && (
+        <Notice testId="echo-no-tools">
+          This service answers with its built-in echo provider, which repeats each message and never
+          calls tools: MCP servers added here are kept, and their tools are called once the service
+          runs a real model (set LLM_BASE_URL, and LLM_API_KEY if it needs one, then restart it).
+        </Notice>
+      )}
       {servers.length === 0 ? (
         <p className="muted">No MCP servers: add one to give the agent tools.</p>
       ) : (
         <p className="muted">
           {maxSteps === 0
-            ? "max_tool_steps is 0: the model is offered no tools."
+            ? "“Model turns that may call tools” is 0 in the configuration below: the model is offered no tools."
             : `Up to ${maxSteps} model turns of a chat or run may call tools.`}
         </p>
       )}
@@ -111,10 +136,7 @@ export function ToolsPanel({
               <Button
                 size="small"
                 disabled={editing !== undefined}
-                onClick={() => {
-                  setOutcome(undefined);
-                  setEditing(index);
-                }}
+                onClick={() => open(index, `Edit ${configured.name}`)}
               >
                 Edit {configured.name}
               </Button>

@@ -9,13 +9,17 @@ import { problemOf } from "./problem";
 /**
  * A button that asks before doing something that cannot be undone: a modal dialog (the
  * browser's own `<dialog>`, so focus stays inside and Escape cancels) saying what will happen,
- * with the action and Cancel. A failure is shown in the dialog, which stays open.
+ * with the action and a button that changes nothing (`dismissLabel`, "Cancel" unless the action
+ * is itself a cancelling, where two "Cancel" buttons could be confused). A failure is shown in
+ * the dialog, which stays open.
  */
 export function ConfirmDialog({
   trigger,
   title,
   children,
   confirmLabel,
+  dismissLabel = "Cancel",
+  onOpen,
   onConfirm,
   danger = true,
   disabled = false,
@@ -25,6 +29,10 @@ export function ConfirmDialog({
   title: string;
   children?: ReactNode;
   confirmLabel: string;
+  /** The button that closes the dialog and changes nothing. */
+  dismissLabel?: string;
+  /** Called as the dialog opens: what it asks starts afresh each time. */
+  onOpen?: () => void;
   onConfirm: () => Promise<unknown> | unknown;
   danger?: boolean;
   disabled?: boolean;
@@ -56,6 +64,7 @@ export function ConfirmDialog({
         disabled={disabled}
         onClick={() => {
           setError(undefined);
+          onOpen?.();
           dialog.current?.showModal();
         }}
       >
@@ -67,7 +76,7 @@ export function ConfirmDialog({
         {error && <ErrorText role="alert">{error}</ErrorText>}
         <div className="row end">
           <Button onClick={() => dialog.current?.close()} disabled={busy}>
-            Cancel
+            {dismissLabel}
           </Button>
           <Button
             variant={danger ? "danger-filled" : "primary"}

@@ -25,15 +25,24 @@ export type ShownProblem = {
  */
 export const UNREACHABLE = "The service cannot be reached: check your connection.";
 
+/**
+ * A problem found in the browser before anything was sent (a field that cannot be read): its
+ * message is written for the reader, and is shown as it is, never as a network failure.
+ */
+export class FormProblem extends Error {
+  override name = "FormProblem";
+}
+
 type ServerProblem = { detail: string; code?: string; status?: number; errors?: FieldProblem[] };
 
 export function problemOf(error: unknown, now = Date.now()): ShownProblem {
+  if (error instanceof FormProblem) return { detail: error.message, unreachable: false };
   const data = (error as { data?: { problem?: ServerProblem; httpStatus?: number } } | undefined)
     ?.data;
   const problem = data?.problem;
   if (problem) {
     return {
-      detail: localInstants(formWords(problem.detail), now),
+      detail: serverWords(problem.detail, now),
       code: problem.code,
       status: problem.status ?? data?.httpStatus,
       errors: problem.errors?.map((error) => ({ ...error, detail: formWords(error.detail) })),
@@ -42,6 +51,11 @@ export function problemOf(error: unknown, now = Date.now()): ShownProblem {
   }
   // No problem details: the request got no answer of ours (a network failure, a proxy's page).
   return { detail: UNREACHABLE, status: data?.httpStatus, unreachable: true };
+}
+
+/** A sentence the service stored for API clients (why an endpoint is disabled), in the page's words. */
+export function serverWords(sentence: string, now = Date.now()): string {
+  return localInstants(formWords(sentence), now);
 }
 
 /** The field errors of a problem, by field name. */

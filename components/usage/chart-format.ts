@@ -58,8 +58,11 @@ export function bucketLabel(seconds: number | null, hourly: boolean): string {
   return hourly ? formatUtcHour(seconds * 1000) : formatUtcDay(seconds * 1000);
 }
 
-/** A figure as the legend gives it, whole: `1,204`, `0.00001875`. */
+/**
+ * A figure as the legend gives it, whole: `1,204`, `0.00001875`; a cost the service could not
+ * price (null) is `unknown`, never 0.
+ */
 export function figureLabel(value: number | null, unit: ChartUnit): string {
-  if (value === null || Number.isNaN(value)) return "—";
+  if (value === null || Number.isNaN(value)) return "unknown";
   return unit === "cost" ? formatCost(value) : formatNumber(value);
 }

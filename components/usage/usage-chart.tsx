@@ -60,7 +60,10 @@ export default function UsageChart({
             label: line.label,
             stroke: line.color,
             width: 2,
-            value: (_: uPlot, value: number | null) => figureLabel(value, unit),
+            // A null figure (a cost without a price) is a gap in the line, not a 0.
+            spanGaps: false,
+            value: (_: uPlot, value: number | null, __: number, at: number | null) =>
+              at === null ? "—" : figureLabel(value, unit),
           })),
         ],
         axes: [

@@ -52,13 +52,29 @@ export function UsagePanel({
           {charts.map((chart) => (
             <figure key={chart.title} className={styles.figure} data-testid="usage-chart">
               <figcaption>{chart.title}</figcaption>
-              <p className="sr-only">{chart.summary}</p>
-              <LazyUsageChart
-                starts={chart.starts}
-                lines={chart.lines}
-                hourly={hourly}
-                unit={chart.unit}
-              />
+              {chart.unknown === "all" ? (
+                // Nothing to draw: a line at 0 would say the replies cost nothing.
+                <p className="muted">
+                  Unknown: none of these replies had a price. Set their models' prices on the Prices
+                  page; replies stored from then on have a cost.
+                </p>
+              ) : (
+                <>
+                  <p className="sr-only">{chart.summary}</p>
+                  <LazyUsageChart
+                    starts={chart.starts}
+                    lines={chart.lines}
+                    hourly={hourly}
+                    unit={chart.unit}
+                  />
+                  {chart.unknown > 0 && (
+                    <p className="hint" data-testid="unknown-cost">
+                      Unknown on {plural(chart.unknown, hourly ? "hour" : "day")} (replies without a
+                      price): the line has a gap there.
+                    </p>
+                  )}
+                </>
+              )}
             </figure>
           ))}
         </div>
@@ -84,15 +100,31 @@ function chartsOf(series: UsageSeries) {
   const pick = (key: "messages" | "runs" | "input_tokens" | "output_tokens") =>
     series.points.map((point) => point[key]);
   const sum = (values: (number | null)[]) => values.reduce<number>((a, b) => a + (b ?? 0), 0);
-  const describe = (title: string, lines: ChartLine[], unit: ChartUnit = "count") => ({
-    title,
-    starts,
-    lines,
-    unit,
-    summary: `${title}, ${series.points.length} ${series.granularity === "hour" ? "hours" : "days"}: ${lines
-      .map((line) => `${line.label} ${formatNumber(sum(line.values))} in all`)
-      .join(", ")}. The table has every figure.`,
-  });
+  const buckets = series.granularity === "hour" ? "hours" : "days";
+  const describe = (title: string, lines: ChartLine[], unit: ChartUnit = "count") => {
+    // Buckets whose figure is unknown (a cost of replies without a price): "all" when every
+    // reply of the range was unpriced (the totals say the cost is unknown).
+    const unknown =
+      unit === "cost" && series.totals.cost === null && series.totals.unpriced > 0
+        ? ("all" as const)
+        : Math.max(0, ...lines.map((line) => line.values.filter((v) => v === null).length));
+    const figure = (line: ChartLine) =>
+      unit === "cost" ? formatCost(sum(line.values)) : formatNumber(sum(line.values));
+    return {
+      title,
+      starts,
+      lines,
+      unit,
+      unknown,
+      summary: `${title}, ${series.points.length} ${buckets}: ${lines
+        .map((line) => `${line.label} ${figure(line)} in all`)
+        .join(", ")}${
+        typeof unknown === "number" && unknown > 0
+          ? `, unknown on ${plural(unknown, buckets.slice(0, -1))}`
+          : ""
+      }. The table has every figure.`,
+    };
+  };
   return [
     describe("Messages and runs", [
       { label: "Messages", color: "#2563eb", values: pick("messages") },

@@ -42,7 +42,10 @@ export function Deliveries({ id }: { id: string }) {
     try {
       await retry.mutateAsync({ id, delivery_id: delivery.id });
       await utils.webhooks.deliveries.invalidate();
-      setOutcome({ ok: true, text: `Delivery ${delivery.id} is tried again.` });
+      setOutcome({
+        ok: true,
+        text: `The ${delivery.event_type} delivery (${delivery.id}) is being sent again.`,
+      });
     } catch (error) {
       setOutcome({ ok: false, text: `Not retried: ${problemOf(error).detail}` });
     }
@@ -133,9 +136,13 @@ export function Deliveries({ id }: { id: string }) {
                           size="small"
                           disabled={retry.isPending}
                           onClick={() => retryOne(delivery)}
+                          aria-describedby={`delivery-${delivery.id}`}
                         >
-                          Retry {delivery.id}
+                          Retry delivery
                         </Button>
+                        <span id={`delivery-${delivery.id}`} className="sr-only">
+                          {delivery.event_type}, delivery {delivery.id}
+                        </span>
                       </Td>
                     </tr>
                   );

@@ -10,6 +10,7 @@ import { Input } from "../ui/input";
 import { ErrorText } from "../ui/notice";
 import { Panel } from "../ui/panel";
 import { problemOf } from "../ui/problem";
+import { useFocusFirstInvalid, useFocusOnOpen } from "../ui/use-focus-first-invalid";
 
 /** The events an endpoint may subscribe to (webhook.test is sent when asked, not subscribed). */
 type Subscribable = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -19,7 +20,8 @@ export type WebhookFields = { url: string; description: string | null; events: S
 /**
  * A webhook endpoint's URL, description and events, for adding one and for editing one. The
  * service checks it (the URL's scheme and host, the events): its refusals are shown beside the
- * fields they name.
+ * fields they name, and the focus goes to the first of them. The form's first field has the
+ * focus when it opens.
  */
 export function WebhookForm({
   webhook,
@@ -36,6 +38,8 @@ export function WebhookForm({
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [failure, setFailure] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const { form, focusFirstInvalid } = useFocusFirstInvalid();
+  useFocusOnOpen(form);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -56,18 +60,19 @@ export function WebhookForm({
         Object.fromEntries((problem.errors ?? []).map((e) => [e.field.split(".")[0], e.detail])),
       );
       setFailure(`Not saved: ${problem.detail}`);
+      focusFirstInvalid();
     } finally {
       setBusy(false);
     }
   }
 
   return (
-    <Panel as="form" onSubmit={submit} noValidate aria-label={label}>
+    <Panel as="form" ref={form} onSubmit={submit} noValidate aria-label={label}>
       <div className="form-grid">
         <Field
           name="webhook_url"
           label="URL"
-          hint="Where events are POSTed: https, or a private address WEBHOOK_ALLOWED_HOSTS lists."
+          hint="Where events are sent: an https address, or a private one the service's WEBHOOK_ALLOWED_HOSTS setting lists."
           error={errors.url}
         >
           {(control) => (
@@ -80,9 +85,13 @@ export function WebhookForm({
       </div>
       <Panel as="fieldset">
         <legend>Events</legend>
-        {errors.events && <ErrorText>{errors.events}</ErrorText>}
-        {WEBHOOK_EVENT_TYPES.map((type) => (
+        {errors.events && <ErrorText id="webhook-events-error">{errors.events}</ErrorText>}
+        {WEBHOOK_EVENT_TYPES.map((type, i) => (
           <Checkbox
+            // The first box carries the events' error, so that the focus can go to it.
+            {...(errors.events && i === 0
+              ? { "aria-invalid": true, "aria-describedby": "webhook-events-error" }
+              : {})}
             key={type}
             name={`event-${type}`}
             label={

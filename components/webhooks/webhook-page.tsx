@@ -10,7 +10,7 @@ import { Copyable } from "../ui/copy-button";
 import { Notice, type Outcome, OutcomeMessage } from "../ui/notice";
 import { PageHeader } from "../ui/page-header";
 import { Panel } from "../ui/panel";
-import { problemOf } from "../ui/problem";
+import { problemOf, serverWords } from "../ui/problem";
 import { QueryState } from "../ui/query-state";
 import { MaybeTime } from "../ui/relative-time";
 import { StatusBadge } from "../ui/status-badge";
@@ -80,7 +80,7 @@ export function WebhookPage({ id }: { id: string }) {
               </ConfirmDialog>
             }
           />
-          {w.disabled_reason && <Notice variant="error">{w.disabled_reason}</Notice>}
+          {w.disabled_reason && <Notice variant="error">{serverWords(w.disabled_reason)}</Notice>}
           <Panel title="Endpoint">
             <p>
               <Copyable value={w.id} what="endpoint ID" />{" "}

@@ -1,13 +1,15 @@
 "use client";
 
 import Link from "next/link";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { trpc } from "../trpc";
 import { Button } from "../ui/button";
 import { Copyable } from "../ui/copy-button";
+import { formatNumber, plural } from "../ui/format";
 import { Notice } from "../ui/notice";
 import { PageHeader } from "../ui/page-header";
 import { Panel } from "../ui/panel";
+import { serverWords } from "../ui/problem";
 import { QueryState } from "../ui/query-state";
 import { MaybeTime } from "../ui/relative-time";
 import { StatusBadge } from "../ui/status-badge";
@@ -19,12 +21,17 @@ import styles from "./webhooks.module.css";
  * The webhook endpoints: each with its events and whether it is delivering, and a form to add
  * one, whose signing secret is shown once, then never again.
  */
-export function WebhooksPage() {
+export function WebhooksPage({ retryWindowMs }: { retryWindowMs: number }) {
   const utils = trpc.useUtils();
   const webhooks = trpc.webhooks.list.useQuery();
   const create = trpc.webhooks.create.useMutation();
   const [adding, setAdding] = useState(false);
   const [made, setMade] = useState<{ id: string; url: string; secret: string }>();
+  // An endpoint added: the focus goes to its secret (the form and its button are gone).
+  const madeNotice = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (made) madeNotice.current?.focus();
+  }, [made]);
 
   return (
     <>
@@ -45,8 +52,9 @@ export function WebhooksPage() {
         }
       />
       <p className="muted">
-        Events are POSTed to each endpoint signed as Standard Webhooks (webhook-id, -timestamp,
-        -signature), retried with back-off for WEBHOOK_RETRY_WINDOW_H hours.
+        Events are sent to each endpoint signed as Standard Webhooks (the webhook-id, -timestamp and
+        -signature headers); a delivery that fails is retried with back-off for up to{" "}
+        {windowWords(retryWindowMs)} (the retry window).
       </p>
       {adding && (
         <WebhookForm
@@ -65,7 +73,7 @@ export function WebhooksPage() {
         />
       )}
       {made && (
-        <Notice variant="info" testId="new-webhook-secret">
+        <Notice variant="info" testId="new-webhook-secret" ref={madeNotice} tabIndex={-1}>
           <p>
             Endpoint <Link href={`/dashboard/webhooks/${made.id}`}>{made.url}</Link> added. Its
             signing secret, to verify deliveries with: copy it now, it is not shown again.
@@ -110,7 +118,9 @@ export function WebhooksPage() {
                         tone={webhook.enabled ? "ok" : "danger"}
                       />
                       {webhook.disabled_reason && (
-                        <div className="muted small-text">{webhook.disabled_reason}</div>
+                        <div className="muted small-text">
+                          {serverWords(webhook.disabled_reason)}
+                        </div>
                       )}
                     </Td>
                     <Td label="Failing since">
@@ -125,4 +135,12 @@ export function WebhooksPage() {
       </Panel>
     </>
   );
+}
+
+/** The retry window in words: `24 hours`, `90 minutes`. */
+function windowWords(ms: number): string {
+  const hours = ms / 3_600_000;
+  return Number.isInteger(hours)
+    ? plural(hours, "hour")
+    : `${formatNumber(Math.round(ms / 60_000))} minutes`;
 }

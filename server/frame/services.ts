@@ -4,6 +4,7 @@ import { embeddedDatabaseFailure } from "@/db/failures";
 import { rowsOf } from "@/db/rows";
 import { type AdminKey, type AuthKeys, authKeys, resolveAdminKey } from "@/server/auth";
 import { type Config, parseConfig } from "@/server/frame/config";
+import { markStart } from "@/server/instance";
 import { type Clock, systemClock } from "@/server/kit/clock";
 import { createModelRuntime, type ModelRuntime } from "@/server/model-call";
 import { log, metrics } from "@/server/observability";
@@ -33,14 +34,24 @@ export const EMBEDDED_RETRY_MS = 5000;
 export function getServices(): Promise<Services> {
   const running = globalForServices.agentServices;
   if (running) return running;
-  const starting: Promise<Services> = startServices(process.env).catch((error: unknown) => {
-    const forget = () => {
-      if (globalForServices.agentServices === starting) globalForServices.agentServices = undefined;
-    };
-    if (embeddedDatabaseFailure(error)) setTimeout(forget, EMBEDDED_RETRY_MS).unref();
-    else forget();
-    throw error;
-  });
+  // The server entry answers /health at once while this is "starting" (server/instance).
+  markStart("starting");
+  const starting: Promise<Services> = startServices(process.env).then(
+    (services) => {
+      markStart("started");
+      return services;
+    },
+    (error: unknown) => {
+      markStart("failed");
+      const forget = () => {
+        if (globalForServices.agentServices === starting)
+          globalForServices.agentServices = undefined;
+      };
+      if (embeddedDatabaseFailure(error)) setTimeout(forget, EMBEDDED_RETRY_MS).unref();
+      else forget();
+      throw error;
+    },
+  );
   globalForServices.agentServices = starting;
   return starting;
 }

@@ -3,15 +3,17 @@ import { z } from "zod";
 import type { Db } from "@/db/client";
 import packageJson from "@/package.json" with { type: "json" };
 import { databaseUnavailable } from "@/server/frame/errors";
+import { STARTING_REASON } from "@/server/instance";
 
 export const healthSchema = z
   .object({
     status: z.enum(["healthy", "unhealthy"]),
-    database: z.enum(["ok", "timeout", "unreachable", "locked"]).meta({
+    database: z.enum(["ok", "timeout", "unreachable", "locked", "starting"]).meta({
       description:
         "`timeout`: no answer within 1 s; `unreachable`: the database cannot be reached or " +
         "(embedded) could not be opened; `locked`: the embedded database's data directory is in " +
-        "use by another process.",
+        "use by another process; `starting`: the service is still opening the database and " +
+        "applying its migrations (answered at once, with Retry-After).",
     }),
     reason: z
       .string()
@@ -64,6 +66,7 @@ const REASONS: Record<Exclude<Health["database"], "ok">, string> = {
   timeout: "The database did not answer a trivial query in time.",
   unreachable: databaseUnavailable().detail,
   locked: "The embedded database's data directory is in use by another process.",
+  starting: STARTING_REASON,
 };
 
 /**

@@ -4,6 +4,11 @@ import cluster from "node:cluster";
 import module from "node:module";
 import path from "node:path";
 import nextEnv from "@next/env";
+import { checkNodeVersion } from "./node-version.mjs";
+
+// Before anything that needs Node.js 24 (when this file is run without start.mjs, on a Node.js
+// that strips types but is older than package.json's `engines`).
+checkNodeVersion();
 
 const dev = process.argv.includes("--dev");
 // Before Next.js or React is loaded: both read it once.

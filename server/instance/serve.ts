@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, maxHeaderSize, type ServerResponse } from "node:http";
 import path from "node:path";
 import type { Duplex } from "node:stream";
@@ -5,6 +6,7 @@ import type { Config } from "../frame/config.ts";
 import { log, logRequest, requestIdFrom } from "../observability/index.ts";
 import { PATH_HEADER, PEER_HEADER, securityHeaders } from "./headers.ts";
 import { loadRestRoutes, type RestRoutes } from "./rest-routes.ts";
+import { STARTING_REASON, startState } from "./start-state.ts";
 
 /**
  * One web process: a `node:http` server in front of Next.js's request handler (its documented
@@ -13,6 +15,8 @@ import { loadRestRoutes, type RestRoutes } from "./rest-routes.ts";
  */
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
+/** The service's version, for /health while it starts (the rest of /health is the bundle's). */
+const VERSION: string = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).version;
 
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 const KNOWN_METHODS = new Set(METHODS);
@@ -44,6 +48,13 @@ export async function serve(config: Config, { dev }: { dev: boolean }): Promise<
     const refusal = refusalOf(request);
     if (refusal) {
       answer(request, response, refusal);
+      return;
+    }
+    // While the database opens and migrates, the handlers would hold a health check until the
+    // start ends (a monitor's time-out, not an answer): the entry says it is starting at once.
+    const starting = startState() === "starting" ? startingAnswer(request, config) : undefined;
+    if (starting) {
+      answerJson(request, response, starting);
       return;
     }
     // A REST path's handler, called by the entry, or Next.js's request handler: a failure of
@@ -175,6 +186,59 @@ function originFormOf(request: IncomingMessage, target: string): string | Refusa
       ? "The request names another host than the one it was sent to; this service is not a proxy."
       : "The request target must be a path starting with '/'.",
   };
+}
+
+type JsonAnswer = { status: number; body: unknown; headers?: Record<string, string> };
+
+/**
+ * What /health and its probes answer while this process is starting, in their own formats
+ * (server/health); undefined for any other request, which waits for the start as before.
+ */
+function startingAnswer(request: IncomingMessage, config: Config): JsonAnswer | undefined {
+  if (request.method !== "GET" && request.method !== "HEAD") return undefined;
+  const url = request.url ?? "/";
+  const queryAt = url.indexOf("?");
+  const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
+  const later = { "retry-after": "5" };
+  if (pathname === "/health/live") return { status: 200, body: { status: "live" } };
+  if (pathname === "/health/ready")
+    return { status: 503, body: { status: "not_ready", reason: STARTING_REASON }, headers: later };
+  if (pathname === "/health")
+    return {
+      status: 503,
+      body: {
+        status: "unhealthy",
+        database: "starting",
+        reason: STARTING_REASON,
+        database_kind: config.databaseUrl ? "postgres" : "pglite",
+        provider: config.llm.baseUrl ? "openai-compatible" : "echo",
+        version: VERSION,
+        uptime_s: Math.floor(process.uptime()),
+      },
+      headers: later,
+    };
+  return undefined;
+}
+
+function answerJson(request: IncomingMessage, response: ServerResponse, json: JsonAnswer): void {
+  const started = performance.now();
+  const requestId = requestIdOf(request);
+  const body = JSON.stringify(json.body);
+  response.writeHead(json.status, {
+    "content-type": "application/json",
+    "cache-control": "no-store",
+    "content-length": Buffer.byteLength(body),
+    "x-request-id": requestId,
+    ...json.headers,
+  });
+  response.end(request.method === "HEAD" ? undefined : body);
+  logRequest({
+    requestId,
+    method: request.method ?? "",
+    route: "(answered while starting)",
+    status: json.status,
+    durationMs: performance.now() - started,
+  });
 }
 
 function problemBody(refusal: Refusal, requestId?: string): string {

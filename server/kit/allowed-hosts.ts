@@ -68,10 +68,13 @@ export function hostListed(host: string, port: number, rules: readonly HostRule[
   );
 }
 
-/** Why `url` may not be an MCP server's, or undefined when it may. */
+/**
+ * Why `url` may not be an MCP server's, or undefined when it may; a host the list leaves out is
+ * refused with what would allow it (the setting is read when the service starts).
+ */
 export function urlProblem(url: URL, rules: readonly HostRule[]): string | undefined {
   if (url.protocol !== "http:" && url.protocol !== "https:") return "must be an http(s) URL";
   if (!hostAllowed(url, rules))
-    return `is on host '${url.host}', which MCP_ALLOWED_HOSTS does not permit`;
+    return `is on host '${url.host}', which MCP_ALLOWED_HOSTS does not permit; to allow it, add '${url.host}' to that setting (hosts separated by commas) and restart the service`;
   return undefined;
 }

@@ -66,6 +66,8 @@ export function startModelCall(
     });
   const toolbox = () =>
     withTools ? openToolbox(runtime.tools, agent, deadline.signal) : Promise.resolve(undefined);
+  // The model that answers: the provider's own when it has only one (echo), else the request's.
+  const model = provider.model ?? request.model;
   let ended = false;
   return {
     async generate() {
@@ -73,12 +75,12 @@ export function startModelCall(
       const all = turns(await toolbox(), false);
       let next = await all.next();
       while (!next.done) next = await all.next();
-      return observeCall({ ...next.value, model: request.model }, started, false);
+      return observeCall({ ...next.value, model }, started, false);
     },
     async *stream() {
       const started = performance.now();
       const reply = yield* turns(await toolbox(), true);
-      return observeCall({ ...reply, model: request.model }, started, true);
+      return observeCall({ ...reply, model }, started, true);
     },
     failure: (error) => classifyFailure(error, deadline, llm.timeoutMs),
     end() {

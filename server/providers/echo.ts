@@ -14,8 +14,12 @@ export function echoReply(request: Pick<ModelRequest, "messages">): string {
   );
 }
 
+/** What echo replies report as their model: no configured model (LLM_MODEL's default) wrote them. */
+export const ECHO_MODEL = "echo";
+
 export const echoProvider: ModelProvider = {
   name: "echo",
+  model: ECHO_MODEL,
   async generate(request) {
     request.signal.throwIfAborted();
     return { text: echoReply(request), finishReason: "stop" };

@@ -59,6 +59,12 @@ export type ModelChunk = {
 /** A model provider; failures are thrown as they come (server/model-call classifies them). */
 export type ModelProvider = {
   name: "echo" | "openai-compatible";
+  /**
+   * The model that answers whatever model a request names, when the provider has only one
+   * (the built-in echo): replies, prices and the request log name it rather than the agent's
+   * model, which never answered. Absent: the request's model answers.
+   */
+  model?: string;
   generate(request: ModelRequest): Promise<Omit<ModelChunk, "text"> & { text: string }>;
   /** One chunk per network read, so a relay can forward each read in one event. */
   stream(request: ModelRequest): AsyncIterable<ModelChunk>;

@@ -4,7 +4,7 @@ import { Webhook } from "standardwebhooks";
 import { Agent, request } from "undici";
 import type { HostRule } from "@/server/kit/allowed-hosts";
 import { storableText } from "@/server/kit/text";
-import { addressPermitted, literalAddress, NOT_LISTED } from "./target";
+import { addressPermitted, literalAddress, NOT_LISTED, notListed } from "./target";
 import { RESPONSE_EXCERPT_BYTES } from "./view";
 
 /**
@@ -95,7 +95,7 @@ export async function attemptDelivery(
   // A literal address is never looked up, so the guard would not see it: checked here.
   const address = literalAddress(url);
   if (address !== undefined && !addressPermitted(url, address, rules))
-    return failed(`The endpoint's URL ${NOT_LISTED}; nothing was sent.`);
+    return failed(`The endpoint's URL ${notListed(url)}; nothing was sent.`);
   const timestamp = Math.floor(message.at.getTime() / 1000);
   let signature: string;
   try {

@@ -96,17 +96,27 @@ export const NOT_LISTED =
   "is on a private, loopback or other non-public address, which WEBHOOK_ALLOWED_HOSTS does not list";
 
 /**
- * Why an endpoint may not have this URL, from the URL alone (a literal address, `localhost`); a
- * name's DNS answer is checked when it is sent to.
+ * The refusal of `url`, with what would allow it: its host (and port) added to the setting,
+ * which the service reads when it starts (so a receiver on this machine can be tried without
+ * guessing which setting, or that a restart is needed).
+ */
+export function notListed(url: URL): string {
+  return `${NOT_LISTED}; to allow it, add '${url.host}' to that setting (hosts separated by commas) and restart the service`;
+}
+
+/**
+ * Why an endpoint may not have this URL, judged from the URL alone (its literal address, or
+ * `localhost`); undefined when it may. A name's DNS answer is checked when it is sent to.
  */
 export function urlProblem(url: URL, rules: readonly HostRule[]): string | undefined {
   const address = literalAddress(url);
-  if (address !== undefined) return addressPermitted(url, address, rules) ? undefined : NOT_LISTED;
+  if (address !== undefined)
+    return addressPermitted(url, address, rules) ? undefined : notListed(url);
   // Names that are loopback by definition (RFC 6761) are judged now, as their addresses.
   // `localhost.` is `localhost`: the root's dot changes no answer.
   const name = url.hostname.toLowerCase().replace(/\.$/, "");
   if (name !== "localhost" && !name.endsWith(".localhost")) return undefined;
   const port = portOf(url);
   const listed = [name, "127.0.0.1", "[::1]"].some((host) => hostListed(host, port, rules));
-  return listed ? undefined : NOT_LISTED;
+  return listed ? undefined : notListed(url);
 }

@@ -139,13 +139,15 @@ for (const { name, viewport, suffix } of WIDTHS) {
       const dialog = page.getByRole("dialog", { name: `Reset the counters of ${aid}?` });
       await expect(dialog).toBeVisible();
       await screenshot(page, `confirm-dialog-${suffix}`);
-      // Only the chosen counters: the total is kept when its box is unticked.
-      await dialog.getByLabel("Messages in total").uncheck();
-      await dialog.getByRole("button", { name: "Reset 7 counters" }).click();
+      // Only the chosen counters, and none until one is ticked: the total is kept.
+      await expect(dialog.getByRole("button", { name: "Reset counters" })).toBeDisabled();
+      await dialog.getByLabel("Messages today").check();
+      await dialog.getByRole("button", { name: "Reset 1 counter" }).click();
       await expect(dialog).toBeHidden();
       await expect(page.getByTestId("message_count_daily")).toHaveText("0 / 5");
       await expect(page.getByTestId("message_count_total")).not.toHaveText("0 / ∞");
       await page.getByRole("button", { name: "Reset counters" }).click();
+      for (const box of await dialog.getByRole("checkbox").all()) await box.check();
       await dialog.getByRole("button", { name: "Reset all counters" }).click();
       await expect(dialog).toBeHidden();
       await expect(page.getByTestId("message_count_total")).toHaveText("0 / ∞");

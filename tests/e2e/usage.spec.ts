@@ -5,7 +5,9 @@ import { api, createAgents, navigate, scrollsSideways, signInWithKey, WIDTHS } f
 
 test.beforeAll(async () => {
   await createAgents([{ aid: "metered-ui", name: "Metered", rate_limit_rpm: null }]);
-  const priced = await api("/prices/gpt-4o-mini", {
+  // The shared service answers with the built-in echo provider, whose replies are the model
+  // `echo`'s whichever model an agent names: that is the model to price.
+  const priced = await api("/prices/echo", {
     method: "PUT",
     body: JSON.stringify({ input_per_million: 1000, output_per_million: 2000 }),
   });
@@ -222,7 +224,7 @@ test("the breakdown says which model and which key spent what", async ({ page })
   await signInWithKey(page);
   await page.goto("/dashboard/agents/metered-ui");
   const panel = page.getByRole("region", { name: "Breakdown" });
-  await expect(panel.getByTestId("usage-breakdown")).toContainText("gpt-4o-mini");
+  await expect(panel.getByTestId("usage-breakdown")).toContainText("echo");
   await panel.getByLabel("By").selectOption("key");
   const table = panel.getByTestId("usage-breakdown");
   await expect(table.getByRole("row", { name: /key 'breakdown key' 1 1/ })).toBeVisible();

@@ -19,8 +19,10 @@ import {
 const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 test.beforeAll(async () => {
-  // A cheap model: three replies cost some hundred-thousandths.
-  const priced = await api("/prices/zwords-model", {
+  // A cheap model: three replies cost some hundred-thousandths. The shared service answers with
+  // the built-in echo provider, whose replies are the model `echo`'s (a reply's cost is fixed
+  // when it is stored, so other files' prices of it do not change these).
+  const priced = await api("/prices/echo", {
     method: "PUT",
     body: JSON.stringify({ input_per_million: 1.25, output_per_million: 1.25 }),
   });

@@ -7,8 +7,9 @@ import { TEST_ADMIN_KEY } from "./admin-key";
 import { copyPgliteTemplate } from "./pglite-template";
 
 /**
- * The built service, started as `npm start` starts it (the server entry,
- * server/instance/main.ts), as a real process on a free loopback port.
+ * The built service, started as `npm start` starts it (server/instance/start.mjs, which checks
+ * the Node.js version and loads the server entry, main.ts), as a real process on a free
+ * loopback port.
  */
 export type RunningServer = {
   url: string;
@@ -46,6 +47,11 @@ export async function startServer(
   env: Record<string, string | undefined> = {},
   /** A port and data directory to reuse: a server started again where a stopped one was. */
   at: { port?: number; dataDir?: string } = {},
+  /**
+   * Wait until the service has started (its /health no longer says `starting`), or return at
+   * its first answer, which may be that one.
+   */
+  { untilStarted = true }: { untilStarted?: boolean } = {},
 ): Promise<RunningServer> {
   const port = at.port ?? (await freePort());
   const dataDir = at.dataDir ?? (await mkdtemp(path.join(tmpdir(), "agent-service-")));
@@ -54,38 +60,36 @@ export async function startServer(
   if (at.dataDir === undefined && env.DATABASE_URL === undefined && env.DATA_DIR === undefined)
     await copyPgliteTemplate(path.join(dataDir, "pglite"));
   let output = "";
+  const childEnv: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NEXT_TELEMETRY_DISABLED: "1",
+    // As `npm start` does (see README, "Memory").
+    NODE_ENV: "production",
+    NODE_OPTIONS: SERVER_NODE_OPTIONS,
+    NODE_COMPILE_CACHE: path.resolve(".next", "cache", "node"),
+    HOST: "127.0.0.1",
+    SHUTDOWN_GRACE_MS: "5000",
+    // Tests send many chats from one address; those about rate limits set them per agent.
+    CHAT_RATE_LIMIT_RPM: "unlimited",
+    NONCE_RATE_LIMIT_RPM: "unlimited",
+    // On PostgreSQL, two web workers whatever the machine's cores (npm start's default
+    // here): every HTTP test on PostgreSQL also tests the cluster. Tests of one process's
+    // own caps set WEB_CONCURRENCY=1. Each worker gets half the default pool, so that a
+    // test server holds at most the 20 connections one process did: tests that run two
+    // instances stay well under the test server's max_connections (100).
+    ...(env.DATABASE_URL && env.WEB_CONCURRENCY === undefined
+      ? { WEB_CONCURRENCY: "2", DATABASE_POOL_SIZE: "10" }
+      : {}),
+    DATA_DIR: dataDir,
+    ADMIN_API_KEY: TEST_ADMIN_KEY,
+    PORT: String(port),
+    ...env,
+  };
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.resolve("server", "instance", "main.ts")],
-    {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        NEXT_TELEMETRY_DISABLED: "1",
-        // As `npm start` does (see README, "Memory").
-        NODE_ENV: "production",
-        NODE_OPTIONS: SERVER_NODE_OPTIONS,
-        NODE_COMPILE_CACHE: path.resolve(".next", "cache", "node"),
-        HOST: "127.0.0.1",
-        SHUTDOWN_GRACE_MS: "5000",
-        // Tests send many chats from one address; those about rate limits set them per agent.
-        CHAT_RATE_LIMIT_RPM: "unlimited",
-        NONCE_RATE_LIMIT_RPM: "unlimited",
-        // On PostgreSQL, two web workers whatever the machine's cores (npm start's default
-        // here): every HTTP test on PostgreSQL also tests the cluster. Tests of one process's
-        // own caps set WEB_CONCURRENCY=1. Each worker gets half the default pool, so that a
-        // test server holds at most the 20 connections one process did: tests that run two
-        // instances stay well under the test server's max_connections (100).
-        ...(env.DATABASE_URL && env.WEB_CONCURRENCY === undefined
-          ? { WEB_CONCURRENCY: "2", DATABASE_POOL_SIZE: "10" }
-          : {}),
-        DATA_DIR: dataDir,
-        ADMIN_API_KEY: TEST_ADMIN_KEY,
-        PORT: String(port),
-        ...env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
+    [path.resolve("server", "instance", "start.mjs")],
+    { env: childEnv as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] },
   );
   child.stdout?.on("data", (chunk) => {
     output += chunk;
@@ -107,22 +111,33 @@ export async function startServer(
     await rm(dataDir, { recursive: true, force: true });
   };
 
+  // Each web worker answers /health itself while it starts: until every one has started, an
+  // answer in `starting` may come from any. Connections go to the workers in turn, so each poll
+  // opens its own, and as many answers in a row as two rounds of workers must say started.
+  const workers = Math.max(1, Number(childEnv.WEB_CONCURRENCY) || 1);
+  let started = 0;
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) {
       await rm(dataDir, { recursive: true, force: true });
       throw new Error(`The server exited (${child.exitCode}):\n${output}`);
     }
-    try {
-      await fetch(`${url}/health`);
-      break;
-    } catch {
-      if (Date.now() > deadline) {
-        await stop();
-        throw new Error(`The server did not answer within 60 s:\n${output}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    // What /health says of the database (undefined: no answer yet).
+    const database = await fetch(`${url}/health`, { headers: { connection: "close" } }).then(
+      async (health) =>
+        ((await health.json().catch(() => ({}))) as { database?: string }).database ?? "",
+      () => undefined,
+    );
+    if (database !== undefined && !untilStarted) break;
+    started = database !== undefined && database !== "starting" ? started + 1 : 0;
+    if (started >= 2 * workers) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(
+        `The server did not ${database === undefined ? "answer" : "start"} within 60 s:\n${output}`,
+      );
     }
+    if (started === 0) await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { url, dataDir, pid: child.pid as number, output: () => output, signal, stop };
 }

@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import { parseAgentKey } from "@/server/agent-keys";
 import type { Caller } from "@/server/callers";
 import { fixedClock } from "@/server/kit/clock";
+import { createModelRuntime } from "@/server/model-call";
 import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
+import { useFakeOpenAi } from "../helpers/use-fake-openai";
 
 const START = "2026-11-23T12:00:00Z";
 const withKey = (key: string): Caller => ({
@@ -15,10 +17,17 @@ const withKey = (key: string): Caller => ({
 describe.each(DATABASE_KINDS)("the request breakdown on %s", (kind) => {
   const clock = fixedClock(START);
   const testDatabase = useTestDatabase(kind, { clock, start: START });
+  // A real provider (the fake endpoint): its replies are the agents' models'. The built-in echo
+  // answers as the model `echo`, whichever model an agent names.
+  const fake = useFakeOpenAi();
   const config = testConfig({ LLM_MODEL: "house-model" });
+  const model = () =>
+    createModelRuntime(
+      testConfig({ LLM_MODEL: "house-model", LLM_BASE_URL: fake().baseUrl, LLM_API_KEY: "sk" }),
+    );
   const admin = () => callerFor(testDatabase().db, { clock, config });
   const as = (caller: Caller) =>
-    callerFor(testDatabase().db, { clock, config, admin: false, caller });
+    callerFor(testDatabase().db, { clock, config, admin: false, caller, model: model() });
 
   it("groups requests, replies, tokens and cost by model and by key, most tokens first", async () => {
     await admin().agents.upsert({ aid: "mixed", rate_limit_rpm: null });

@@ -171,7 +171,7 @@ describe.each(DATABASE_KINDS)("MCP servers of agents on %s", (kind) => {
       errors: [
         {
           field: "mcp_servers.0.url",
-          detail: `is on host '${new URL(server().url).host}', which MCP_ALLOWED_HOSTS does not permit`,
+          detail: `is on host '${new URL(server().url).host}', which MCP_ALLOWED_HOSTS does not permit; to allow it, add '${new URL(server().url).host}' to that setting (hosts separated by commas) and restart the service`,
         },
       ],
     });

@@ -33,6 +33,7 @@ describe("a chart's labels", () => {
   it("gives a figure whole in the legend", () => {
     expect(figureLabel(0.00001875, "cost")).toBe("0.00001875");
     expect(figureLabel(1204, "count")).toBe("1,204");
-    expect(figureLabel(null, "cost")).toBe("—");
+    // A cost without a price is unknown, not 0 and not a dash that reads as nothing.
+    expect(figureLabel(null, "cost")).toBe("unknown");
   });
 });

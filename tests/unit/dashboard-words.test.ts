@@ -7,8 +7,9 @@ import {
   formatRelative,
   localInstants,
 } from "@/components/ui/dates";
-import { formatPercent, formWords, plural, shortAddress } from "@/components/ui/format";
-import { problemOf, UNREACHABLE } from "@/components/ui/problem";
+import { fieldLabel, formatPercent, formWords, plural, shortAddress } from "@/components/ui/format";
+import { readJsonObject } from "@/components/ui/json-text";
+import { FormProblem, problemOf, serverWords, UNREACHABLE } from "@/components/ui/problem";
 import { walletErrorSentence } from "@/components/wallet/wallet-errors";
 import { agentInputSchema } from "@/server/agents";
 
@@ -100,6 +101,69 @@ describe("the server's rules in a form", () => {
   });
 });
 
+/** API words no sentence of the dashboard's should show: a field path, a name, a method and body. */
+const API_WORDS = [
+  /\b[a-z]+_[a-z_]+\.\d+\b/,
+  /\b(mcp_servers|expires_at|max_tool_steps|deployment_details)\b/,
+  /\b(GET|POST|PUT|PATCH|DELETE) [/{]/,
+  /\{"enabled"/,
+  /\bPATCH\b/,
+];
+
+describe("the service's sentences in the admin's words", () => {
+  it("names an MCP server's field by its number and label, not by the API's path", () => {
+    const said = formWords(
+      "The request has invalid fields: mcp_servers.0.name must be a name of 1 to 32 letters; mcp_servers.1.headers.X-Api-Key names MCP_TOKEN, which is not set on this server; mcp_servers.2.url is on host 'x:1', which MCP_ALLOWED_HOSTS does not permit; mcp_servers.3.allowed_tools.0 a tool name is 1 to 128 characters; mcp_servers names a server twice.",
+    );
+    expect(said).toBe(
+      "The request has invalid fields: MCP server 1's name must be a name of 1 to 32 letters; MCP server 2's header X-Api-Key names MCP_TOKEN, which is not set on this server; MCP server 3's URL is on host 'x:1', which MCP_ALLOWED_HOSTS does not permit; MCP server 4's tools the agent may call a tool name is 1 to 128 characters; the MCP servers names a server twice.",
+    );
+    for (const word of API_WORDS) expect(said).not.toMatch(word);
+  });
+
+  it("names the fields of keys, limits and webhooks as their forms do", () => {
+    expect(
+      formWords(
+        "The request has invalid fields: expires_at must lie ahead; a key that never works is no key.",
+      ),
+    ).toBe(
+      "The request has invalid fields: the “Works until” day must lie ahead; a key that never works is no key.",
+    );
+    expect(formWords("The request has invalid fields: quota.message_limit_daily must be…")).toBe(
+      "The request has invalid fields: the limit “Messages per day” must be…",
+    );
+    expect(
+      formWords("The request has invalid fields: url is on a loopback address; events is empty."),
+    ).toBe(
+      "The request has invalid fields: the URL is on a loopback address; the events is empty.",
+    );
+    // Outside the sentence that names invalid fields, common words are left alone.
+    expect(formWords("Events are sent to the url given.")).toBe(
+      "Events are sent to the url given.",
+    );
+    expect(fieldLabel("mcp_servers.0.url")).toBe("MCP server 1's URL");
+    expect(fieldLabel("max_tool_steps")).toBe("the model turns that may call tools");
+    expect(fieldLabel("body")).toBeUndefined();
+  });
+
+  it("says how to enable a disabled endpoint with the page's button, in the reader's time", () => {
+    const now = Date.parse("2026-11-24T12:00:00Z");
+    const reasons = [
+      'Disabled by an admin at 2026-11-24T11:00:00.000Z; PATCH {"enabled": true} starts deliveries again.',
+      'Disabled at 2026-11-24T11:00:00.000Z: every delivery failed for the whole retry window (24 hours); the last attempt: HTTP 500. PATCH {"enabled": true} starts deliveries again.',
+      `Webhook endpoint 'wh_1' is disabled; enable it first (PATCH with {"enabled": true}).`,
+    ].map((reason) => serverWords(reason, now));
+    expect(reasons[0]).toMatch(
+      /^Disabled by an admin at 2026-11-24 \d\d:00 .*; “Enable” starts deliveries again\.$/,
+    );
+    expect(reasons[1]).toMatch(/the last attempt: HTTP 500\. “Enable” starts deliveries again\.$/);
+    expect(reasons[2]).toBe(
+      "Webhook endpoint 'wh_1' is disabled; enable it first with “Enable” on its page.",
+    );
+    for (const reason of reasons) for (const word of API_WORDS) expect(reason).not.toMatch(word);
+  });
+});
+
 describe("failures", () => {
   it("says the service cannot be reached when no answer came", () => {
     expect(problemOf(new TypeError("Failed to fetch"))).toMatchObject({
@@ -114,6 +178,43 @@ describe("failures", () => {
         },
       }),
     ).toMatchObject({ detail: "Agent 'x' not found.", status: 404, unreachable: false });
+  });
+
+  it("shows a problem found before sending as it is, never as a network failure", () => {
+    expect(problemOf(new FormProblem("The details are not valid JSON."))).toEqual({
+      detail: "The details are not valid JSON.",
+      unreachable: false,
+    });
+  });
+
+  it("says where typed JSON is invalid, and that it must be an object", () => {
+    const problem = (text: string) => {
+      const read = readJsonObject(text);
+      return read.ok ? undefined : read.problem;
+    };
+    expect(readJsonObject("  ")).toEqual({ ok: true, value: undefined });
+    expect(readJsonObject('{"endpoint": "https://x", "n": [1, -2.5e3, true, null]}')).toEqual({
+      ok: true,
+      value: { endpoint: "https://x", n: [1, -2500, true, null] },
+    });
+    expect(problem('{"endpoint": https://x}')).toBe(
+      'is not valid JSON: unexpected “h” at character 14: text must be in "double quotes".',
+    );
+    expect(problem('{"a": 1,\n "b": }')).toBe(
+      "is not valid JSON: unexpected “}” at character 16 (line 2, column 7).",
+    );
+    expect(problem('{"a": [1, 2')).toBe(
+      "is not valid JSON: it ends before every brace, bracket and quote is closed.",
+    );
+    expect(problem("{'a': 1}")).toMatch(/unexpected “'” at character 2/);
+    expect(problem('{"a": 1} x')).toMatch(/unexpected “x” at character 10/);
+    expect(problem("[1, 2]")).toMatch(/^must be a JSON object in braces, .* not a list\.$/);
+    expect(problem('"text"')).toMatch(/not a string\.$/);
+    // Whatever JSON.parse refuses, the scan refuses too (and says where).
+    for (const text of ['{"a":01}', '{"a":"\\x"}', '{"a":1,}', "[1 2]", '{"a":"\u0001"}', "-"]) {
+      expect(() => JSON.parse(text), text).toThrow();
+      expect(problem(text), text).toMatch(/not valid JSON/);
+    }
   });
 
   it("puts wallet errors in words, with no library name, version or code", () => {

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { AgentPage } from "@/components/agent-page";
 import { getConfig } from "@/server/frame/services";
+import { providerName } from "@/server/providers";
 
 type Props = {
   params: Promise<{ aid: string }>;
@@ -26,6 +27,7 @@ export default async function AgentDetailPage({ params, searchParams }: Props) {
       aid={decodeURIComponent(aid)}
       created={created}
       publicUrl={getConfig().publicUrl}
+      provider={providerName(getConfig().llm)}
       thread={thread}
     />
   );
