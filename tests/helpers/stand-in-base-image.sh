@@ -3,7 +3,7 @@
 # no container registry (the project's own): Debian bookworm from the machine's Debian mirror,
 # Node.js and npm in /usr/local and a `node` user (uid/gid 1000), as the official image has
 # them, imported into podman's storage under the official name, so that deploy/Dockerfile builds
-# unchanged with `buildah build --pull=never`. tests/reliability/image.test.ts runs it; it runs
+# unchanged with `buildah build --pull=never`. tests/image/image.test.ts runs it; it runs
 # by hand too (as root: debootstrap, chroot and podman's storage need it).
 #
 # It also trusts what this machine trusts (the CA bundle, npm's cafile, NODE_EXTRA_CA_CERTS):
@@ -16,7 +16,8 @@
 # system, the slow part, is cached as a tarball under ${XDG_CACHE_HOME:-$HOME/.cache}/agent-service,
 # named by what went into it.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
+cd "$(dirname "$self")/../.."
 
 export CONTAINERS_CONF="${CONTAINERS_CONF:-$PWD/tests/helpers/containers.conf}"
 
@@ -60,11 +61,11 @@ npm_version=$(sed -n "/<a id=\"$node_version\"><\/a>/,\$p" "$node_dir/CHANGELOG.
   | grep -oE 'upgrade npm to [0-9]+\.[0-9]+\.[0-9]+' | head -n 1 | awk '{print $4}')
 [ -n "$npm_version" ] || { echo "no npm version found in Node.js $node_version's changelog" >&2; exit 1; }
 
-self=$(sha256sum "$0" | cut -c1-64)
+self_sum=$(sha256sum "$self" | cut -c1-64)
 debootstrap_args=(--variant=minbase "--arch=$debian_arch" bookworm)
 rootfs_key=$(printf '%s\n' "${debootstrap_args[*]}" "$mirror" | sha256sum | cut -c1-12)
 rootfs_tar="$cache/debian-bookworm-minbase-$debian_arch-$rootfs_key.tar.gz"
-image_key=$(printf '%s\n' "$rootfs_key" "$node_version" "$npm_version" "$self" \
+image_key=$(printf '%s\n' "$rootfs_key" "$node_version" "$npm_version" "$self_sum" \
   "$(sha256sum "$ca_bundle" | cut -c1-64)" | sha256sum | cut -c1-12)
 
 if podman image exists "$image"; then
@@ -78,6 +79,7 @@ if podman image exists "$image"; then
     exit 0
   fi
   echo "$image: a stand-in from another key ($present): replaced"
+  replaced=$(podman image inspect --format '{{.Id}}' "$image")
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/stand-in-base.XXXXXX")
@@ -138,4 +140,8 @@ podman import --quiet \
   --change 'ENTRYPOINT ["docker-entrypoint.sh"]' \
   --change 'CMD ["node"]' \
   "$work/image.tar" "$image" >/dev/null
+# The one replaced, untagged by the import, would stay behind as <none>.
+if [ -n "${replaced:-}" ] && ! podman rmi "$replaced" >/dev/null 2>&1; then
+  echo "$image: the replaced stand-in $replaced is kept: images or containers still use it"
+fi
 echo "$image: stand-in made ($image_key: Node.js $node_version, npm $npm_version, Debian from $mirror)"

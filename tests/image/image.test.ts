@@ -33,7 +33,7 @@ const megabytes = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
 const missing = CONTAINER_TOOLS.filter((tool) => !onPath(tool));
 const unable =
   missing.length > 0
-    ? `${missing.join(", ")} not installed (apt-get install ${CONTAINER_TOOLS.join(" ")})`
+    ? `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not installed (apt-get install ${CONTAINER_TOOLS.join(" ")})`
     : process.getuid?.() !== 0
       ? "it needs root (debootstrap and chroot for the stand-in base image, podman's storage), and this process is not root"
       : undefined;
