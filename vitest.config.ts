@@ -9,10 +9,12 @@ const alias = { "@": path.resolve(import.meta.dirname) };
  * a file's time is spent waiting on PostgreSQL or a server it started, so two overlap well even
  * on two cores (vitest's default there is one). The reliability files then run one at a time,
  * after the others: they load the machine on purpose (kill -9, restarts, a soak at a set rate)
- * and their figures are read as one process's.
+ * and their figures are read as one process's. The image test comes last, alone: it builds
+ * deploy/Dockerfile (minutes of both cores) and needs no build of the service on this machine.
  */
 const sideBySide = { maxWorkers: 2, sequence: { groupOrder: 0 } };
 const alone = { maxWorkers: 1, sequence: { groupOrder: 1 } };
+const last = { maxWorkers: 1, sequence: { groupOrder: 2 } };
 
 export default defineConfig({
   resolve: { alias },
@@ -59,6 +61,18 @@ export default defineConfig({
           environment: "node",
           ...alone,
           globalSetup: ["tests/helpers/require-build.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "image",
+          include: ["tests/image/**/*.test.ts"],
+          environment: "node",
+          ...last,
+          // Each long step has its own bound in the file (building takes minutes).
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },
