@@ -410,6 +410,8 @@ export const sessions = pgTable(
     tokenHash: text().primaryKey(),
     via: text({ enum: ["api_key", "wallet"] }).notNull(),
     address: text(),
+    /** For a session opened with the admin key: which key, so that a new key ends it. */
+    adminKeyFingerprint: text(),
     createdAt: timestamptz().notNull(),
     expiresAt: timestamptz().notNull(),
   },

@@ -68,6 +68,8 @@ export function bearerToken(headers: Headers): string | undefined {
 
 export type AuthKeys = {
   callerHashKey: KeyObject;
+  /** Names the admin key without revealing it: what a session opened with it is bound to. */
+  adminKeyFingerprint: string;
   headerKey: Uint8Array;
   webhookKey: Uint8Array;
   adminKeyMatches(presented: string): boolean;
@@ -77,6 +79,9 @@ export type AuthKeys = {
 export function authKeys(adminKey: string): AuthKeys {
   return {
     callerHashKey: callerHashKey(adminKey),
+    adminKeyFingerprint: createHash("sha256")
+      .update(`agent-service admin-key fingerprint v1\0${adminKey}`)
+      .digest("base64url"),
     headerKey: headerSecretKey(adminKey),
     webhookKey: webhookSecretKey(adminKey),
     adminKeyMatches: (presented) => isAdminKey(presented, adminKey),

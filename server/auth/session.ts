@@ -19,7 +19,9 @@ export type Session =
   | { role: "admin"; via: "wallet"; address: `0x${string}` }
   | { role: "wallet"; via: "wallet"; address: `0x${string}` };
 
-type Claims = { via: "api_key" } | { via: "wallet"; address: `0x${string}` };
+type Claims =
+  | { via: "api_key"; adminKeyFingerprint: string }
+  | { via: "wallet"; address: `0x${string}` };
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -36,6 +38,7 @@ export async function startSession(
     tokenHash: hashToken(token),
     via: claims.via,
     address: claims.via === "wallet" ? claims.address : null,
+    adminKeyFingerprint: claims.via === "api_key" ? claims.adminKeyFingerprint : null,
     createdAt: now,
     expiresAt: new Date(now.getTime() + SESSION_TTL_S * 1000),
   });
@@ -54,15 +57,22 @@ function cookie(value: string, maxAgeS: number, secure: boolean): string {
 export async function readSession(
   db: Db,
   headers: Headers,
-  { adminAddresses, now }: { adminAddresses: ReadonlySet<string>; now: Date },
+  {
+    adminAddresses,
+    adminKeyFingerprint,
+    now,
+  }: { adminAddresses: ReadonlySet<string>; adminKeyFingerprint: string; now: Date },
 ): Promise<{ session: Session; id: string } | null> {
   const token = sessionToken(headers);
   if (!token) return null;
   const id = hashToken(token);
   const [row] = await sessionByToken(db).execute({ tokenHash: id, now: now.toISOString() });
   if (!row) return null;
+  // A session opened with the admin key lasts while that key is the admin key.
   if (row.via === "api_key" || !row.address)
-    return { session: { role: "admin", via: "api_key" }, id };
+    return row.adminKeyFingerprint === adminKeyFingerprint
+      ? { session: { role: "admin", via: "api_key" }, id }
+      : null;
   const address = getAddress(row.address);
   const session: Session = adminAddresses.has(address.toLowerCase())
     ? { role: "admin", via: "wallet", address }
@@ -87,7 +97,11 @@ export async function purgeExpiredSessions(db: Db, now: Date): Promise<void> {
 function sessionByToken(db: Db) {
   return prepared(db, "session-by-token", () =>
     db
-      .select({ via: sessions.via, address: sessions.address })
+      .select({
+        via: sessions.via,
+        address: sessions.address,
+        adminKeyFingerprint: sessions.adminKeyFingerprint,
+      })
       .from(sessions)
       .where(
         and(

@@ -21,6 +21,7 @@ type SignInContext = {
   config: Pick<Config, "siwe" | "publicUrl">;
   client: string;
   adminKeyMatches(presented: string): boolean;
+  adminKeyFingerprint: string;
 };
 
 export type SignedIn = { session: Session; cookie: string };
@@ -71,7 +72,7 @@ async function throttled(ctx: SignInContext, check: () => Promise<Session>): Pro
   const claims =
     session.via === "wallet"
       ? { via: "wallet" as const, address: session.address }
-      : { via: "api_key" as const };
+      : { via: "api_key" as const, adminKeyFingerprint: ctx.adminKeyFingerprint };
   const cookie = await startSession(db, claims, {
     secure: ctx.config.publicUrl.startsWith("https:"),
     now: ctx.clock.now(),

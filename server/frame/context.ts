@@ -126,6 +126,7 @@ export async function createContext({
     } else if (token === undefined && cookies) {
       const found = await readSession(db, headers, {
         adminAddresses: config.siwe.adminAddresses,
+        adminKeyFingerprint: auth.adminKeyFingerprint,
         now,
       });
       session = found?.session ?? null;

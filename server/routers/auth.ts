@@ -24,7 +24,11 @@ function setCookie(ctx: Context, { session, cookie }: SignedIn) {
   return session;
 }
 
-const signInContext = (ctx: Context) => ({ ...ctx, adminKeyMatches: ctx.auth.adminKeyMatches });
+const signInContext = (ctx: Context) => ({
+  ...ctx,
+  adminKeyMatches: ctx.auth.adminKeyMatches,
+  adminKeyFingerprint: ctx.auth.adminKeyFingerprint,
+});
 
 export const authRouter = router({
   signIn: publicProcedure

@@ -134,3 +134,40 @@ describe("sessions, throttling and nonce limits over HTTP", () => {
     ).toBe(200);
   });
 });
+
+describe("a session opened with the admin key, when the admin key changes", () => {
+  it("ends: after a restart with a new ADMIN_API_KEY the old cookie is no session", async () => {
+    const first = await startServer();
+    const trpcOn = (
+      server: RunningServer,
+      path: string,
+      init: { body?: unknown; cookie?: string },
+    ) =>
+      fetch(`${server.url}/api/trpc/${path}`, {
+        method: init.body === undefined ? "GET" : "POST",
+        headers: {
+          "content-type": "application/json",
+          origin: server.url,
+          ...(init.cookie ? { cookie: init.cookie } : {}),
+        },
+        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+      });
+    const signedIn = await trpcOn(first, "auth.signInWithKey", { body: { key: TEST_ADMIN_KEY } });
+    const cookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0] as string;
+    expect((await trpcOn(first, "agents.list", { cookie })).status).toBe(200);
+    // Stopped, not removed: the same data directory, started again on another key.
+    expect(await first.signal("SIGTERM")).toBe(0);
+    const newKey = "a-new-admin-key-0123456789abcdef";
+    const second = await startServer({ ADMIN_API_KEY: newKey }, { dataDir: first.dataDir });
+    try {
+      const session = await (await trpcOn(second, "auth.session", { cookie })).json();
+      expect(session.result.data).toBeNull();
+      expect((await trpcOn(second, "agents.list", { cookie })).status).toBe(401);
+      const made = await trpcOn(second, "auth.signInWithKey", { body: { key: newKey } });
+      const fresh = (made.headers.get("set-cookie") ?? "").split(";")[0] as string;
+      expect((await trpcOn(second, "agents.list", { cookie: fresh })).status).toBe(200);
+    } finally {
+      await second.stop();
+    }
+  });
+});
