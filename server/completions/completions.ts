@@ -7,7 +7,7 @@ import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
 import { AID_MAX_LENGTH, AID_PATTERN } from "@/server/kit/agent-id";
 import type { ModelRuntime } from "@/server/model-call";
-import { modelNotFound } from "@/server/openai-models";
+import { keyAgent, modelNotFound } from "@/server/openai-models";
 import type { ChatTurn } from "@/server/providers";
 import type {
   ChatCompletion,
@@ -49,7 +49,7 @@ export async function createCompletion(
   try {
     reply = await ask(ctx, question, signal);
   } catch (error) {
-    throw inModelTerms(error, request.model);
+    throw await inModelTerms(ctx, error, request.model);
   }
   return {
     completion: {
@@ -120,7 +120,7 @@ export async function* streamCompletion(
       // Tool calls and results are the agent's own, made inside the service: not the client's.
     }
   } catch (error) {
-    throw inModelTerms(error, model);
+    throw await inModelTerms(ctx, error, model);
   }
 }
 
@@ -176,10 +176,20 @@ function textOf(message: CompletionMessage): string {
 }
 
 /** An agent that is not there is, in OpenAI's terms, a model that is not there. */
-function inModelTerms(error: unknown, model: string): unknown {
-  return error instanceof AppError && error.code === "agent_not_found"
-    ? modelNotFound(model)
-    : error;
+/**
+ * A refusal as OpenAI's clients would have it, telling no caller more than GET /v1/models would:
+ * an agent it may not chat with is a model that is not there, whether the agent is missing or
+ * takes its own keys only; and a key is judged alone, 401 when it is no live key at all.
+ */
+async function inModelTerms(
+  ctx: CompletionContext,
+  error: unknown,
+  model: string,
+): Promise<unknown> {
+  if (!(error instanceof AppError)) return error;
+  if (!["agent_not_found", "key_required", "invalid_key"].includes(error.code)) return error;
+  if (ctx.caller.kind === "key") await keyAgent(ctx);
+  return modelNotFound(model);
 }
 
 function usageOf(reply: Pick<ChatReply, "usage">): ChatCompletion["usage"] {

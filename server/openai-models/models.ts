@@ -65,30 +65,38 @@ function modelOf(row: { aid: string; createdAt: Date }): Model {
 
 /** The agents the caller may chat with, as a condition; a key no agent has is refused with 401. */
 async function visibleTo(ctx: ModelsContext): Promise<SQL | undefined> {
-  const { db, caller } = ctx;
-  switch (caller.kind) {
+  switch (ctx.caller.kind) {
     case "admin":
       return undefined;
-    case "key": {
-      const [key] = await db
-        .select({ aid: agentKeys.aid })
-        .from(agentKeys)
-        .where(
-          and(
-            eq(agentKeys.id, caller.key.id),
-            eq(agentKeys.secretHash, caller.key.secretHash),
-            isNull(agentKeys.revokedAt),
-            or(isNull(agentKeys.expiresAt), gt(agentKeys.expiresAt, ctx.clock.now())),
-          ),
-        );
-      if (!key)
-        throw new AppError(
-          "invalid_key",
-          "The key is not an agent key of this service: it is wrong or malformed, revoked, or expired.",
-        );
-      return eq(agents.aid, key.aid);
-    }
+    case "key":
+      return eq(agents.aid, await keyAgent(ctx));
     default:
       return eq(agents.chatAccess, "public");
   }
+}
+
+/**
+ * The agent a key caller's key belongs to; 401 `invalid_key` when it is no live key of any
+ * agent, so what a key is worth is judged before, and apart from, any agent it names.
+ */
+export async function keyAgent(ctx: ModelsContext): Promise<string> {
+  const { db, caller } = ctx;
+  if (caller.kind !== "key") throw new Error("keyAgent is for a key caller");
+  const [key] = await db
+    .select({ aid: agentKeys.aid })
+    .from(agentKeys)
+    .where(
+      and(
+        eq(agentKeys.id, caller.key.id),
+        eq(agentKeys.secretHash, caller.key.secretHash),
+        isNull(agentKeys.revokedAt),
+        or(isNull(agentKeys.expiresAt), gt(agentKeys.expiresAt, ctx.clock.now())),
+      ),
+    );
+  if (!key)
+    throw new AppError(
+      "invalid_key",
+      "The key is not an agent key of this service: it is wrong or malformed, revoked, or expired.",
+    );
+  return key.aid;
 }
