@@ -237,6 +237,8 @@ function answerJson(request: IncomingMessage, response: ServerResponse, json: Js
     method: request.method ?? "",
     route: "(answered while starting)",
     status: json.status,
+    // A 503 while starting is what a start looks like, not a failure to page anyone about.
+    level: "info",
     durationMs: performance.now() - started,
   });
 }

@@ -11,10 +11,12 @@ export type AccessEntry = {
   aid?: string;
   /** admin, wallet, key or anonymous; absent when the request had no context. */
   caller?: string;
+  /** The line's level, where its status alone would say otherwise (default: error from 500). */
+  level?: "info" | "error";
 };
 
 export function logRequest(entry: AccessEntry): void {
-  const level = entry.status >= 500 ? "error" : "info";
+  const level = entry.level ?? (entry.status >= 500 ? "error" : "info");
   requestLog[level](
     {
       request_id: entry.requestId,
