@@ -73,6 +73,8 @@ export type AuthKeys = {
   headerKey: Uint8Array;
   webhookKey: Uint8Array;
   adminKeyMatches(presented: string): boolean;
+  /** Whether a bearer could be the admin key at all: only such a one is a guess at it. */
+  couldBeAdminKey(presented: string): boolean;
 };
 
 /** Made once per process (the admin key does not change while it runs). */
@@ -85,6 +87,9 @@ export function authKeys(adminKey: string): AuthKeys {
     headerKey: headerSecretKey(adminKey),
     webhookKey: webhookSecretKey(adminKey),
     adminKeyMatches: (presented) => isAdminKey(presented, adminKey),
+    couldBeAdminKey: (presented) =>
+      presented.length === adminKey.length &&
+      (!presented.startsWith("sk-") || adminKey.startsWith("sk-")),
   };
 }
 

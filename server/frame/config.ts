@@ -38,10 +38,7 @@ const modelPricesSchema = z.record(
   { error: 'must be an object like {"gpt-4o-mini": {"input": 0.15, "output": 0.6}}' },
 );
 
-/**
- * The shortest admin key there can be. A shorter bearer token is not counted against the client
- * (server/frame/context.ts), so the placeholder key OpenAI's clients need to call a public agent is free.
- */
+/** The shortest admin key there can be. */
 export const ADMIN_KEY_MIN_LENGTH = 16;
 
 export const envSchema = z.object({

@@ -1,5 +1,5 @@
 import type { Db } from "@/db/client";
-import { AGENT_KEY_PREFIX, parseAgentKey } from "@/server/agent-keys";
+import { parseAgentKey } from "@/server/agent-keys";
 import {
   type AuthKeys,
   bearerToken,
@@ -9,7 +9,7 @@ import {
   type Session,
 } from "@/server/auth";
 import { type Caller, callerOf, clientOf } from "@/server/callers";
-import { ADMIN_KEY_MIN_LENGTH, type Config } from "@/server/frame/config";
+import type { Config } from "@/server/frame/config";
 import { mapKnownError } from "@/server/frame/errors";
 import { getServices } from "@/server/frame/services";
 import type { Clock } from "@/server/kit/clock";
@@ -102,16 +102,11 @@ export async function createContext({
   let throttledForS: number | undefined;
   let sessionId: string | undefined;
   try {
-    // Every bearer but a well-formed agent key is tried as the admin key, and a wrong one counts
-    // toward the throttle, `ak_…` tokens that do not parse too: ADMIN_API_KEY is free-form and may
-    // start with `ak_`. A well-formed agent key's 32-byte secret is out of reach of guessing.
-    if (
-      token !== undefined &&
-      token.length < ADMIN_KEY_MIN_LENGTH &&
-      !token.startsWith(AGENT_KEY_PREFIX)
-    ) {
-      // Shorter than any admin key: not a guess at it, so neither counted nor looked up. A
-      // caller of a public agent through OpenAI's clients must send some key ("anonymous").
+    // A bearer that could be the admin key is tried as it, and a wrong one counts toward the
+    // throttle. One that cannot (another length, an OpenAI `sk-` key) is neither counted nor
+    // looked up: OpenAI's clients must send some key, a placeholder or a real one. A well-formed
+    // agent key is no guess either: its 32-byte secret is out of reach of guessing.
+    if (token !== undefined && parseAgentKey(token) === undefined && !auth.couldBeAdminKey(token)) {
       credentials = "invalid";
     } else if (token !== undefined && parseAgentKey(token) === undefined) {
       throttledForS = await blockedFor(db, client, now);

@@ -79,9 +79,11 @@ describe("sessions, throttling and nonce limits over HTTP", () => {
     const attacker = newClient();
     const guess = (key: string) =>
       fetch(`${server.url}/agents`, { headers: { authorization: `Bearer ${key}`, ...attacker } });
-    for (let i = 0; i < 5; i++) expect((await guess(`wrong-key-${i}-0123456789`)).status).toBe(401);
+    // Guesses that could be the admin key: of its length.
+    const wrong = (i: number) => `wrong-key-${i}-`.padEnd(TEST_ADMIN_KEY.length, "0");
+    for (let i = 0; i < 5; i++) expect((await guess(wrong(i))).status).toBe(401);
     // The sixth failure blocks it for 1 s, the seventh for 2 s...
-    expect((await guess("wrong-key-5-0123456789")).status).toBe(401);
+    expect((await guess(wrong(5))).status).toBe(401);
     const blocked = await guess(TEST_ADMIN_KEY);
     expect(blocked.status).toBe(429);
     expect(blocked.headers.get("retry-after")).toBe("1");
@@ -97,10 +99,32 @@ describe("sessions, throttling and nonce limits over HTTP", () => {
       ).status,
     ).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect((await guess("wrong-key-6-0123456789")).status).toBe(401);
+    expect((await guess(wrong(6))).status).toBe(401);
     const longer = await guess(TEST_ADMIN_KEY);
     expect(longer.status).toBe(429);
     expect(longer.headers.get("retry-after")).toBe("2");
+  });
+
+  it("does not count a bearer that cannot be the admin key: OpenAI keys and placeholders", async () => {
+    const client = newClient();
+    const openAi = `sk-proj-${"A".repeat(TEST_ADMIN_KEY.length - 8)}`;
+    for (const bearer of [
+      openAi,
+      "sk-no-key-required",
+      "a-placeholder-key-of-some-length",
+      "x".repeat(200),
+    ]) {
+      for (let i = 0; i < 6; i++) {
+        const answer = await fetch(`${server.url}/v1/models`, {
+          headers: { authorization: `Bearer ${bearer}`, ...client },
+        });
+        expect(answer.status, bearer).toBe(200);
+      }
+    }
+    const admin = await fetch(`${server.url}/agents`, {
+      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, ...client },
+    });
+    expect(admin.status).toBe(200);
   });
 
   it("throttles failed wallet and key sign-ins per client", async () => {
