@@ -21,11 +21,14 @@ export function cronProblem(expression: string): string | undefined {
 
 /** The canonical name of an IANA time zone (`europe/berlin` is `Europe/Berlin`), if it is one. */
 export function canonicalTimezone(name: string): string | undefined {
+  let canonical: string;
   try {
-    return new Intl.DateTimeFormat("en", { timeZone: name }).resolvedOptions().timeZone;
+    canonical = new Intl.DateTimeFormat("en", { timeZone: name }).resolvedOptions().timeZone;
   } catch {
     return undefined;
   }
+  // Intl also takes a UTC offset (+02:00), which is no zone: it has no daylight-saving rules.
+  return /^[+-]/.test(canonical) ? undefined : canonical;
 }
 
 export const autonomousCronSchema = z

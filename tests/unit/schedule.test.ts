@@ -213,9 +213,11 @@ describe("cron schedules in a time zone (croner)", () => {
     expect(problem("* * * * * *")).toMatch(/exactly 5 parts/);
     expect(problem("0 0 30 2 *")).toMatch(/never comes/);
     expect(autonomousTimezoneSchema.parse("europe/berlin")).toBe("Europe/Berlin");
-    expect(autonomousTimezoneSchema.safeParse("Mars/Olympus").error?.issues[0]?.message).toMatch(
-      /is not an IANA time zone name/,
-    );
+    for (const name of ["Mars/Olympus", "+02:00", "-05", "+0200"])
+      expect(autonomousTimezoneSchema.safeParse(name).error?.issues[0]?.message, name).toMatch(
+        /is not an IANA time zone name/,
+      );
+    expect(autonomousTimezoneSchema.parse("Etc/GMT+2")).toBe("Etc/GMT+2");
   });
 
   it("says a schedule in words", () => {
