@@ -153,7 +153,6 @@ function askOf(ctx: CompletionContext, request: CompletionRequest): Ask {
       topP: request.top_p ?? undefined,
       stop: stop === undefined ? undefined : typeof stop === "string" ? [stop] : stop,
       seed: request.seed ?? undefined,
-      user: request.user ?? undefined,
       frequencyPenalty: request.frequency_penalty ?? undefined,
       presencePenalty: request.presence_penalty ?? undefined,
       responseFormat: request.response_format ?? undefined,

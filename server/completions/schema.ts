@@ -100,7 +100,10 @@ export const completionRequestSchema = z
       .union([storableString(), z.array(storableString()).max(4, "must hold at most 4 sequences")])
       .nullish(),
     seed: z.int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).nullish(),
-    user: storableString().max(256, "must be at most 256 characters").nullish(),
+    user: storableString().max(256, "must be at most 256 characters").nullish().meta({
+      description:
+        "Taken and not used: the service knows its callers by key or address, and sends no end user's id to the provider.",
+    }),
     frequency_penalty: penalty,
     presence_penalty: penalty,
     response_format: z

@@ -48,6 +48,11 @@ export type Documentation = {
   body?: { required: boolean; maxBytes?: number; examples?: ZodOpenApiExamplesObject };
   /** Refusals as OpenAI's error object (openai.ts) instead of problems, for OpenAI's clients. */
   errors?: "openai";
+  /**
+   * `open`: query parameters the operation does not take are left alone, not refused (chat,
+   * whose callers are browsers and scripts that add their own).
+   */
+  query?: "open";
 };
 
 /** What a handler is given: the request, the procedures, and its procedure's input as collected. */

@@ -63,15 +63,19 @@ function modelOf(row: { aid: string; createdAt: Date }): Model {
   };
 }
 
-/** The agents the caller may chat with, as a condition; a key no agent has is refused with 401. */
-async function visibleTo(ctx: ModelsContext): Promise<SQL | undefined> {
+/**
+ * The agents the caller may chat with, as a condition: a paused agent takes no chat from anyone.
+ * A key no agent has is refused with 401.
+ */
+async function visibleTo(ctx: ModelsContext): Promise<SQL> {
+  const live = eq(agents.paused, false);
   switch (ctx.caller.kind) {
     case "admin":
-      return undefined;
+      return live;
     case "key":
-      return eq(agents.aid, await keyAgent(ctx));
+      return and(live, eq(agents.aid, await keyAgent(ctx))) as SQL;
     default:
-      return eq(agents.chatAccess, "public");
+      return and(live, eq(agents.chatAccess, "public")) as SQL;
   }
 }
 

@@ -89,7 +89,6 @@ function samplingFields(sampling: Sampling) {
     top_p: sampling.topP,
     stop: sampling.stop,
     seed: sampling.seed,
-    user: sampling.user,
     frequency_penalty: sampling.frequencyPenalty,
     presence_penalty: sampling.presencePenalty,
     response_format: sampling.responseFormat,

@@ -18,7 +18,6 @@ export type Sampling = {
   topP?: number;
   stop?: string[];
   seed?: number;
-  user?: string;
   frequencyPenalty?: number;
   presencePenalty?: number;
   responseFormat?: { type: "text" | "json_object" } | { type: "json_schema"; json_schema: unknown };

@@ -1,3 +1,4 @@
+import { AppError } from "@/server/frame/errors";
 import { ADMIN, json, type ProcedureMeta, PUBLIC, queryParams, readJsonBody } from "@/server/http";
 import { appRouter, type ProcedureCaller } from "@/server/routers";
 import { type Operation, pathParams } from "./operation";
@@ -73,5 +74,27 @@ export async function collectInput(
   const input = operation.procedure?.input;
   const shape = input && "shape" in input ? input.shape : {};
   const names = Object.keys(shape).filter((name) => !operation.pathParams.includes(name));
+  if (operation.query !== "open") refuseUnknownQuery(operation, request, names);
   return { ...queryParams(request, names), ...params };
+}
+
+/** A filter the operation does not have is refused, never ignored: ignored, it lists everything. */
+function refuseUnknownQuery(operation: Operation, request: Request, names: string[]): void {
+  const queryAt = request.url.indexOf("?");
+  if (queryAt === -1) return;
+  const unknown = [...new URLSearchParams(request.url.slice(queryAt)).keys()].filter(
+    (name) => !names.includes(name),
+  );
+  if (unknown.length === 0) return;
+  const takes = names.length > 0 ? `it takes ${names.join(", ")}` : "it takes none";
+  throw new AppError(
+    "validation_failed",
+    `${operation.method} ${operation.path} has no query parameter ${unknown.map((name) => `'${name.slice(0, 40)}'`).join(", ")}; ${takes}.`,
+    {
+      errors: [...new Set(unknown)].map((name) => ({
+        field: name.slice(0, 40),
+        detail: "is not a parameter of this operation",
+      })),
+    },
+  );
 }

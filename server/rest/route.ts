@@ -49,6 +49,20 @@ for (const route of routes) {
   byFirst.set(first, [...(byFirst.get(first) ?? []), route]);
 }
 
+/**
+ * Where a path the API does not have is answered in OpenAI's form: under a first segment that
+ * has OpenAI operations (/v1), unless its second segment is one of the service's own operations
+ * (/v1/deployments, /v1/nonce). An OpenAI client asking for /v1/responses gets an error it reads.
+ */
+const openAiPrefixes = new Set(
+  routes.filter((route) => route.openAi).map((route) => route.segments[0] as string),
+);
+const problemPrefixes = new Set(
+  routes
+    .filter((route) => !route.openAi && typeof route.segments[1] === "string")
+    .map((route) => `${route.segments[0] as string}/${route.segments[1] as string}`),
+);
+
 /** The routes, each path once, the more literal first: `/agents/{aid}` before `/{aid}/chat`. */
 function routesOf(operations: readonly Operation[]): Route[] {
   const byPath = new Map<string, Route>();
@@ -117,7 +131,10 @@ export const dispatch: RestDispatch = (method, pathname) => {
     if (operation) return (request) => handlerOf(operation)(request, params);
     return methodNotAllowed(route);
   }
-  return byFirst.has(first) ? notFound : undefined;
+  if (!byFirst.has(first)) return undefined;
+  return openAiPrefixes.has(first) && !problemPrefixes.has(`${first}/${segments[1]}`)
+    ? notFoundForOpenAi
+    : notFound;
 };
 
 /** Every method's handler for a route file; each carries the dispatch for the server entry. */
@@ -200,6 +217,19 @@ async function notFound(request: Request): Promise<Response> {
       404,
       "not_found",
       `There is no ${request.method} ${new URL(request.url).pathname}; the API's paths are listed in /openapi.json.`,
+      { request_id: requestId },
+    ),
+  );
+  return finish(request, response, { requestId, started: performance.now(), params: {} });
+}
+
+async function notFoundForOpenAi(request: Request): Promise<Response> {
+  const requestId = requestIdOf(request.headers);
+  const response = openAiErrorAnswer(
+    problem(
+      404,
+      "not_found",
+      `There is no ${request.method} ${new URL(request.url).pathname} on this service; its OpenAI-compatible operations are listed in /openapi.json.`,
       { request_id: requestId },
     ),
   );

@@ -64,6 +64,7 @@ export const chatRouter = router({
         method: "GET",
         path: "/{aid}/chat",
         operationId: "chat",
+        query: "open",
         summary: "Ask an agent; its reply as text, JSON or server-sent events (by Accept).",
         description:
           "Threads belong to their caller: a key, or the client address when there is none; the same chat_id of two callers is two threads. The caller's rate limit (the agent's rate_limit_rpm) is counted, then the message quota is reserved before the model is called and given back when the reply is not delivered. With Accept: text/event-stream the events are `start` {aid, chat_id, rate_limit}, `delta` {text} (repeated), with `tool_call` {id, step, server, name, arguments} and `tool_result` (a ToolCall: result or error, duration_ms) between deltas when the agent's model calls tools from its MCP servers, then `done` (the JSON reply) or `error` (a problem). text/plain gives the final text only. Tool failures (unreachable server, tool error, timeout) are given to the model, not the client: only a failure of the model fails the chat.",
@@ -130,6 +131,7 @@ export const chatRouter = router({
         method: "HEAD",
         path: "/{aid}/chat",
         operationId: "checkChat",
+        query: "open",
         summary:
           "What GET would answer for the request itself (the question's validity, the agent, the caller's key, the reply's type), without asking the model or counting a message.",
         security: PUBLIC_OR_AGENT_KEY,

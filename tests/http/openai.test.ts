@@ -150,9 +150,10 @@ describe.each(DATABASE_KINDS)("the OpenAI-compatible API on %s", (kind) => {
       top_p: 0.9,
       stop: ["END"],
       seed: 7,
-      user: "customer-42",
       max_tokens: 100,
     });
+    // The end user's id is the client's: it is not sent on to the provider.
+    expect(sent).not.toHaveProperty("user");
 
     // One completion is one message, its tokens counted; the exchange is kept in `openai`.
     const { quota } = await agent("answerer");

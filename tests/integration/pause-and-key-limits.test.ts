@@ -16,7 +16,7 @@ const withKey = (key: string): Caller => {
 
 /**
  * Paused agents (no chats, no runs, nothing deleted) and keys with an expiry and a rate limit of
- * their own (issue 28): decided in the chat's own opening statement, on both databases.
+ * their own: decided in the chat's own opening statement, on both databases.
  */
 describe.each(DATABASE_KINDS)("pauses and key limits on %s", (kind) => {
   const clock = fixedClock(START);
@@ -40,7 +40,16 @@ describe.each(DATABASE_KINDS)("pauses and key limits on %s", (kind) => {
       code: "agent_paused",
     });
     expect((await quota("napping")).message_count_total).toBe(0);
+    // Nobody is offered a model it cannot chat with, the admin included.
+    for (const caller of [anonymous, { kind: "admin" } as Caller]) {
+      const listed = await as(caller).openaiModels.list({});
+      expect(listed.data.map((model) => model.id)).not.toContain("napping");
+      expect(await problemOf(as(caller).openaiModels.get({ model: "napping" }))).toMatchObject({
+        status: 404,
+      });
+    }
     await admin().agents.upsert({ aid: "napping", paused: false });
+    expect((await as(anonymous).openaiModels.list({})).data.map((m) => m.id)).toContain("napping");
     const reply = await as(anonymous).chat.send({ aid: "napping", q: "hello?" });
     // The rate window was not touched while paused: this is the caller's first chat.
     expect(reply.rate_limit).toMatchObject({ limit: 10, remaining: 9 });
