@@ -95,7 +95,13 @@ export async function readLimitedText(
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(() => {
+      // The socket's error (a reset, an abort) is the client's leaving, not the database's.
+      throw new AppError(
+        "client_closed_request",
+        "The client closed the connection before the request's body arrived.",
+      );
+    });
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {

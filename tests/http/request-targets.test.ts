@@ -1,6 +1,6 @@
 import { connect } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningServer, startServer } from "../helpers/server";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
 
 /**
  * Request targets that are not a path (RFC 9112, section 3.2), on a raw socket: `OPTIONS *`
@@ -75,5 +75,27 @@ describe("request targets that are not a path", () => {
     const answer = await raw(server.url, `GET http://${host}/health/live HTTP/1.1`);
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toEqual({ status: "live" });
+  });
+
+  it("logs a client that hangs up mid-upload as its leaving, not as the database failing", async () => {
+    const { hostname, port } = new URL(server.url);
+    await new Promise<void>((resolve) => {
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(
+          `POST /agents HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${TEST_ADMIN_KEY}\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n{"aid":"half`,
+        );
+        setTimeout(() => socket.resetAndDestroy(), 200);
+      });
+      socket.on("error", () => {});
+      socket.on("close", () => resolve());
+    });
+    await vi.waitFor(
+      () => expect(server.output()).toMatch(/"method":"POST","route":"\/agents","status":499/),
+      {
+        timeout: 5000,
+      },
+    );
+    expect(server.output()).not.toMatch(/"level":"error"/);
+    expect(server.output()).not.toContain("database_unavailable");
   });
 });
