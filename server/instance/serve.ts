@@ -40,8 +40,13 @@ export async function serve(config: Config, { dev }: { dev: boolean }): Promise<
       ? undefined
       : await loadRestRoutes(ROOT, originOf(config));
 
-  const server = createServer((request, response) => {
+  // Node.js's own answer to a request without Host would carry none of the headers below.
+  const server = createServer({ requireHostHeader: false }, (request, response) => {
     for (const [name, value] of headers) response.setHeader(name, value);
+    // One id for the request, on every answer, Next.js's own (redirects, pages, OPTIONS) too.
+    const requestId = requestIdOf(request);
+    request.headers["x-request-id"] = requestId;
+    response.setHeader("x-request-id", requestId);
     // Never the client's word: overwritten on every request (server/callers/caller.ts).
     request.headers[PEER_HEADER] = request.socket.remoteAddress ?? "";
     request.headers[PATH_HEADER] = request.url ?? "";
@@ -73,6 +78,15 @@ export async function serve(config: Config, { dev }: { dev: boolean }): Promise<
   });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
+  // An Expect other than 100-continue: Node.js would answer 417 itself, without the headers.
+  server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => {
+    for (const [name, value] of headers) response.setHeader(name, value);
+    answer(request, response, {
+      status: 417,
+      code: "bad_request",
+      detail: "The request's Expect header asks for what this service does not do; send it without.",
+    });
+  });
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) =>
     answerClientError(error, socket, headers),
   );
@@ -116,6 +130,7 @@ const TITLES: Record<number, string> = {
   400: "Bad Request",
   405: "Method Not Allowed",
   408: "Request Timeout",
+  417: "Expectation Failed",
   431: "Request Header Fields Too Large",
   500: "Internal Server Error",
 };
@@ -128,6 +143,13 @@ function refusalOf(request: IncomingMessage): Refusal | undefined {
       code: "method_not_allowed",
       detail: `${method.slice(0, 20)} is not a method this service takes: its paths take ${METHODS.join(", ")} (which of them each path takes is in /openapi.json).`,
       headers: { allow: METHODS.join(", ") },
+    };
+  }
+  if (request.headers.host === undefined && request.httpVersion === "1.1") {
+    return {
+      status: 400,
+      code: "bad_request",
+      detail: "The request has no Host header, which HTTP/1.1 requires.",
     };
   }
   let url = request.url ?? "/";

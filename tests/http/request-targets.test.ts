@@ -9,14 +9,14 @@ import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/serv
  */
 
 /** Sends one request as written; resolves with the status, the headers and the body. */
-function raw(base: string, requestLine: string, host?: string) {
+function raw(base: string, requestLine: string, host?: string, extra = "") {
   const { hostname, port } = new URL(base);
   return new Promise<{ status: number; headers: Record<string, string>; body: string }>(
     (resolve, reject) => {
       let received = "";
       const socket = connect(Number(port), hostname, () =>
         socket.write(
-          `${requestLine}\r\nHost: ${host ?? `${hostname}:${port}`}\r\nConnection: close\r\n\r\n`,
+          `${requestLine}\r\n${host === "" ? "" : `Host: ${host ?? `${hostname}:${port}`}\r\n`}${extra}Connection: close\r\n\r\n`,
         ),
       );
       socket.setEncoding("utf8");
@@ -97,5 +97,41 @@ describe("request targets that are not a path", () => {
     );
     expect(server.output()).not.toMatch(/"level":"error"/);
     expect(server.output()).not.toContain("database_unavailable");
+  });
+
+  it("answers what Node.js would refuse itself (no Host, an Expect it cannot meet) with the headers", async () => {
+    const noHost = await raw(server.url, "GET /health/live HTTP/1.1", "");
+    const expecting = await raw(
+      server.url,
+      "GET /health/live HTTP/1.1",
+      undefined,
+      "Expect: 200-ok\r\n",
+    );
+    for (const [answer, status] of [
+      [noHost, 400],
+      [expecting, 417],
+    ] as const) {
+      expect(answer.status).toBe(status);
+      expect(answer.headers["content-type"]).toBe("application/problem+json");
+      expect(answer.headers["x-frame-options"]).toBe("DENY");
+      expect(answer.headers["x-request-id"]).toBeTruthy();
+      expect(JSON.parse(answer.body).detail).toMatch(/^[A-Z].*\.$/);
+    }
+  });
+
+  it("puts the request's id on what Next.js answers itself: redirects, pages, OPTIONS", async () => {
+    for (const [method, path] of [
+      ["GET", "/agents/"],
+      ["GET", "/no-such-page"],
+      ["OPTIONS", "/dashboard"],
+    ]) {
+      const answer = await fetch(`${server.url}${path}`, {
+        method,
+        redirect: "manual",
+        headers: { "x-request-id": "next-own-1" },
+      });
+      expect(answer.headers.get("x-request-id"), `${method} ${path}`).toBe("next-own-1");
+      await answer.arrayBuffer();
+    }
   });
 });
