@@ -84,7 +84,8 @@ export async function serve(config: Config, { dev }: { dev: boolean }): Promise<
     answer(request, response, {
       status: 417,
       code: "bad_request",
-      detail: "The request's Expect header asks for what this service does not do; send it without.",
+      detail:
+        "The request's Expect header asks for what this service does not do; send it without.",
     });
   });
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) =>
