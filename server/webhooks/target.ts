@@ -30,6 +30,7 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ["::", 128],
   ["::1", 128],
+  ["64:ff9b:1::", 48], // local-use NAT64: a local network's IPv4 addresses
   ["100::", 64], // discard
   ["2001:db8::", 32], // documentation
   ["fc00::", 7], // unique local
@@ -39,26 +40,35 @@ for (const [network, prefix] of [
 ] as const)
   NOT_PUBLIC.addSubnet(network, prefix, "ipv6");
 
-/** IPv6 forms that carry an IPv4 address: mapped, NAT64, 6to4. Their IPv4 address decides. */
+/**
+ * IPv6 forms that carry an IPv4 address, which decides: mapped (::ffff:a.b.c.d), translated
+ * (::ffff:0:a.b.c.d), compatible (::a.b.c.d), NAT64 (64:ff9b::/96), 6to4 (2002::/16) and
+ * Teredo (2001::/32, whose client address is stored inverted).
+ */
 function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower)?.[1];
-  if (dotted) return dotted;
-  const groups = expandIpv6(lower);
+  const groups = expandIpv6(address.toLowerCase());
   if (!groups) return undefined;
   const v4 = (high: number, low: number) => [high >> 8, high & 255, low >> 8, low & 255].join(".");
-  const prefix = groups.slice(0, 6);
-  if (prefix.every((g, i) => (i < 5 ? g === 0 : g === 0xffff)))
-    return v4(groups[6] as number, groups[7] as number);
-  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0))
-    return v4(groups[6] as number, groups[7] as number);
-  if (groups[0] === 0x2002) return v4(groups[1] as number, groups[2] as number);
+  const zero = (from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
+  const [g0, g1, , , g4, g5, g6 = 0, g7 = 0] = groups;
+  if (zero(0, 5) && g5 === 0xffff) return v4(g6, g7);
+  if (zero(0, 4) && g4 === 0xffff && g5 === 0) return v4(g6, g7);
+  if (zero(0, 6) && (g6 !== 0 || g7 > 1)) return v4(g6, g7);
+  if (g0 === 0x64 && g1 === 0xff9b && zero(2, 6)) return v4(g6, g7);
+  if (g0 === 0x2002) return v4(groups[1] as number, groups[2] as number);
+  if (g0 === 0x2001 && g1 === 0) return v4(~g6 & 0xffff, ~g7 & 0xffff);
   return undefined;
 }
 
+/** An IPv6 address as its eight groups, a dotted IPv4 tail read as the last two. */
 function expandIpv6(address: string): number[] | undefined {
-  if (address.includes(".")) return undefined;
-  const [head = "", tail] = address.split("::");
+  let text = address;
+  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(2).map(Number) as [number, number, number, number];
+    text = `${dotted[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
   const parse = (part: string) => (part ? part.split(":").map((g) => Number.parseInt(g, 16)) : []);
   const first = parse(head);
   const last = tail === undefined ? [] : parse(tail);

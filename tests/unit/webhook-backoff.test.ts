@@ -75,6 +75,14 @@ describe("webhook targets", () => {
       "::ffff:a9fe:a9fe",
       "64:ff9b::a00:1",
       "2002:7f00:1::",
+      // IPv4-compatible, IPv4-translated, local-use NAT64 and Teredo forms.
+      "::127.0.0.1",
+      "::a9fe:a9fe",
+      "::ffff:0:127.0.0.1",
+      "::ffff:0:a00:1",
+      "64:ff9b:1::a00:1",
+      "64:ff9b:1:7f00:1::",
+      "2001:0:4136:e378:8000:63bf:80ff:fffe",
       "not an address",
     ])
       expect(isNonPublicAddress(address), address).toBe(true);
@@ -86,6 +94,9 @@ describe("webhook targets", () => {
       "2606:4700::1111",
       "::ffff:8.8.8.8",
       "2002:808:808::",
+      "::ffff:0:8.8.8.8",
+      "::8.8.8.8",
+      "2001:0:4136:e378:8000:63bf:f7f7:f7f7",
     ])
       expect(isNonPublicAddress(address), address).toBe(false);
   });
