@@ -89,19 +89,24 @@ export async function recordAttempt(
     settled,
     now,
     windowStart,
+    failingFrom,
     disableReason,
   }: {
     attempt: StoredWebhookAttempt;
     settled: Settled;
     now: Date;
     windowStart: Date;
+    /** When this delivery's retry window began (its event, or a retry asked for). */
+    failingFrom: Date;
     disableReason: string;
   },
 ): Promise<{ recorded: boolean; disabled: boolean }> {
   const at = now.toISOString();
   const delivered = settled.status === "delivered";
   const next = settled.status === "pending" ? settled.retryAt.toISOString() : at;
-  const failing = sql`e.failing_since <= ${windowStart.toISOString()}::timestamptz`;
+  // An endpoint fails from the event its failing delivery was for, not from its first attempt.
+  const since = sql`coalesce(e.failing_since, ${failingFrom.toISOString()}::timestamptz)`;
+  const failing = sql`${since} <= ${windowStart.toISOString()}::timestamptz`;
   const rows = rowsOf<{ recorded: number; disabled: number }>(
     await db.execute(sql`
       WITH done AS (
@@ -115,8 +120,7 @@ export async function recordAttempt(
         RETURNING endpoint_id),
       health AS (
         UPDATE webhook_endpoints e SET
-          failing_since = CASE WHEN ${delivered}::boolean THEN NULL
-            ELSE coalesce(e.failing_since, ${at}::timestamptz) END,
+          failing_since = CASE WHEN ${delivered}::boolean THEN NULL ELSE ${since} END,
           enabled = CASE WHEN NOT ${delivered}::boolean AND ${failing} THEN false ELSE e.enabled END,
           disabled_reason = CASE WHEN NOT ${delivered}::boolean AND ${failing} THEN ${disableReason}::text
             ELSE e.disabled_reason END,

@@ -93,10 +93,11 @@ export class WebhookSender {
             "The endpoint's secret cannot be read (was ADMIN_API_KEY changed?); nothing was sent. Rotate the secret.",
         };
     const now = this.ctx.clock.now();
+    const giveUp = giveUpTime(delivery, config.retryWindowMs);
     const settled: Settled = result.delivered
       ? { status: "delivered" }
       : settle(
-          afterFailure(now, delivery.attempt, giveUpTime(delivery, config.retryWindowMs), {
+          afterFailure(now, delivery.attempt, giveUp, {
             baseMs: config.retryBaseMs,
             ...(this.options.random ? { random: this.options.random } : {}),
           }),
@@ -114,6 +115,7 @@ export class WebhookSender {
       settled,
       now,
       windowStart: new Date(now.getTime() - config.retryWindowMs),
+      failingFrom: new Date(giveUp.getTime() - config.retryWindowMs),
       disableReason: `Disabled at ${now.toISOString()}: every delivery failed for the whole retry window (${hours(config.retryWindowMs)}); the last attempt: ${result.error ?? "failed"} PATCH {"enabled": true} starts deliveries again.`,
     });
     if (!recorded) return;

@@ -368,5 +368,43 @@ describe.each(DATABASE_KINDS)("webhook events on %s", (kind) => {
       expect(await delivery()).toMatchObject({ status: "delivered", attempt_count: 6 });
       expect(received.at(-1)?.id).toBe(gaveUp?.webhook_id);
     });
+
+    it("disables an endpoint at the end of its event's window, however late the first attempt", async () => {
+      answer = 500;
+      const env = { WEBHOOK_ALLOWED_HOSTS: "127.0.0.1", WEBHOOK_RETRY_WINDOW_H: String(60 / 3600) };
+      const { port } = receiver.address() as { port: number };
+      const endpoint = await admin(env).webhooks.create({
+        url: `http://127.0.0.1:${port}/late`,
+        events: ["agent.created"],
+      });
+      const sender = new WebhookSender(
+        { db: testDatabase().db, clock },
+        {
+          config: testConfig(env).webhooks,
+          secretKey: webhookSecretKey(TEST_ADMIN_KEY),
+          random: () => 0,
+        },
+      );
+      const eventAt = clock.now().toISOString();
+      await admin().agents.upsert({ aid: "late-first-try" });
+      // The first attempt comes 10 s after the event (a busy sender, a restart).
+      clock.set(new Date(Date.parse(eventAt) + 10_000).toISOString());
+      const delivery = async () =>
+        (await admin().webhooks.deliveries({ id: endpoint.id, limit: 20 })).deliveries[0];
+      for (let attempt = 1; attempt <= 10; attempt++) {
+        expect(await sender.pass()).toBe(1);
+        await sender.idle();
+        const now = await delivery();
+        if (now?.status !== "pending") break;
+        clock.set(now.next_attempt_at as string);
+      }
+      await sender.stop(1000);
+      expect(await delivery()).toMatchObject({ status: "failed" });
+      // The one event failed for its whole window: the endpoint is off now, not after the next.
+      expect(await admin().webhooks.get({ id: endpoint.id })).toMatchObject({
+        enabled: false,
+        failing_since: eventAt,
+      });
+    });
   });
 });
