@@ -73,7 +73,13 @@ export async function readJsonBody(
   // Every body the API takes is an object: anything else is refused, never read as `{}`.
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     const given = body === null ? "null" : Array.isArray(body) ? "an array" : `a ${typeof body}`;
-    throw new AppError("bad_request", `The request body must be a JSON object, not ${given}.`);
+    throw new AppError(
+      "validation_failed",
+      `The request body must be a JSON object, not ${given}.`,
+      {
+        errors: [{ field: "body", detail: "must be a JSON object" }],
+      },
+    );
   }
   return body;
 }

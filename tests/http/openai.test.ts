@@ -305,7 +305,12 @@ describe.each(DATABASE_KINDS)("the OpenAI-compatible API on %s", (kind) => {
     const keyless = await openai()
       .chat.completions.create({ model: "members", messages: ask("hi") })
       .catch((e: unknown) => e);
-    expect(keyless).toBeInstanceOf(OpenAI.AuthenticationError);
+    // An agent the caller may not use looks missing, as GET /v1/models has it.
+    expect(keyless).toBeInstanceOf(OpenAI.NotFoundError);
+    const wrongKey = await openai(`ak_000000000000_${"A".repeat(43)}`)
+      .chat.completions.create({ model: "members", messages: ask("hi") })
+      .catch((e: unknown) => e);
+    expect(wrongKey).toBeInstanceOf(OpenAI.AuthenticationError);
     const member = await openai(await keyOf("members")).chat.completions.create({
       model: "members",
       messages: ask("hi"),

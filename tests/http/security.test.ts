@@ -112,13 +112,11 @@ describe("cookies, framing and paths over HTTP", () => {
       expect(response.headers.get("content-type"), path).toBe("application/problem+json");
       expect((await response.json()).detail, path).toContain("malformed percent-escape");
     }
-    for (const path of [
-      "/v1/nope",
-      "/v1/deployments/1/extra",
-      "/agents/a/b/c",
-      "/api/nope",
-      "/health/x",
-    ]) {
+    // Under /v1 a path that is no operation of the service's own is OpenAI's: in its form.
+    const openAiPath = await fetch(`${server.url}/v1/nope`, { method: "POST" });
+    expect(openAiPath.status).toBe(404);
+    expect((await openAiPath.json()).error).toMatchObject({ type: "invalid_request_error" });
+    for (const path of ["/v1/deployments/1/extra", "/agents/a/b/c", "/api/nope", "/health/x"]) {
       const response = await fetch(`${server.url}${path}`, { method: "POST" });
       expect(response.status, path).toBe(404);
       expect(response.headers.get("content-type"), path).toBe("application/problem+json");
