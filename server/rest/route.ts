@@ -209,32 +209,27 @@ function procedureHandler(operation: Operation) {
   };
 }
 
-/** A path under the API that no operation has: a 404 problem, not Next.js's HTML page. */
-async function notFound(request: Request): Promise<Response> {
-  const requestId = requestIdOf(request.headers);
-  const response = problemResponse(
-    problem(
-      404,
-      "not_found",
-      `There is no ${request.method} ${new URL(request.url).pathname}; the API's paths are listed in /openapi.json.`,
-      { request_id: requestId },
-    ),
-  );
-  return finish(request, response, { requestId, started: performance.now(), params: {} });
+/**
+ * A path under the API that no operation has: a 404 problem, not Next.js's HTML page, or
+ * OpenAI's error object where an OpenAI client may be asking.
+ */
+function notFoundIn(answer: typeof problemResponse): Handler {
+  return async (request) => {
+    const requestId = requestIdOf(request.headers);
+    const response = answer(
+      problem(
+        404,
+        "not_found",
+        `There is no ${request.method} ${new URL(request.url).pathname}; the API's paths are listed in /openapi.json.`,
+        { request_id: requestId },
+      ),
+    );
+    return finish(request, response, { requestId, started: performance.now(), params: {} });
+  };
 }
 
-async function notFoundForOpenAi(request: Request): Promise<Response> {
-  const requestId = requestIdOf(request.headers);
-  const response = openAiErrorAnswer(
-    problem(
-      404,
-      "not_found",
-      `There is no ${request.method} ${new URL(request.url).pathname} on this service; its OpenAI-compatible operations are listed in /openapi.json.`,
-      { request_id: requestId },
-    ),
-  );
-  return finish(request, response, { requestId, started: performance.now(), params: {} });
-}
+const notFound = notFoundIn(problemResponse);
+const notFoundForOpenAi = notFoundIn(openAiErrorAnswer);
 
 /** A 405 for a method the path does not take (in OpenAI's form on its paths), with `Allow`. */
 function methodNotAllowed(route: Route): Handler {
