@@ -225,7 +225,7 @@ describe("REST paths routed by the server entry and by Next.js", () => {
     });
     expect(stream.direct.status).toBe(200);
     expect((stream.direct.body as { name: string }[]).at(-1)?.name).toBe("event: done");
-    const csv = await both("GET", "/usage?aid=routing-stream", { ...admin, accept: "text/csv" });
+    const csv = await both("GET", "/agents/routing-stream/usage", { ...admin, accept: "text/csv" });
     expect(csv.direct.headers["content-type"]).toMatch(/^text\/csv/);
     // HEAD of the chat is an operation of its own (chat.check), served by the entry too.
     const head = await both("HEAD", "/routing-stream/chat?q=again", {
