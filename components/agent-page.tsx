@@ -35,7 +35,7 @@ const SECTIONS: PageSection[] = [
   { id: "openai", label: "OpenAI API" },
   { id: "tools", label: "Tools" },
   { id: "conversations", label: "Conversations" },
-  { id: "keys", label: "Caller keys" },
+  { id: "keys", label: "Agent keys" },
   { id: "runs", label: "Autonomous runs" },
   { id: "configuration", label: "Configuration" },
 ];

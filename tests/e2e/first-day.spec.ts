@@ -171,7 +171,7 @@ test("the agent page says its words, not the API's", async ({ page }) => {
   await expectAdminWords(page.locator("main"));
 
   // A key that would end in the past: refused in the form's words.
-  const keys = page.getByRole("region", { name: "Caller keys" });
+  const keys = page.getByRole("region", { name: "Agent keys" });
   await keys.getByLabel("Key name").fill("late");
   await keys.getByLabel("Works until (UTC, optional)").fill("2020-01-01");
   await keys.getByRole("button", { name: "Make key" }).click();
@@ -269,7 +269,7 @@ for (const width of [1440, 390]) {
       "OpenAI API",
       "Tools",
       "Conversations",
-      "Caller keys",
+      "Agent keys",
       "Autonomous runs",
       "Configuration",
     ]);
@@ -277,7 +277,7 @@ for (const width of [1440, 390]) {
     for (const [link, heading] of [
       ["Configuration", "Configuration"],
       ["Tools", "Tools"],
-      ["Caller keys", "Caller keys"],
+      ["Agent keys", "Agent keys"],
     ]) {
       await sections.getByRole("link", { name: link }).click();
       await expect(page.getByRole("heading", { name: heading, exact: true })).toBeInViewport();
