@@ -223,7 +223,7 @@ describe.each(DATABASE_KINDS)("webhook events on %s", (kind) => {
     expect((await events()).map((e) => e.data.limit_value)).toEqual([1, 1, 2, 2]);
   });
 
-  it("sends deployment.status_changed with the record and its history, not for the same status again", async () => {
+  it("sends deployment.status_changed with the change and the last 5 changes, not for the same status again", async () => {
     await subscribe(["deployment.status_changed"]);
     const config = testConfig({ PUBLIC_URL: "https://agents.example.com" });
     const caller = () => callerFor(testDatabase().db, { clock, config });
@@ -265,13 +265,34 @@ describe.each(DATABASE_KINDS)("webhook events on %s", (kind) => {
     const written = await events();
     expect(written.map((e) => e.data.Status)).toEqual(["pick_up", "deploying"]);
     const now = await caller().deployments.get({ id });
-    expect(written[1]?.data).toEqual(now);
+    expect(written[1]?.data).toEqual({ ...now, from_status: "pick_up", to_status: "deploying" });
+    expect(written[0]?.data).toMatchObject({ from_status: "init", to_status: "pick_up" });
     expect(written[0]?.data.history).toHaveLength(1);
+    // Past 5 changes, an event carries the last 5 only, and says how many there are in all.
+    for (const status of ["deployed", "pick_up", "deploying", "deployed"]) await sign(status);
+    const record = await caller().deployments.get({ id });
+    const latest = (await events()).at(-1);
+    expect(latest?.data).toEqual({
+      ...record,
+      history: record.history.slice(-5),
+      from_status: "deploying",
+      to_status: "deployed",
+    });
+    expect(latest?.data.history_total).toBe(7);
     // The admin's own change is an event too, with the history that records it.
     await caller().deployments.changeStatus({ id, status: "failed" });
     const after = await events();
-    expect(after.map((e) => e.data.Status)).toEqual(["pick_up", "deploying", "failed"]);
-    const history = (after[2]?.data.history ?? []) as unknown[];
+    expect(after.map((e) => e.data.Status)).toEqual([
+      "pick_up",
+      "deploying",
+      "deployed",
+      "pick_up",
+      "deploying",
+      "deployed",
+      "failed",
+    ]);
+    const history = (after.at(-1)?.data.history ?? []) as unknown[];
+    expect(history).toHaveLength(5);
     expect(history.at(-1)).toMatchObject({
       to_status: "failed",
       signer_address: "admin",
