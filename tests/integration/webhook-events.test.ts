@@ -6,7 +6,14 @@ import { autonomousRuns } from "@/db/schema";
 import { fixedClock } from "@/server/kit/clock";
 import { createModelRuntime } from "@/server/model-call";
 import { Scheduler, sweepInterruptedRuns } from "@/server/runs";
-import { WEBHOOK_EVENT_TYPES, WebhookSender, webhookSecretKey } from "@/server/webhooks";
+import {
+  EVENT_BODY_MAX_BYTES,
+  emitEvent,
+  fanOutSql,
+  WEBHOOK_EVENT_TYPES,
+  WebhookSender,
+  webhookSecretKey,
+} from "@/server/webhooks";
 import { callerFor, TEST_ADMIN_KEY, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 import { buildMessage, newAccount, signedBody } from "../helpers/siwe";
@@ -297,6 +304,56 @@ describe.each(DATABASE_KINDS)("webhook events on %s", (kind) => {
       to_status: "failed",
       signer_address: "admin",
     });
+  });
+
+  it("writes an event whose body would pass 1 MiB trimmed to its small members, saying so", async () => {
+    await subscribe(["agent.updated", "run.succeeded"]);
+    const big = "x".repeat(1024 * 1024);
+    await emitEvent(testDatabase().db, {
+      type: "agent.updated",
+      at: clock.now(),
+      data: { aid: "huge", name: "Huge", prompt: big, note: "y".repeat(2000) },
+    });
+    // Data made in SQL, as the runs' events are, is held to the same bound.
+    await testDatabase().db.execute(
+      fanOutSql({
+        type: "run.succeeded",
+        at: clock.now().toISOString(),
+        data: sql`json_build_object('id', 7, 'aid', 'huge', 'reply', repeat('z', 1100000))`,
+      }),
+    );
+    // One just under the bound is sent whole.
+    const whole = "w".repeat(1024 * 1024 - 200);
+    await emitEvent(testDatabase().db, {
+      type: "agent.updated",
+      at: clock.now(),
+      data: { aid: "whole", prompt: whole },
+    });
+    const sizes = rowsOf<{ bytes: number }>(
+      await testDatabase().db.execute(
+        sql`SELECT octet_length(body) AS bytes FROM webhook_deliveries ORDER BY id`,
+      ),
+    ).map((row) => row.bytes);
+    expect(sizes.every((bytes) => bytes <= EVENT_BODY_MAX_BYTES)).toBe(true);
+    const [agent, run, kept] = (await events()) as (Event & {
+      truncated?: boolean;
+      omitted?: string[];
+    })[];
+    expect(agent).toEqual({
+      type: "agent.updated",
+      timestamp: START,
+      data: { aid: "huge", name: "Huge" },
+      truncated: true,
+      omitted: ["prompt", "note"],
+    });
+    expect(run).toMatchObject({
+      type: "run.succeeded",
+      data: { id: 7, aid: "huge" },
+      truncated: true,
+      omitted: ["reply"],
+    });
+    expect(kept?.data.prompt).toBe(whole);
+    expect(kept?.truncated).toBeUndefined();
   });
 
   describe("the sender", () => {
