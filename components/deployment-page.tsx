@@ -1,5 +1,6 @@
 "use client";
 
+import { keepPreviousData } from "@tanstack/react-query";
 import Link from "next/link";
 import type { z } from "zod";
 import type { deploymentWithHistorySchema } from "@/server/deployments/schema";
@@ -11,10 +12,12 @@ import { refreshEvery, trpc } from "./trpc";
 import { Copyable } from "./ui/copy-button";
 import { shortAddress } from "./ui/format";
 import { PageHeader } from "./ui/page-header";
+import { Pager } from "./ui/pager";
 import { Panel } from "./ui/panel";
 import { QueryState } from "./ui/query-state";
 import { RelativeTime } from "./ui/relative-time";
 import { StatusBadge } from "./ui/status-badge";
+import { positiveInt, useUrlState } from "./ui/url-state";
 import { WalletProvider } from "./wallet/wallet-provider";
 
 type Deployment = z.output<typeof deploymentWithHistorySchema>;
@@ -69,7 +72,7 @@ export function DeploymentPage({
               <ChangeStatus deployment={d} chainIds={chainIds} />
             </WalletProvider>
           )}
-          <History d={d} />
+          <History id={d.id} createdAt={d.created_at} />
         </>
       )}
     </QueryState>
@@ -119,41 +122,83 @@ function Record({ d }: { d: Deployment }) {
   );
 }
 
-function History({ d }: { d: Deployment }) {
+/** Changes a page holds: a deployment's history has no end, so it is read a page at a time. */
+const HISTORY_PAGE_SIZE = 25;
+
+/** Every change, newest first, paged; the first page refreshes with the record. */
+function History({ id, createdAt }: { id: number; createdAt: string }) {
+  const { params, update } = useUrlState();
+  const cursor = params.get("history_cursor") ?? undefined;
+  const page = cursor ? positiveInt(params.get("history_page"), 2) : 1;
+  const history = trpc.deployments.history.useQuery(
+    { id, limit: HISTORY_PAGE_SIZE, cursor, include_total: true },
+    {
+      placeholderData: keepPreviousData,
+      refetchInterval: refreshEvery(cursor ? false : REFRESH_MS),
+    },
+  );
+  const data = history.data;
+  const loadingPage = history.isPlaceholderData;
   return (
     <Panel title="History">
-      {d.history.length === 0 ? (
-        <p className="muted">
-          Created <RelativeTime value={d.created_at} />; no change yet.
-        </p>
-      ) : (
-        <ol className={styles.timeline}>
-          {d.history.map((h) => (
-            <li key={h.id}>
-              <strong>
-                {h.from_status ? <StatusBadge status={h.from_status} /> : null} →{" "}
-                <StatusBadge status={h.to_status} />
-              </strong>{" "}
-              <RelativeTime value={h.created_at} />
-              <div className="muted">
-                {h.signer_address === ADMIN_SIGNER ? (
-                  "changed by the admin"
-                ) : h.nonce === "" ? (
-                  <>
-                    changed by the admin{" "}
-                    <code title={h.signer_address}>{shortAddress(h.signer_address)}</code>
-                  </>
-                ) : (
-                  <>
-                    signed by <code title={h.signer_address}>{shortAddress(h.signer_address)}</code>
-                  </>
-                )}
-                {h.deployment_details ? ` · ${JSON.stringify(h.deployment_details)}` : ""}
-              </div>
-            </li>
-          ))}
-        </ol>
+      <QueryState
+        query={history}
+        what="the history"
+        isEmpty={(d) => d.history.length === 0 && page === 1}
+        empty={
+          <>
+            Created <RelativeTime value={createdAt} />; no change yet.
+          </>
+        }
+      >
+        {(d) => (
+          <div aria-busy={loadingPage}>
+            <p className="muted small-text">Newest first.</p>
+            <ol className={styles.timeline} data-testid="deployment-history">
+              {d.history.map((h) => (
+                <li key={h.id}>
+                  <strong>
+                    {h.from_status ? <StatusBadge status={h.from_status} /> : null} →{" "}
+                    <StatusBadge status={h.to_status} />
+                  </strong>{" "}
+                  <RelativeTime value={h.created_at} />
+                  <div className="muted">
+                    <Signer signer={h.signer_address} nonce={h.nonce} />
+                    {h.deployment_details ? ` · ${JSON.stringify(h.deployment_details)}` : ""}
+                  </div>
+                </li>
+              ))}
+            </ol>
+          </div>
+        )}
+      </QueryState>
+      {data && (page > 1 || data.next_cursor) && (
+        <Pager
+          noun="changes"
+          page={page}
+          pageSize={HISTORY_PAGE_SIZE}
+          shown={data.history.length}
+          total={data.total}
+          hasPrevious={Boolean(data.prev_cursor) || page > 1}
+          hasNext={Boolean(data.next_cursor)}
+          busy={loadingPage || history.isPending}
+          onPrevious={() =>
+            page <= 2 || !data.prev_cursor
+              ? update({ history_cursor: undefined, history_page: undefined })
+              : update({ history_cursor: data.prev_cursor, history_page: page - 1 })
+          }
+          onNext={() =>
+            update({ history_cursor: data.next_cursor ?? undefined, history_page: page + 1 })
+          }
+        />
       )}
     </Panel>
   );
+}
+
+/** Who made a change: the admin key, an admin wallet without a signature, or a signer. */
+function Signer({ signer, nonce }: { signer: string; nonce: string }) {
+  if (signer === ADMIN_SIGNER) return "changed by the admin";
+  const address = <code title={signer}>{shortAddress(signer)}</code>;
+  return nonce === "" ? <>changed by the admin {address}</> : <>signed by {address}</>;
 }

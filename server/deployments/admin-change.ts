@@ -43,14 +43,15 @@ export async function changeStatusAsAdmin(
         ),
       };
     }
-    const updated = await recordStatusChange(tx, clock, current, {
+    const recorded = await recordStatusChange(tx, current, {
       status: input.status,
       details: input.deployment_details,
       signer,
       nonce: "",
       at: now,
+      detailsField: { code: "validation_failed", field: "deployment_details" },
     });
-    return { updated, from: current.status };
+    return { ...recorded, from: current.status };
   });
   if ("refused" in outcome) throw outcome.refused;
   metrics.deploymentChanges.inc({ from: outcome.from, to: input.status });

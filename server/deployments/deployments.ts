@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, asc, count, desc, eq, gt, lt } from "drizzle-orm";
 import { getAddress } from "viem";
 import { z } from "zod";
+import type { Db } from "@/db/client";
 import {
   type DeploymentHistoryRow,
   type DeploymentRow,
@@ -16,9 +17,13 @@ import {
   type Deployment,
   deploymentIdSchema,
   type deploymentWithHistorySchema,
+  type HistoryEntry,
+  type historyPageInputSchema,
+  type historyPageSchema,
   type listDeploymentsInputSchema,
   type listDeploymentsOutputSchema,
 } from "./schema";
+import { RECORD_HISTORY_LENGTH } from "./view";
 
 type Ctx = DataContext;
 
@@ -40,7 +45,7 @@ export function presentDeployment(row: DeploymentRow): Deployment {
   };
 }
 
-function presentHistory(row: DeploymentHistoryRow) {
+function presentHistory(row: DeploymentHistoryRow): HistoryEntry {
   return {
     id: row.id,
     from_status: row.fromStatus,
@@ -142,19 +147,89 @@ export async function listDeployments(
   };
 }
 
+/** The deployment of `id`, unless it is not there or (with `owner`) not the owner's. */
+async function deploymentRow(db: Db, id: number, owner?: string): Promise<DeploymentRow> {
+  const [row] = await db.select().from(deployments).where(eq(deployments.id, id));
+  if (!row || (owner && row.userAddress !== getAddress(owner)))
+    throw new AppError("deployment_not_found", `Deployment ${id} not found.`);
+  return row;
+}
+
+/** The last `length` changes of a deployment, oldest first, and how many it has had in all. */
+export async function recentHistory(
+  db: Db,
+  id: number,
+  length: number,
+): Promise<{ history: HistoryEntry[]; history_total: number }> {
+  const ofThis = eq(deploymentStatusHistory.deploymentId, id);
+  const rows = await db
+    .select()
+    .from(deploymentStatusHistory)
+    .where(ofThis)
+    .orderBy(desc(deploymentStatusHistory.id))
+    .limit(length);
+  const [counted] = await db.select({ n: count() }).from(deploymentStatusHistory).where(ofThis);
+  return { history: rows.reverse().map(presentHistory), history_total: counted?.n ?? 0 };
+}
+
 export async function getDeployment(
   { db }: Ctx,
   id: number,
   /** When set, another owner's deployment is not found (its existence is not told). */
   owner?: string,
 ): Promise<z.output<typeof deploymentWithHistorySchema>> {
-  const [row] = await db.select().from(deployments).where(eq(deployments.id, id));
-  if (!row || (owner && row.userAddress !== getAddress(owner)))
-    throw new AppError("deployment_not_found", `Deployment ${id} not found.`);
-  const history = await db
+  const row = await deploymentRow(db, id, owner);
+  return { ...presentDeployment(row), ...(await recentHistory(db, id, RECORD_HISTORY_LENGTH)) };
+}
+
+/** Older than `before` (the next page), or newer than `after` (the page before, read backwards). */
+const historyCursor = z.union([
+  z.object({ before: z.int().positive() }),
+  z.object({ after: z.int().positive() }),
+]);
+
+/** A deployment's whole history a page at a time, newest first, as its listing pages. */
+export async function listHistory(
+  { db }: Ctx,
+  input: z.output<typeof historyPageInputSchema>,
+  /** When set, another owner's deployment is not found (its existence is not told). */
+  owner?: string,
+): Promise<z.output<typeof historyPageSchema>> {
+  await deploymentRow(db, input.id, owner);
+  const cursor = input.cursor ? decodeCursor(input.cursor, historyCursor) : undefined;
+  const backwards = cursor !== undefined && "after" in cursor;
+  const ofThis = eq(deploymentStatusHistory.deploymentId, input.id);
+  const rows = await db
     .select()
     .from(deploymentStatusHistory)
-    .where(eq(deploymentStatusHistory.deploymentId, id))
-    .orderBy(asc(deploymentStatusHistory.id));
-  return { ...presentDeployment(row), history: history.map(presentHistory) };
+    .where(
+      and(
+        ofThis,
+        cursor === undefined
+          ? undefined
+          : "after" in cursor
+            ? gt(deploymentStatusHistory.id, cursor.after)
+            : lt(deploymentStatusHistory.id, cursor.before),
+      ),
+    )
+    .orderBy(backwards ? asc(deploymentStatusHistory.id) : desc(deploymentStatusHistory.id))
+    .limit(input.limit + 1);
+  const more = rows.length > input.limit;
+  const page = rows.slice(0, input.limit);
+  if (backwards) page.reverse();
+  const first = page[0];
+  const last = page.at(-1);
+  const hasNext = backwards ? true : more;
+  const hasPrevious = backwards ? more : cursor !== undefined;
+  let total: number | undefined;
+  if (input.include_total) {
+    const [counted] = await db.select({ n: count() }).from(deploymentStatusHistory).where(ofThis);
+    total = counted?.n ?? 0;
+  }
+  return {
+    history: page.map(presentHistory),
+    next_cursor: hasNext && last ? encodeCursor({ before: last.id }) : null,
+    prev_cursor: hasPrevious && first ? encodeCursor({ after: first.id }) : null,
+    ...(total === undefined ? {} : { total }),
+  };
 }

@@ -2,7 +2,7 @@
 
 export { changeStatusAsAdmin } from "./admin-change";
 export { changeOptions } from "./change-options";
-export { createDeployment, getDeployment, listDeployments } from "./deployments";
+export { createDeployment, getDeployment, listDeployments, listHistory } from "./deployments";
 export * from "./schema";
 export { updateStatus } from "./status-update";
 export * from "./view";

@@ -10,7 +10,7 @@ import {
 } from "@/server/kit/text";
 import { addressSchema } from "@/server/kit/wallet-address";
 import { includeTotalParam, pageOutputFields, pageParams } from "@/server/pagination/schema";
-import { DEPLOYMENT_STATUSES } from "./view";
+import { DEPLOYMENT_STATUSES, DETAILS_MAX_BYTES, jsonBytes, RECORD_HISTORY_LENGTH } from "./view";
 
 export const statusSchema = z.enum(DEPLOYMENT_STATUSES, {
   error: `must be one of ${DEPLOYMENT_STATUSES.join(", ")}`,
@@ -20,6 +20,15 @@ const detailsSchema = z
   .record(z.string(), z.unknown(), { error: "must be a JSON object" })
   .refine(jsonWithoutNul, NUL_RULE)
   .refine(jsonWithoutLoneSurrogate, LONE_SURROGATE_RULE);
+
+/** What the bound on a deployment's details says, in a refusal and in the API reference. */
+export const DETAILS_RULE = `must be at most ${DETAILS_MAX_BYTES} bytes (${DETAILS_MAX_BYTES / 1024} KiB) as JSON`;
+
+/** A deployment's details, or a change to them: bounded alone here, and once merged when applied. */
+const deploymentDetailsSchema = detailsSchema.refine(
+  (details) => jsonBytes(details) <= DETAILS_MAX_BYTES,
+  DETAILS_RULE,
+);
 
 const whole = (what: string) => z.int({ error: `must be a whole number (${what})` });
 const amount = (what: string) => z.number({ error: `must be a number (${what})` });
@@ -53,7 +62,9 @@ export const createDeploymentInputSchema = z.strictObject({
   worker_uuid: storableString().min(1).max(200).optional(),
   proposal_hash: storableString().min(1).max(200).optional(),
   proposal_id: wholeNumber(0, INT4_MAX).optional(),
-  deployment_details: detailsSchema.optional(),
+  deployment_details: deploymentDetailsSchema
+    .optional()
+    .meta({ description: `Free-form; ${DETAILS_RULE}.` }),
   proposal: proposalSchema,
   worker_address: addressSchema.optional().meta({
     description:
@@ -71,7 +82,9 @@ export const deploymentSchema = z
     worker_uuid: z.string().nullable(),
     proposal_hash: z.string().nullable(),
     proposal_id: z.int().nullable(),
-    deployment_details: z.record(z.string(), z.unknown()),
+    deployment_details: z.record(z.string(), z.unknown()).meta({
+      description: `Merged key by key from every change; ${DETAILS_RULE} once merged.`,
+    }),
     proposal: z.record(z.string(), z.unknown()),
     Status: statusSchema,
     worker_address: z
@@ -85,19 +98,38 @@ export const deploymentSchema = z
 
 export type Deployment = z.infer<typeof deploymentSchema>;
 
-export const historyEntrySchema = z.object({
-  id: z.int(),
-  from_status: statusSchema.nullable(),
-  to_status: statusSchema,
-  signer_address: z.string(),
-  nonce: z.string(),
-  deployment_details: z.record(z.string(), z.unknown()).nullable(),
-  created_at: isoDateTime,
-});
+export const historyEntrySchema = z
+  .object({
+    id: z.int(),
+    from_status: statusSchema.nullable(),
+    to_status: statusSchema,
+    signer_address: z.string(),
+    nonce: z.string(),
+    deployment_details: z.record(z.string(), z.unknown()).nullable(),
+    created_at: isoDateTime,
+  })
+  .meta({ id: "DeploymentHistoryEntry", description: "One change of a deployment's status." });
+
+export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 
 export const deploymentWithHistorySchema = deploymentSchema
-  .extend({ history: z.array(historyEntrySchema) })
+  .extend({
+    history: z.array(historyEntrySchema).meta({
+      description: `The last ${RECORD_HISTORY_LENGTH} changes, oldest first; GET /v1/deployments/{id}/history pages through all of them.`,
+    }),
+    history_total: z.int().meta({
+      description:
+        "How many changes the deployment has had: more than `history` holds when it is older than its last changes.",
+    }),
+  })
   .meta({ id: "DeploymentWithHistory" });
+
+export const historyPageSchema = z
+  .object({
+    history: z.array(historyEntrySchema).meta({ description: "Newest first." }),
+    ...pageOutputFields("changes"),
+  })
+  .meta({ id: "DeploymentHistoryPage" });
 
 export const listDeploymentsInputSchema = z.strictObject({
   ...pageParams(500, 50),
@@ -120,6 +152,12 @@ export const deploymentIdInputSchema = z.strictObject({
   id: wholeNumberParam(1, INT4_MAX, "a deployment id: a whole number"),
 });
 
+/** A page of a deployment's history, newest first, as every listing pages. */
+export const historyPageInputSchema = deploymentIdInputSchema.extend({
+  ...pageParams(100, 50),
+  include_total: includeTotalParam("changes"),
+});
+
 /** Body of POST /v1/deployments/worker/status: the change itself is inside the signed message. */
 export const statusUpdateInputSchema = z
   .strictObject({
@@ -140,7 +178,7 @@ export const statusUpdateInputSchema = z
 export const statusStatementSchema = z.object({
   request_id: storableString("must be the deployment's request_id").min(1).max(200),
   status: statusSchema,
-  deployment_details: detailsSchema.optional(),
+  deployment_details: deploymentDetailsSchema.optional(),
   worker_name: storableString().min(1).max(200).optional(),
   worker_uuid: storableString().min(1).max(200).optional(),
 });
@@ -161,8 +199,8 @@ export const changeOptionsSchema = z.object({
 export const adminStatusChangeInputSchema = deploymentIdInputSchema
   .extend({
     status: statusSchema,
-    deployment_details: detailsSchema.optional().meta({
-      description: "Merged into the deployment's details, as a worker's change does.",
+    deployment_details: deploymentDetailsSchema.optional().meta({
+      description: `Merged into the deployment's details, as a worker's change does; the merged details ${DETAILS_RULE}.`,
     }),
   })
   .meta({ id: "AdminStatusChange" });

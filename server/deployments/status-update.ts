@@ -65,7 +65,7 @@ export async function updateStatus(
 
     const claims =
       !current.workerAddress && statement.status === "pick_up" && !isAdmin(message.address, config);
-    const updated = await recordStatusChange(tx, clock, current, {
+    const recorded = await recordStatusChange(tx, current, {
       status: statement.status,
       details: statement.deployment_details,
       signer: message.address,
@@ -76,8 +76,9 @@ export async function updateStatus(
         ...(claims ? { workerAddress: message.address } : {}),
       },
       at: now,
+      detailsField: { code: "invalid_statement", field: "statement.deployment_details" },
     });
-    return { updated, from: current.status };
+    return { ...recorded, from: current.status };
   });
   if ("refused" in outcome) throw outcome.refused;
   metrics.deploymentChanges.inc({ from: outcome.from, to: statement.status });

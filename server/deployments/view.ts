@@ -27,3 +27,18 @@ export function allowedNext(from: DeploymentStatus): readonly DeploymentStatus[]
 
 /** Who changed a status, in the history, when it was the admin key rather than a wallet. */
 export const ADMIN_SIGNER = "admin";
+
+/**
+ * The most a deployment's `deployment_details` may hold once a change is merged in, counted as the
+ * UTF-8 bytes of its JSON text: each change is kept in the history and sent in events, so the
+ * record a worker can grow must stay small.
+ */
+export const DETAILS_MAX_BYTES = 64 * 1024;
+
+/** How many of its latest changes the deployment's record embeds; the rest are paged. */
+export const RECORD_HISTORY_LENGTH = 10;
+
+/** The size `DETAILS_MAX_BYTES` is counted in: the UTF-8 bytes of the value's JSON text. */
+export function jsonBytes(value: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(value)).length;
+}

@@ -7,13 +7,18 @@ import {
   changeStatusAsAdmin,
   createDeployment,
   createDeploymentInputSchema,
+  DETAILS_MAX_BYTES,
   deploymentIdInputSchema,
   deploymentSchema,
   deploymentWithHistorySchema,
   getDeployment,
+  historyPageInputSchema,
+  historyPageSchema,
   listDeployments,
   listDeploymentsInputSchema,
   listDeploymentsOutputSchema,
+  listHistory,
+  RECORD_HISTORY_LENGTH,
   statusUpdateInputSchema,
   updateStatus,
 } from "@/server/deployments";
@@ -26,6 +31,7 @@ import {
   problem,
   rest,
 } from "@/server/http";
+import * as examples from "./examples-deployments";
 
 /** Worker deployments: the admin's, and the workers' signed status changes. */
 
@@ -82,9 +88,8 @@ export const deploymentsRouter = router({
         method: "GET",
         path: "/v1/deployments/{id}",
         operationId: "getDeployment",
-        summary: "One deployment with its status history.",
-        description:
-          "Any deployment, for the admin key. (A signed-in wallet reads its own on the dashboard, over /api/trpc with its session; REST takes no session.)",
+        summary: "One deployment with its latest status changes.",
+        description: `Any deployment, for the admin key, with its last ${RECORD_HISTORY_LENGTH} changes in \`history\` and the count of all of them in \`history_total\`; GET /v1/deployments/{id}/history pages through the rest. (A signed-in wallet reads its own on the dashboard, over /api/trpc with its session; REST takes no session.)`,
         security: ADMIN,
         answers: { 200: { description: "The deployment." } },
         refusals: {
@@ -97,6 +102,28 @@ export const deploymentsRouter = router({
     .input(deploymentIdInputSchema)
     .output(deploymentWithHistorySchema)
     .query(({ ctx, input }) => getDeployment(ctx, input.id, ownerScope(ctx.session))),
+
+  history: walletProcedure
+    .meta(
+      rest({
+        method: "GET",
+        path: "/v1/deployments/{id}/history",
+        operationId: "listDeploymentHistory",
+        summary: "A deployment's status changes, newest first, a page at a time.",
+        description:
+          "Every change the deployment has had, each once: follow next_cursor until it is null. For the admin key. (A signed-in wallet reads its own on the dashboard.)",
+        security: ADMIN,
+        answers: { 200: { description: "One page.", examples: examples.historyPage } },
+        refusals: {
+          400: problem("A bad id, limit or cursor."),
+          ...adminErrors,
+          404: problem("No such deployment."),
+        },
+      }),
+    )
+    .input(historyPageInputSchema)
+    .output(historyPageSchema)
+    .query(({ ctx, input }) => listHistory(ctx, input, ownerScope(ctx.session))),
 
   /** The changes a wallet could sign on a deployment, and whether they need a Privy token. */
   changeOptions: walletProcedure
@@ -117,7 +144,10 @@ export const deploymentsRouter = router({
         body: { required: true },
         answers: { 200: { description: "The deployment record." } },
         refusals: {
-          400: problem("Invalid status or details, malformed JSON, or a bad id."),
+          400: problem(
+            "Invalid status or details, details over their bound once merged, malformed JSON, or a bad id.",
+            examples.detailsTooLarge,
+          ),
           ...adminErrors,
           404: problem("No such deployment."),
           409: problem("The transition is not allowed from the deployment's status."),
@@ -138,13 +168,14 @@ export const deploymentsRouter = router({
         operationId: "updateDeploymentStatus",
         summary:
           "A worker changes a deployment's status with a signed Sign-In with Ethereum message.",
-        description:
-          "siwe_msg is an EIP-4361 message whose statement is a JSON object {request_id, status, deployment_details?, worker_name?, worker_uuid?}, with a nonce from GET /v1/nonce. Statuses: init → pick_up → deploying → deployed → generated_proof; any non-final → failed; init/pick_up → cancelled; deployed/generated_proof → pick_up. The signed message is the credential: no key is needed.",
+        description: `siwe_msg is an EIP-4361 message whose statement is a JSON object {request_id, status, deployment_details?, worker_name?, worker_uuid?}, with a nonce from GET /v1/nonce. Statuses: init → pick_up → deploying → deployed → generated_proof; any non-final → failed; init/pick_up → cancelled; deployed/generated_proof → pick_up. deployment_details is merged key by key into the deployment's, which may hold at most ${DETAILS_MAX_BYTES} bytes as JSON: a change that would take them over is refused (400 invalid_statement). The signed message is the credential: no key is needed.`,
         // The signed message is the credential.
         body: { required: true },
         answers: { 200: { description: "The deployment record." } },
         refusals: {
-          400: problem("Malformed body, message or statement."),
+          400: problem(
+            "Malformed body, message or statement, or details over their bound once merged.",
+          ),
           401: problem("Signature, nonce, domain, URI, chain, time or token check failed."),
           403: problem("The signer may not change this deployment."),
           404: problem("No deployment has that request_id."),

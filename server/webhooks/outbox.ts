@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import type { WebhookEventType } from "@/db/enums";
 import { rowsOf } from "@/db/rows";
+import { EVENT_BODY_MAX_BYTES, TRIMMED_MEMBER_MAX_BYTES } from "./view";
 
 /**
  * The outbox: an event becomes one delivery row per enabled endpoint subscribed to its type,
@@ -12,10 +13,27 @@ import { rowsOf } from "@/db/rows";
 /** A new `webhook-id`: `msg_` and 32 hex digits, random, the same on every attempt. */
 export const NEW_WEBHOOK_ID = sql`'msg_' || replace(gen_random_uuid()::text, '-', '')`;
 
-/** An event's body as SQL text, stored and sent as is, so every attempt signs the same bytes. */
+/**
+ * An event's body as SQL text, stored and sent as is, so every attempt signs the same bytes. A
+ * body over EVENT_BODY_MAX_BYTES is written trimmed rather than refused: the change it reports is
+ * made either way, and the receiver still learns of it. Its data keeps only its small members (ids,
+ * statuses, times), and `truncated` and `omitted` say what to read through the API instead.
+ */
 export function eventBodySql(type: SQL | string, timestamp: SQL | string, data: SQL): SQL {
-  return sql`json_build_object('type', ${type}::text, 'timestamp', ${timestamp}::text,
-    'data', ${data})::text`;
+  const members = sql`json_each(CASE json_typeof(event.data) WHEN 'object' THEN event.data
+    ELSE '{}'::json END) m`;
+  const small = sql`octet_length(m.value::text) <= ${sql.raw(String(TRIMMED_MEMBER_MAX_BYTES))}`;
+  return sql`(SELECT CASE WHEN octet_length(whole.body) <= ${sql.raw(String(EVENT_BODY_MAX_BYTES))}
+      THEN whole.body
+      ELSE json_build_object('type', event.type, 'timestamp', event.ts,
+        'data', (SELECT coalesce(json_object_agg(m.key, m.value), '{}'::json)
+          FROM ${members} WHERE ${small}),
+        'truncated', true,
+        'omitted', (SELECT coalesce(json_agg(m.key), '[]'::json) FROM ${members} WHERE NOT ${small})
+      )::text END
+    FROM (SELECT ${type}::text AS type, ${timestamp}::text AS ts, ${data} AS data) event,
+      LATERAL (SELECT json_build_object('type', event.type, 'timestamp', event.ts,
+        'data', event.data)::text AS body) whole)`;
 }
 
 /** The INSERT that fans one event out to every subscribed endpoint, in the maker's statement. */

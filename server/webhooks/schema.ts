@@ -4,7 +4,7 @@ import { wholeNumberParam } from "@/server/kit/bounds";
 import { isoDateTime } from "@/server/kit/iso-date-time";
 import { NUL_RULE, storableString, withoutNul } from "@/server/kit/text";
 import { pageParams } from "@/server/pagination/schema";
-import { RESPONSE_EXCERPT_BYTES } from "./view";
+import { EVENT_BODY_MAX_BYTES, RESPONSE_EXCERPT_BYTES, TRIMMED_MEMBER_MAX_BYTES } from "./view";
 
 /** The longest URL an endpoint may have: more than any real receiver needs. */
 export const MAX_URL_LENGTH = 2048;
@@ -151,7 +151,16 @@ export const webhookEventSchema = z
     timestamp: isoDateTime,
     data: z.record(z.string(), z.unknown()).meta({
       description:
-        "The object as the REST API shows it: a run (GET /agents/{aid}/runs), an agent (GET /agents/{aid}), a deployment (GET /v1/deployments/{id}); for agent.limit_reached the limit and the agent's quota.",
+        "The object as the REST API shows it: a run (GET /agents/{aid}/runs), an agent (GET /agents/{aid}), a deployment (GET /v1/deployments/{id}, with from_status and to_status, and its last 5 changes in history); for agent.limit_reached the limit and the agent's quota.",
+    }),
+    truncated: z
+      .literal(true)
+      .optional()
+      .meta({
+        description: `Present when the body would have passed ${EVENT_BODY_MAX_BYTES / 1024 / 1024} MiB: data keeps only its members of at most ${TRIMMED_MEMBER_MAX_BYTES / 1024} KiB.`,
+      }),
+    omitted: z.array(z.string()).optional().meta({
+      description: "With truncated: the members of data left out, to read through the API.",
     }),
   })
   .meta({ id: "WebhookEvent", description: "The body POSTed to the endpoint." });

@@ -24,3 +24,9 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
 
 /** How much of a receiver's answer the delivery log keeps and shows: its first bytes. */
 export const RESPONSE_EXCERPT_BYTES = 200;
+
+/** The most an event's body may take in the outbox, in bytes; a larger one is written trimmed. */
+export const EVENT_BODY_MAX_BYTES = 1024 * 1024;
+
+/** The largest member of a trimmed event's `data` that is kept, in bytes of its JSON text. */
+export const TRIMMED_MEMBER_MAX_BYTES = 1024;

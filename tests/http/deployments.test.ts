@@ -15,6 +15,12 @@ import {
   type Statement,
   signedBody,
 } from "../helpers/siwe";
+import {
+  startWebhookReceiver,
+  until,
+  verified,
+  type WebhookReceiver,
+} from "../helpers/webhook-receiver";
 
 const adminHeaders = {
   authorization: `Bearer ${TEST_ADMIN_KEY}`,
@@ -28,9 +34,11 @@ describe.each(DATABASE_KINDS)("worker deployments over HTTP on %s", (kind) => {
   let server: RunningServer;
   let dropDatabase: (() => Promise<void>) | undefined;
   let privyKey: CryptoKey;
+  let hooks: WebhookReceiver;
   const adminWallet = newAccount();
 
   beforeAll(async () => {
+    hooks = await startWebhookReceiver();
     const keys = await generateKeyPair("ES256");
     privyKey = keys.privateKey;
     const throwaway = kind === "postgres" ? await createThrowawayPostgres() : undefined;
@@ -40,10 +48,12 @@ describe.each(DATABASE_KINDS)("worker deployments over HTTP on %s", (kind) => {
       ADMIN_ADDRESSES: adminWallet.address,
       PRIVY_APP_ID,
       PRIVY_VERIFICATION_KEY: await exportSPKI(keys.publicKey),
+      WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${hooks.port}`,
     });
   });
   afterAll(async () => {
     await server?.stop();
+    await hooks?.close();
     await dropDatabase?.();
   });
 
@@ -593,6 +603,120 @@ describe.each(DATABASE_KINDS)("worker deployments over HTTP on %s", (kind) => {
         "content-type": "application/json",
       } as typeof adminHeaders);
       expect(anonymous.status).toBe(401);
+    });
+  });
+
+  describe("bounds on what workers can grow", () => {
+    const get = (path: string) =>
+      fetch(`${server.url}${path}`, { headers: adminHeaders }).then(async (r) => ({
+        status: r.status,
+        text: await r.text(),
+      }));
+
+    it("keeps the record and every event bounded through 42 signed updates, and pages the history", async () => {
+      const made = await fetch(`${server.url}/webhooks`, {
+        method: "POST",
+        headers: adminHeaders,
+        body: JSON.stringify({
+          url: `${hooks.url}/bounded`,
+          events: ["deployment.status_changed"],
+        }),
+      });
+      expect(made.status).toBe(201);
+      const endpoint = await made.json();
+      const worker = newAccount();
+      const deployment = await createDeployment();
+      // Each update carries 15 kB under one key: the details stay small, the history grows.
+      const cycle = ["pick_up", "deploying", "deployed"];
+      const updates = 42;
+      for (let i = 0; i < updates; i++) {
+        const response = await update(worker, {
+          request_id: deployment.request_id,
+          status: cycle[i % 3] as string,
+          deployment_details: { log: `${i}:${"x".repeat(15_000)}`, step: i },
+        });
+        expect(response.status, `update ${i}`).toBe(200);
+      }
+
+      const record = await get(`/v1/deployments/${deployment.id}`);
+      const parsed = JSON.parse(record.text);
+      expect(parsed.history_total).toBe(updates);
+      expect(
+        parsed.history.map(
+          (h: { deployment_details: { step: number } }) => h.deployment_details.step,
+        ),
+      ).toEqual(Array.from({ length: 10 }, (_, i) => updates - 10 + i));
+      expect(Buffer.byteLength(record.text)).toBeLessThan(12 * 16_000);
+
+      // Every entry once, newest first, a page at a time; the pages' cursors lead nowhere else.
+      const steps: number[] = [];
+      let cursor: string | null = null;
+      do {
+        const query: string = `limit=8${cursor ? `&cursor=${cursor}` : ""}`;
+        const page = await get(`/v1/deployments/${deployment.id}/history?${query}`);
+        expect(page.status, page.text).toBe(200);
+        const body = JSON.parse(page.text);
+        steps.push(
+          ...body.history.map(
+            (h: { deployment_details: { step: number } }) => h.deployment_details.step,
+          ),
+        );
+        cursor = body.next_cursor;
+      } while (cursor);
+      expect(steps).toEqual(Array.from({ length: updates }, (_, i) => updates - 1 - i));
+      expect((await get(`/v1/deployments/${deployment.id}/history?limit=0`)).status).toBe(400);
+      expect((await get(`/v1/deployments/${deployment.id}/history?cursor=nope`)).status).toBe(400);
+      expect((await get("/v1/deployments/999999/history")).status).toBe(404);
+
+      // Each status change is one event, with the last 5 changes: none grows with the history.
+      expect(await until(() => hooks.to("/bounded").length === updates, 30_000)).toBe(true);
+      const bodies = hooks.to("/bounded").map((received) => {
+        const event = verified(endpoint.secret, received) as {
+          data: { history: unknown[]; history_total: number; to_status: string };
+        };
+        return { bytes: Buffer.byteLength(received.body), event };
+      });
+      for (const { bytes, event } of bodies) {
+        expect(event.data.history.length).toBeLessThanOrEqual(5);
+        expect(bytes).toBeLessThan(7 * 16_000);
+      }
+      const total = bodies.reduce((sum, { bytes }) => sum + bytes, 0);
+      expect(total).toBeLessThan(updates * 7 * 16_000);
+      // The outbox, read through the API, holds the same bounded bodies.
+      const deliveries = JSON.parse(
+        (await get(`/webhooks/${endpoint.id}/deliveries?limit=100`)).text,
+      ).deliveries as { payload: { data: { history: unknown[] } } }[];
+      expect(deliveries).toHaveLength(updates);
+      for (const delivery of deliveries)
+        expect(delivery.payload.data.history.length).toBeLessThanOrEqual(5);
+    });
+
+    it("refuses a signed update that would take the details past 64 KiB, changing nothing", async () => {
+      const worker = newAccount();
+      const deployment = await createDeployment();
+      for (const key of ["a", "b", "c", "d"]) {
+        const response = await update(worker, {
+          request_id: deployment.request_id,
+          status: "pick_up",
+          deployment_details: { [key]: "x".repeat(15_000) },
+        });
+        expect(response.status).toBe(200);
+      }
+      const before = await get(`/v1/deployments/${deployment.id}`);
+      const refused = await expectRefusal(
+        await update(worker, {
+          request_id: deployment.request_id,
+          status: "deploying",
+          deployment_details: { e: "x".repeat(15_000) },
+        }),
+        400,
+        "invalid_statement",
+        /^statement\.deployment_details would make the deployment's details \d+ bytes as JSON, over their bound of 65536 bytes \(64 KiB\)/,
+      );
+      expect(refused.errors).toEqual([
+        { field: "statement.deployment_details", detail: expect.stringMatching(/65536 bytes/) },
+      ]);
+      expect(await get(`/v1/deployments/${deployment.id}`)).toEqual(before);
     });
   });
 

@@ -73,6 +73,59 @@ describe.each(DATABASE_KINDS)("deployments for the dashboard on %s", (kind) => {
     );
   });
 
+  it("embeds the last 10 changes in the record, and pages through every one, once, in order", async () => {
+    const owner = newAccount();
+    const { id } = await caller().deployments.create({
+      user_address: owner.address,
+      proposal: sampleProposal,
+    });
+    const cycle = ["pick_up", "deploying", "deployed"] as const;
+    for (let i = 0; i < 45; i++) {
+      clock.advance(1000);
+      await caller().deployments.changeStatus({
+        id,
+        status: cycle[i % 3] as DeploymentStatus,
+        deployment_details: { step: i },
+      });
+    }
+    const steps = (history: { deployment_details: Record<string, unknown> | null }[]) =>
+      history.map((h) => h.deployment_details?.step);
+    const record = await caller().deployments.get({ id });
+    expect(record.history_total).toBe(45);
+    expect(steps(record.history)).toEqual(Array.from({ length: 10 }, (_, i) => 35 + i));
+
+    const walk = async (list: typeof caller) => {
+      const pages: unknown[][] = [];
+      let page = await list().deployments.history({ id, limit: 7, include_total: true });
+      expect(page.total).toBe(45);
+      expect(page.prev_cursor).toBeNull();
+      pages.push(steps(page.history));
+      while (page.next_cursor) {
+        page = await list().deployments.history({ id, limit: 7, cursor: page.next_cursor });
+        pages.push(steps(page.history));
+      }
+      const back = [steps(page.history)];
+      while (page.prev_cursor) {
+        page = await list().deployments.history({ id, limit: 7, cursor: page.prev_cursor });
+        back.unshift(steps(page.history));
+      }
+      expect(back).toEqual(pages);
+      return pages;
+    };
+    const pages = await walk(caller);
+    expect(pages.map((p) => p.length)).toEqual([7, 7, 7, 7, 7, 7, 3]);
+    expect(pages.flat()).toEqual(Array.from({ length: 45 }, (_, i) => 44 - i));
+    // The owner's wallet reads it too; another wallet learns nothing of it.
+    expect(await walk(() => walletCaller(owner))).toEqual(pages);
+    expect(await problemOf(walletCaller(newAccount()).deployments.history({ id }))).toMatchObject({
+      status: 404,
+      code: "deployment_not_found",
+    });
+    expect(
+      await problemOf(caller().deployments.history({ id, cursor: "not-a-cursor" })),
+    ).toMatchObject({ status: 400, code: "invalid_cursor" });
+  });
+
   /** A deployment in `status`, assigned to `worker` (or to none). */
   async function deployment(status: DeploymentStatus, worker?: LocalAccount, owner = newAccount()) {
     const made = await caller().deployments.create({

@@ -1,4 +1,6 @@
+import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { rowsOf } from "@/db/rows";
 import { fixedClock } from "@/server/kit/clock";
 import { checkPrivyToken } from "@/server/siwe";
 import { callerFor, problemOf, testConfig } from "../helpers/context";
@@ -80,6 +82,123 @@ describe.each(DATABASE_KINDS)("signed status updates on %s", (kind) => {
         .map((r) => problemOf(Promise.reject((r as PromiseRejectedResult).reason))),
     );
     expect(new Set(failures.map((f) => f.code))).toEqual(new Set(["invalid_nonce"]));
+  });
+
+  describe("the bound on deployment_details (64 KiB as JSON, once merged)", () => {
+    /** A value whose member `"key":"…"` takes about `bytes` bytes of JSON. */
+    const blob = (bytes: number) => "x".repeat(bytes);
+    const changesOf = async (id: number) =>
+      rowsOf<{ n: number }>(
+        await testDatabase().db.execute(
+          sql`SELECT count(*)::int AS n FROM deployment_status_history WHERE deployment_id = ${id}`,
+        ),
+      )[0]?.n;
+
+    it("refuses a creation over it, naming the field and the bound", async () => {
+      const failure = await problemOf(
+        caller().deployments.create({
+          user_address: newAccount().address,
+          proposal,
+          deployment_details: { log: blob(70_000) },
+        }),
+      );
+      expect(failure).toMatchObject({ status: 400, code: "validation_failed" });
+      expect(failure.errors).toEqual([
+        { field: "deployment_details", detail: "must be at most 65536 bytes (64 KiB) as JSON" },
+      ]);
+      expect((await caller().deployments.list({})).deployments).toEqual([]);
+    });
+
+    it("refuses the admin's change that would take the merged details over it, storing nothing", async () => {
+      const { id } = await caller().deployments.create({
+        user_address: newAccount().address,
+        proposal,
+      });
+      for (const key of ["a", "b", "c"])
+        await caller().deployments.changeStatus({
+          id,
+          status: "pick_up",
+          deployment_details: { [key]: blob(20_000) },
+        });
+      const before = await caller().deployments.get({ id });
+      const failure = await problemOf(
+        caller().deployments.changeStatus({
+          id,
+          status: "deploying",
+          deployment_details: { d: blob(20_000) },
+        }),
+      );
+      expect(failure).toMatchObject({ status: 400, code: "validation_failed" });
+      expect(failure.detail).toMatch(
+        /^deployment_details would make the deployment's details 80\d{3} bytes as JSON, over their bound of 65536 bytes \(64 KiB\)/,
+      );
+      expect(failure.errors?.map((e) => e.field)).toEqual(["deployment_details"]);
+      expect(await caller().deployments.get({ id })).toEqual(before);
+      expect(await changesOf(id)).toBe(3);
+      // Replacing a key rather than adding one stays within it, and a null frees its room.
+      await caller().deployments.changeStatus({
+        id,
+        status: "deploying",
+        deployment_details: { a: null, d: blob(20_000) },
+      });
+      expect(Object.keys((await caller().deployments.get({ id })).deployment_details)).toEqual([
+        "a",
+        "b",
+        "c",
+        "d",
+      ]);
+    });
+
+    it("lets through only as many concurrent changes as fit: the merge is decided on the locked row", async () => {
+      const { id } = await caller().deployments.create({
+        user_address: newAccount().address,
+        proposal,
+      });
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) =>
+          caller().deployments.changeStatus({
+            id,
+            status: "pick_up",
+            deployment_details: { [`part-${i}`]: blob(20_000) },
+          }),
+        ),
+      );
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(3);
+      const stored = (await caller().deployments.get({ id })).deployment_details;
+      expect(Object.keys(stored)).toHaveLength(3);
+      expect(Buffer.byteLength(JSON.stringify(stored))).toBeLessThanOrEqual(64 * 1024);
+      expect(await changesOf(id)).toBe(3);
+    });
+
+    it("refuses a signed change that would take them over it, spending its nonce", async () => {
+      const worker = newAccount();
+      const { id, request_id } = await caller().deployments.create({
+        user_address: newAccount().address,
+        proposal,
+      });
+      const signed = async (status: string, deployment_details: Record<string, unknown>) => {
+        const { nonce } = await caller().nonces.issue({ user_address: worker.address });
+        const message = buildMessage(
+          "viem",
+          worker,
+          { request_id, status, deployment_details },
+          fields(nonce),
+        );
+        return signedBody(worker, message);
+      };
+      // A signed statement holds 16 KiB at most: the fifth such change is one too many.
+      for (const key of ["a", "b", "c", "d"])
+        await caller().deployments.updateStatus(await signed("pick_up", { [key]: blob(15_000) }));
+      const over = await signed("deploying", { e: blob(15_000) });
+      const failure = await problemOf(caller().deployments.updateStatus(over));
+      expect(failure).toMatchObject({ status: 400, code: "invalid_statement" });
+      expect(failure.errors?.map((e) => e.field)).toEqual(["statement.deployment_details"]);
+      expect(failure.detail).toMatch(/65536 bytes \(64 KiB\)/);
+      expect((await caller().deployments.get({ id })).Status).toBe("pick_up");
+      expect(await problemOf(caller().deployments.updateStatus(over))).toMatchObject({
+        code: "invalid_nonce",
+      });
+    });
   });
 });
 

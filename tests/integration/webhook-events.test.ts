@@ -6,7 +6,14 @@ import { autonomousRuns } from "@/db/schema";
 import { fixedClock } from "@/server/kit/clock";
 import { createModelRuntime } from "@/server/model-call";
 import { Scheduler, sweepInterruptedRuns } from "@/server/runs";
-import { WEBHOOK_EVENT_TYPES, WebhookSender, webhookSecretKey } from "@/server/webhooks";
+import {
+  EVENT_BODY_MAX_BYTES,
+  emitEvent,
+  fanOutSql,
+  WEBHOOK_EVENT_TYPES,
+  WebhookSender,
+  webhookSecretKey,
+} from "@/server/webhooks";
 import { callerFor, TEST_ADMIN_KEY, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 import { buildMessage, newAccount, signedBody } from "../helpers/siwe";
@@ -223,7 +230,7 @@ describe.each(DATABASE_KINDS)("webhook events on %s", (kind) => {
     expect((await events()).map((e) => e.data.limit_value)).toEqual([1, 1, 2, 2]);
   });
 
-  it("sends deployment.status_changed with the record and its history, not for the same status again", async () => {
+  it("sends deployment.status_changed with the change and the last 5 changes, not for the same status again", async () => {
     await subscribe(["deployment.status_changed"]);
     const config = testConfig({ PUBLIC_URL: "https://agents.example.com" });
     const caller = () => callerFor(testDatabase().db, { clock, config });
@@ -265,17 +272,88 @@ describe.each(DATABASE_KINDS)("webhook events on %s", (kind) => {
     const written = await events();
     expect(written.map((e) => e.data.Status)).toEqual(["pick_up", "deploying"]);
     const now = await caller().deployments.get({ id });
-    expect(written[1]?.data).toEqual(now);
+    expect(written[1]?.data).toEqual({ ...now, from_status: "pick_up", to_status: "deploying" });
+    expect(written[0]?.data).toMatchObject({ from_status: "init", to_status: "pick_up" });
     expect(written[0]?.data.history).toHaveLength(1);
+    // Past 5 changes, an event carries the last 5 only, and says how many there are in all.
+    for (const status of ["deployed", "pick_up", "deploying", "deployed"]) await sign(status);
+    const record = await caller().deployments.get({ id });
+    const latest = (await events()).at(-1);
+    expect(latest?.data).toEqual({
+      ...record,
+      history: record.history.slice(-5),
+      from_status: "deploying",
+      to_status: "deployed",
+    });
+    expect(latest?.data.history_total).toBe(7);
     // The admin's own change is an event too, with the history that records it.
     await caller().deployments.changeStatus({ id, status: "failed" });
     const after = await events();
-    expect(after.map((e) => e.data.Status)).toEqual(["pick_up", "deploying", "failed"]);
-    const history = (after[2]?.data.history ?? []) as unknown[];
+    expect(after.map((e) => e.data.Status)).toEqual([
+      "pick_up",
+      "deploying",
+      "deployed",
+      "pick_up",
+      "deploying",
+      "deployed",
+      "failed",
+    ]);
+    const history = (after.at(-1)?.data.history ?? []) as unknown[];
+    expect(history).toHaveLength(5);
     expect(history.at(-1)).toMatchObject({
       to_status: "failed",
       signer_address: "admin",
     });
+  });
+
+  it("writes an event whose body would pass 1 MiB trimmed to its small members, saying so", async () => {
+    await subscribe(["agent.updated", "run.succeeded"]);
+    const big = "x".repeat(1024 * 1024);
+    await emitEvent(testDatabase().db, {
+      type: "agent.updated",
+      at: clock.now(),
+      data: { aid: "huge", name: "Huge", prompt: big, note: "y".repeat(2000) },
+    });
+    // Data made in SQL, as the runs' events are, is held to the same bound.
+    await testDatabase().db.execute(
+      fanOutSql({
+        type: "run.succeeded",
+        at: clock.now().toISOString(),
+        data: sql`json_build_object('id', 7, 'aid', 'huge', 'reply', repeat('z', 1100000))`,
+      }),
+    );
+    // One just under the bound is sent whole.
+    const whole = "w".repeat(1024 * 1024 - 200);
+    await emitEvent(testDatabase().db, {
+      type: "agent.updated",
+      at: clock.now(),
+      data: { aid: "whole", prompt: whole },
+    });
+    const sizes = rowsOf<{ bytes: number }>(
+      await testDatabase().db.execute(
+        sql`SELECT octet_length(body) AS bytes FROM webhook_deliveries ORDER BY id`,
+      ),
+    ).map((row) => row.bytes);
+    expect(sizes.every((bytes) => bytes <= EVENT_BODY_MAX_BYTES)).toBe(true);
+    const [agent, run, kept] = (await events()) as (Event & {
+      truncated?: boolean;
+      omitted?: string[];
+    })[];
+    expect(agent).toEqual({
+      type: "agent.updated",
+      timestamp: START,
+      data: { aid: "huge", name: "Huge" },
+      truncated: true,
+      omitted: ["prompt", "note"],
+    });
+    expect(run).toMatchObject({
+      type: "run.succeeded",
+      data: { id: 7, aid: "huge" },
+      truncated: true,
+      omitted: ["reply"],
+    });
+    expect(kept?.data.prompt).toBe(whole);
+    expect(kept?.truncated).toBeUndefined();
   });
 
   describe("the sender", () => {
