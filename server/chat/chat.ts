@@ -214,6 +214,13 @@ export async function checkChat(
   if (admission !== "admitted") throw refusal(input.aid, { outcome: admission });
 }
 
+/** What the caller sends the model: its question and the history it brings, if any. */
+function inputChars({ question, history }: Ask): number {
+  let chars = question.length;
+  for (const turn of history ?? []) chars += turn.content?.length ?? 0;
+  return chars;
+}
+
 /** The stored history of a thread is not read for a question that brings its own. */
 const NO_STORED_HISTORY = { historyMessages: 0, historyMaxChars: 0 };
 
@@ -231,7 +238,7 @@ async function beginExchange(
     const thread = { aid, caller: callerId(ctx.caller), chatId };
     const opening = await openChat(
       ctx,
-      { aid, caller: ctx.caller, chatId },
+      { aid, caller: ctx.caller, chatId, inputChars: inputChars(question) },
       question.history ? NO_STORED_HISTORY : ctx.model.chat,
     );
     if (opening.outcome !== "opened") throw refusal(aid, opening);
