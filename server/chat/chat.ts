@@ -3,6 +3,7 @@ import { type Caller, callerId } from "@/server/callers";
 import type { Config } from "@/server/frame/config";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
+import { cutText } from "@/server/kit/text";
 import {
   type CallSettings,
   type ModelCall,
@@ -24,7 +25,7 @@ import { storeExchange, type ThreadRef } from "@/server/threads";
 import { admissionOf, type OpenedChat, type Opening, openChat } from "./opening";
 import { beginChat, endChat } from "./outcomes";
 import { presentRateLimit, withRateLimit } from "./rate-limit";
-import type { ChatEvent, ChatInput, ChatReply } from "./schema";
+import { type ChatEvent, type ChatInput, type ChatReply, Q_MAX_LENGTH } from "./schema";
 
 /**
  * The chat engine. Order matters: a model slot must be free (503); then one statement
@@ -305,7 +306,8 @@ async function completeExchange(
     ctx.db,
     {
       ...thread,
-      question: ask.question,
+      // A thread holds what chat would: a completion's question may be longer than chat takes.
+      question: cutText(ask.question, Q_MAX_LENGTH),
       reply: reply.text,
       model: reply.model,
       usage: reply.usage,

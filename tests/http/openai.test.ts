@@ -294,6 +294,74 @@ describe.each(DATABASE_KINDS)("the OpenAI-compatible API on %s", (kind) => {
     expect((await agent("strict")).quota.message_count_total).toBe(0);
   });
 
+  it("refuses a conversation past COMPLETIONS_MAX_INPUT_CHARS with 400 naming messages", async () => {
+    await createAgent({ aid: "bounded" });
+    const send = (messages: unknown, stream = false) =>
+      fetch(`${server.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "bounded", messages, stream }),
+      });
+    // 240,000 characters: within the body's 256 KiB, past the 100,000 the default allows.
+    const long = [
+      { role: "user", content: "x".repeat(120_000) },
+      { role: "assistant", content: "y".repeat(110_000) },
+      { role: "user", content: [{ type: "text", text: "z".repeat(10_000) }] },
+    ];
+    for (const stream of [false, true]) {
+      const refused = await send(long, stream);
+      expect(refused.status).toBe(400);
+      const { error } = await refused.json();
+      expect(error).toMatchObject({
+        type: "invalid_request_error",
+        param: "messages",
+        code: "validation_failed",
+      });
+      expect(error.message).toContain("240,000 characters");
+      expect(error.message).toContain("100,000");
+    }
+    const viaSdk = await openai()
+      .chat.completions.create({ model: "bounded", messages: long as never })
+      .catch((e: unknown) => e);
+    expect(viaSdk).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((viaSdk as InstanceType<typeof OpenAI.BadRequestError>).param).toBe("messages");
+    expect(fake.requests).toEqual([]);
+    expect((await agent("bounded")).quota.message_count_total).toBe(0);
+
+    // At the bound exactly, the conversation is taken and sent whole.
+    const atBound = [
+      { role: "user", content: "x".repeat(60_000) },
+      { role: "assistant", content: "y".repeat(30_000) },
+      { role: "user", content: "z".repeat(10_000) },
+    ];
+    expect((await send(atBound)).status).toBe(200);
+    const sent = fake.requests.at(-1)?.messages.slice(1) ?? [];
+    expect(sent.map((m) => (m.content as string).length)).toEqual([60_000, 30_000, 10_000]);
+  });
+
+  it("sends a long question whole and stores it cut as chat would take it", async () => {
+    await createAgent({ aid: "long-question" });
+    const question = `${"q".repeat(9_999)}😀${"r".repeat(40_000)}`;
+    const completion = await openai().chat.completions.create({
+      model: "long-question",
+      messages: ask(question),
+    });
+    expect(completion.choices[0]?.message.content).toBe(REPLY);
+    expect(fake.requests.at(-1)?.messages.at(-1)).toEqual({ role: "user", content: question });
+    const { threads } = await (
+      await fetch(`${server.url}/agents/long-question/threads`, { headers: admin })
+    ).json();
+    const { messages } = await (
+      await fetch(
+        `${server.url}/agents/long-question/threads/openai/messages?caller=${encodeURIComponent(threads[0].caller)}`,
+        { headers: admin },
+      )
+    ).json();
+    // GET /{aid}/chat takes 10,000 characters: the cut keeps the surrogate pair whole, so it is
+    // one short of that here.
+    expect(messages.map((m: { content: string }) => m.content)).toEqual(["q".repeat(9_999), REPLY]);
+  });
+
   it("holds each completion's input against a token budget: no more start than it holds", async () => {
     // "You are held-input." (19 characters) and a question of 381: 400 characters, 100 tokens
     // held by each completion until it ends; a budget of 500 holds five.
