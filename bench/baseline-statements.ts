@@ -89,9 +89,11 @@ export function chatStatements(sql: postgres.Sql) {
             aid: thread.aid,
             caller: { kind: "anonymous", addressHash: thread.addressHash },
             chatId: thread.chatId,
+            // The question is not counted in the hold: the baseline's agents have no budgets.
+            inputChars: 0,
           },
           now,
-          { historyMessages },
+          { historyMessages, historyMaxChars: 24_000 },
         ),
       ),
     /** The store statement, guarded by the chat's reservation: whether it stored. */

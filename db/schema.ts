@@ -257,6 +257,8 @@ export const chatReservations = pgTable(
     day: date({ mode: "string" }).notNull(),
     month: date({ mode: "string" }).notNull(),
     reservedAt: timestamptz().notNull(),
+    /** Tokens the chat holds against the agent's budgets (its input's estimate) until it ends. */
+    heldTokens: bigint({ mode: "number" }).notNull().default(1),
   },
   (t) => [index("chat_reservations_age").on(t.reservedAt)],
 );

@@ -3,6 +3,7 @@ import { type Caller, callerId } from "@/server/callers";
 import type { Config } from "@/server/frame/config";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
+import { cutText } from "@/server/kit/text";
 import {
   type CallSettings,
   type ModelCall,
@@ -24,7 +25,7 @@ import { storeExchange, type ThreadRef } from "@/server/threads";
 import { admissionOf, type OpenedChat, type Opening, openChat } from "./opening";
 import { beginChat, endChat } from "./outcomes";
 import { presentRateLimit, withRateLimit } from "./rate-limit";
-import type { ChatEvent, ChatInput, ChatReply } from "./schema";
+import { type ChatEvent, type ChatInput, type ChatReply, Q_MAX_LENGTH } from "./schema";
 
 /**
  * The chat engine. Order matters: a model slot must be free (503); then one statement
@@ -214,6 +215,13 @@ export async function checkChat(
   if (admission !== "admitted") throw refusal(input.aid, { outcome: admission });
 }
 
+/** What the caller sends the model: its question and the history it brings, if any. */
+function inputChars({ question, history }: Ask): number {
+  let chars = question.length;
+  for (const turn of history ?? []) chars += turn.content?.length ?? 0;
+  return chars;
+}
+
 /** The stored history of a thread is not read for a question that brings its own. */
 const NO_STORED_HISTORY = { historyMessages: 0, historyMaxChars: 0 };
 
@@ -231,7 +239,7 @@ async function beginExchange(
     const thread = { aid, caller: callerId(ctx.caller), chatId };
     const opening = await openChat(
       ctx,
-      { aid, caller: ctx.caller, chatId },
+      { aid, caller: ctx.caller, chatId, inputChars: inputChars(question) },
       question.history ? NO_STORED_HISTORY : ctx.model.chat,
     );
     if (opening.outcome !== "opened") throw refusal(aid, opening);
@@ -298,7 +306,8 @@ async function completeExchange(
     ctx.db,
     {
       ...thread,
-      question: ask.question,
+      // A thread holds what chat would: a completion's question may be longer than chat takes.
+      question: cutText(ask.question, Q_MAX_LENGTH),
       reply: reply.text,
       model: reply.model,
       usage: reply.usage,

@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, isNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, isNull, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
 import {
@@ -12,7 +12,7 @@ import {
 import { type Caller, callerId } from "@/server/callers";
 import type { ChatConfig } from "@/server/frame/config";
 import type { Clock } from "@/server/kit/clock";
-import type { CalledAgent } from "@/server/model-call";
+import { type CalledAgent, CHARS_PER_TOKEN } from "@/server/model-call";
 import { log } from "@/server/observability";
 import type { ChatTurn } from "@/server/providers";
 import {
@@ -48,14 +48,22 @@ export type Opening =
   | { outcome: "quota_exceeded"; exceeded: QuotaExceeded; rateLimit: RateLimit | null };
 
 /**
+ * What a chat opens with. `inputChars`: the characters of the question and of any history the
+ * caller sends (a completion's conversation), which with the agent's instructions and the
+ * thread's stored history make the input its hold against the token budgets is estimated from.
+ */
+export type OpeningRequest = { aid: string; caller: Caller; chatId: string; inputChars: number };
+
+/**
  * Everything a chat needs before its model call, in one statement: the agent, the caller's
- * admission, one chat in the rate-limit window, one message use reserved, the thread's history.
- * Each step runs only if those before it passed, so a refused chat counts nothing after its
- * refusal; one statement means fewer round trips, and one queued query per chat in an outage.
+ * admission, one chat in the rate-limit window, one message use reserved with its input's tokens
+ * held, the thread's history. Each step runs only if those before it passed, so a refused chat
+ * counts nothing after its refusal; one statement means fewer round trips, and one queued query
+ * per chat in an outage.
  */
 export async function openChat(
   { db, clock }: { db: Db; clock: Clock },
-  request: { aid: string; caller: Caller; chatId: string },
+  request: OpeningRequest,
   config: Pick<ChatConfig, "historyMessages" | "historyMaxChars">,
 ): Promise<Opening> {
   const { aid, caller } = request;
@@ -94,7 +102,7 @@ export async function openChat(
     }
     // Say which limit refused, from the row as it is now. None if a use was given back meanwhile:
     // then the chat is tried again (and counted in the rate window again, rarely).
-    const refused = (await whyRefused(db, [aid], "message", now)).get(aid);
+    const refused = (await whyRefused(db, [aid], "message", now, row.hold)).get(aid);
     if (refused?.notFound) return { outcome: "not_found" };
     if (refused) {
       await noticeRefusal(db, { aid, exceeded: refused.exceeded, row: refused.row }, now);
@@ -113,9 +121,9 @@ async function noticeRefusal(db: Db, refusal: LimitRefusal, now: Date): Promise<
 
 /** Exported with `openingQuery` for the benchmark's baseline (bench/baseline.ts). */
 export function openingValues(
-  { aid, caller, chatId }: { aid: string; caller: Caller; chatId: string },
+  { aid, caller, chatId, inputChars }: OpeningRequest,
   now: Date,
-  config: Pick<ChatConfig, "historyMessages">,
+  config: Pick<ChatConfig, "historyMessages" | "historyMaxChars">,
 ): Record<string, unknown> {
   return {
     aid,
@@ -124,6 +132,8 @@ export function openingValues(
     ...callerValues(caller),
     chatId,
     limit: config.historyMessages,
+    historyMaxChars: config.historyMaxChars,
+    inputChars,
     windowOpenAfter: new Date(now.getTime() - RATE_WINDOW_MS).toISOString(),
     ...reservePeriods(now),
   };
@@ -258,11 +268,18 @@ export function openingQuery(db: Db) {
           RETURNING count AS rate_count,
             (extract(epoch FROM window_started_at) * 1000)::float8 AS rate_window_started_ms`,
     );
+  // The thread's recent messages, read once: sent to the model, and counted in the hold.
+  const history = db
+    .$with("history", { json: sql<unknown>`history_json`.as("history_json") })
+    .as(
+      sql`SELECT ${historyJson({ aid: p("aid"), caller: p("caller"), chatId: p("chatId") }, p("limit"))} AS history_json`,
+    );
   const { counted, reserved, row } = reserveMessage(db, {
     aid: p("aid"),
     when: sql`EXISTS (SELECT 1 FROM admitted) AND (
         ${callerKind} = 'admin' OR ${rpm} IS NULL
         OR EXISTS (SELECT 1 FROM rate))`,
+    hold: sql`(SELECT held_tokens FROM hold)`,
     day: p("day"),
     month: p("month"),
     now: p("now"),
@@ -283,8 +300,21 @@ export function openingQuery(db: Db) {
   // The caller's window as it was before this statement, for the headers of a refusal.
   const prior = (column: SQL) =>
     sql`(SELECT ${column} FROM ${chatRateLimits} WHERE aid = ${p("aid")} AND caller = ${p("caller")})`;
+  const hold = inputHold(db, p("inputChars"), p("historyMaxChars"));
   return db
-    .with(agent, callerKey, keyUsed, admitted, rateRule, rate, counted, reserved, refused)
+    .with(
+      agent,
+      callerKey,
+      keyUsed,
+      admitted,
+      rateRule,
+      rate,
+      history,
+      hold,
+      counted,
+      reserved,
+      refused,
+    )
     .select({
       agent: CHAT_AGENT_COLUMNS,
       admitted: sql<boolean>`EXISTS (SELECT 1 FROM admitted)`,
@@ -302,10 +332,8 @@ export function openingQuery(db: Db) {
       // Its token counters, as of the statement's start (null before the first stored reply).
       tokenUsage: getTableColumns(agentTokenUsage),
       reservationId: reserved.id,
-      history: historyJson(
-        { aid: p("aid"), caller: p("caller"), chatId: p("chatId") },
-        p("limit"),
-      ).mapWith((json: unknown) => json),
+      hold: sql<number>`(SELECT held_tokens FROM hold)`.mapWith(Number),
+      history: sql<unknown>`(SELECT history_json FROM history)`.mapWith((json: unknown) => json),
     })
     .from(agents)
     .leftJoin(counted, eq(counted.aid, agents.aid))
@@ -313,4 +341,27 @@ export function openingQuery(db: Db) {
     .leftJoin(reserved, sql`true`)
     .leftJoin(rate, sql`true`)
     .where(eq(agents.aid, p("aid")));
+}
+
+/**
+ * The tokens a chat holds against its agent's token budgets while it is in flight: its input
+ * estimated at CHARS_PER_TOKEN characters a token, rounded up (at least one), as a reply's input
+ * is when the provider reports none. The input is the agent's instructions (systemPrompt), the
+ * caller's `inputChars`, and the thread's history, at most CHAT_HISTORY_MAX_CHARS of it (the model
+ * may be sent less: the oldest messages are dropped whole). Tool definitions and tool turns are
+ * not known yet; the reply's real usage replaces the hold when it is stored.
+ */
+function inputHold(db: Db, inputChars: SQLWrapper, historyMaxChars: SQLWrapper) {
+  const historyChars = sql`(SELECT coalesce(sum(char_length(item->>1)
+      + CASE WHEN json_typeof(item->2) = 'array' THEN char_length((item->2)::text) ELSE 0 END), 0)
+    FROM json_array_elements((SELECT history_json FROM history)) AS h(item))`;
+  // systemPrompt's length: "You are <name>." and, with a prompt, a blank line and the prompt.
+  const instructionChars = sql`char_length(agent.name) + CASE WHEN coalesce(agent.prompt, '') = ''
+      THEN 9 ELSE 11 + char_length(agent.prompt) END`;
+  return db.$with("hold", { tokens: sql<number>`held_tokens`.as("held_tokens") }).as(
+    sql`SELECT GREATEST(1, ceil((${inputChars}::bigint + ${instructionChars}
+        + least(${historyMaxChars}::bigint, ${historyChars}))::numeric
+        / ${sql.raw(String(CHARS_PER_TOKEN))}))::bigint AS held_tokens
+      FROM agent`,
+  );
 }

@@ -138,15 +138,16 @@ function askOf(ctx: CompletionContext, request: CompletionRequest): Ask {
       { errors: [{ field, detail: `must be at most ${limit}` }] },
     );
   }
-  const { messages } = request;
-  const last = messages[messages.length - 1] as CompletionMessage;
+  const texts = request.messages.map(textOf);
+  boundInput(texts, ctx.config.completions.maxInputChars);
+  const last = texts.length - 1;
   const stop = request.stop ?? undefined;
   return {
     via: "completions",
     aid: model,
     chatId: COMPLETIONS_THREAD,
-    question: textOf(last),
-    history: messages.slice(0, -1).map(turnOf),
+    question: texts[last] as string,
+    history: request.messages.slice(0, last).map((message, i) => turnOf(message, texts[i] ?? "")),
     settings: {
       temperature: request.temperature ?? undefined,
       maxOutputTokens: maxTokens,
@@ -160,9 +161,24 @@ function askOf(ctx: CompletionContext, request: CompletionRequest): Ask {
   };
 }
 
+/**
+ * The conversation is sent to the model whole with every request, so its size is bounded as
+ * chat's question and history are (COMPLETIONS_MAX_INPUT_CHARS), not only by the body's bytes.
+ */
+function boundInput(texts: string[], maxChars: number): void {
+  let chars = 0;
+  for (const text of texts) chars += text.length;
+  if (chars <= maxChars) return;
+  const bound = maxChars.toLocaleString("en");
+  throw new AppError(
+    "validation_failed",
+    `messages hold ${chars.toLocaleString("en")} characters, more than the ${bound} a completion's messages may hold together; send a shorter conversation.`,
+    { errors: [{ field: "messages", detail: `must hold at most ${bound} characters in all` }] },
+  );
+}
+
 /** A message as the model is given it: developer is OpenAI's newer name for system. */
-function turnOf(message: CompletionMessage): ChatTurn {
-  const content = textOf(message);
+function turnOf(message: CompletionMessage, content: string): ChatTurn {
   return message.role === "system" || message.role === "developer"
     ? { role: "system", content }
     : { role: message.role, content };

@@ -76,6 +76,9 @@ export const envSchema = z.object({
   CHAT_HISTORY_MESSAGES: optional(z.coerce.number().int().min(0).max(1000)).default(20),
   CHAT_HISTORY_MAX_CHARS: optional(z.coerce.number().int().min(0).max(10_000_000)).default(24_000),
   CHAT_RATE_LIMIT_RPM: quotaLimit(60, 1, 1_000_000),
+  COMPLETIONS_MAX_INPUT_CHARS: optional(z.coerce.number().int().min(1).max(10_000_000)).default(
+    100_000,
+  ),
   TRUST_PROXY: optional(z.coerce.number().int().min(0).max(10)).default(0),
   LOG_LEVEL: optional(
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
@@ -232,6 +235,10 @@ export function parseConfig(env: Record<string, string | undefined>) {
       defaultRateLimitRpm: e.CHAT_RATE_LIMIT_RPM,
       /** How many proxies' X-Forwarded-For entries to believe for the client address. */
       trustProxy: e.TRUST_PROXY,
+    },
+    completions: {
+      /** Characters of all a completion's messages together; more is refused with 400. */
+      maxInputChars: e.COMPLETIONS_MAX_INPUT_CHARS,
     },
     tools: {
       /** Empty = any host. */

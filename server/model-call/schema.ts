@@ -20,8 +20,11 @@ export const usageSchema = z
 export type Usage = Omit<z.infer<typeof usageSchema>, "cost">;
 export type PricedUsage = z.infer<typeof usageSchema>;
 
-/** A rule of thumb for English text with OpenAI's tokenizers, used only when none is reported. */
-const CHARS_PER_TOKEN = 4;
+/**
+ * A rule of thumb for English text with OpenAI's tokenizers: for the tokens of a reply whose
+ * provider reported none, and for the input a chat holds against its budgets before it starts.
+ */
+export const CHARS_PER_TOKEN = 4;
 
 export function estimateTokens(chars: number): number {
   return Math.ceil(chars / CHARS_PER_TOKEN);

@@ -21,11 +21,15 @@ export type QuotaExceeded = {
   detail: string;
 };
 
-/** Which limit of `kind` stops the next use, if any; the one that frees last wins. */
+/**
+ * Which limit of `kind` stops the next use, if any; the one that frees last wins. `hold` is the
+ * tokens that use would hold against the budgets (one for a run, a chat's input estimate).
+ */
 export function findExceeded(
   row: AgentQuotaRow,
   kind: QuotaKind,
   now: Date,
+  hold = 1,
 ): QuotaExceeded | undefined {
   const uses = COUNTERS[kind].map((counter) => ({
     period: counter.period,
@@ -35,20 +39,23 @@ export function findExceeded(
     describe: (limit: number, resetsAt: Date | null) =>
       describeExceeded(row.aid, kind, counter.period, limit, resetsAt),
   }));
-  // A budget's tokens in flight count one each (see tokens.ts), as the reserve counted them.
+  // A budget counts the tokens held in flight and this use's own hold, as the reserve did
+  // (see tokens.ts): it stops the use when they do not fit beside the tokens used.
   const budgets = TOKEN_BUDGETS.map((budget: TokenBudget) => ({
     period: budget.period,
     limitField: budget.limitField,
     limit: row[budget.limit],
-    used: tokensUsed(row, budget, now) + row.tokenHolds,
+    used: tokensUsed(row, budget, now) + row.tokenHolds + hold - 1,
+    never: row[budget.limit] !== null && hold > (row[budget.limit] as number),
     describe: (limit: number, resetsAt: Date | null) =>
-      describeTokensExceeded(row, budget, limit, resetsAt, now),
+      describeTokensExceeded(row, budget, { limit, hold, resetsAt }, now),
   }));
-  const hit = [...uses, ...budgets]
+  const hit = [...uses.map((use) => ({ ...use, never: false })), ...budgets]
     .filter(({ limit, used }) => limit !== null && used >= limit)
     .map((use) => {
       const limit = use.limit as number;
-      const resetsAt = limit === 0 ? null : resetTime(use.period, now);
+      // A hold larger than the whole budget does not fit after any reset either.
+      const resetsAt = limit === 0 || use.never ? null : resetTime(use.period, now);
       return { ...use, limit, resetsAt };
     })
     // Never-freeing limits first, then the latest reset: waiting for an earlier one is useless.
@@ -115,17 +122,20 @@ function describeExceeded(
 function describeTokensExceeded(
   row: AgentQuotaRow,
   budget: TokenBudget,
-  limit: number,
-  resetsAt: Date | null,
+  { limit, hold, resetsAt }: { limit: number; hold: number; resetsAt: Date | null },
   now: Date,
 ) {
   const label = { total: "Total", monthly: "Monthly", daily: "Daily" }[budget.period];
+  const n = (count: number) => count.toLocaleString("en");
+  const head = `${label} token limit reached for agent '${row.aid}': ${n(limit)} tokens allowed`;
+  if (hold > limit)
+    return `${head}, and this chat's input alone is estimated at ${n(hold)} tokens; send a shorter one, or an admin can raise the limit.`;
   const used = tokensUsed(row, budget, now);
   const inFlight =
-    row.tokenHolds > 0
-      ? ` and ${row.tokenHolds.toLocaleString("en")} ${row.tokenHolds === 1 ? "reply" : "replies"} in progress`
-      : "";
-  return `${label} token limit reached for agent '${row.aid}': ${limit.toLocaleString("en")} tokens allowed, ${used.toLocaleString("en")} used${inFlight}; ${whenItFrees(resetsAt)}.`;
+    row.tokenHolds > 0 ? ` and ${n(row.tokenHolds)} held by replies in progress` : "";
+  // A run holds one token; a chat's estimated input is said when it is what does not fit.
+  const needed = hold > 1 ? `, this chat's input is estimated at ${n(hold)}` : "";
+  return `${head}, ${n(used)} used${inFlight}${needed}; ${whenItFrees(resetsAt)}.`;
 }
 
 function whenItFrees(resetsAt: Date | null): string {

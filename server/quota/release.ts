@@ -16,7 +16,7 @@ export async function releaseMessage(db: Db, reservationId: number): Promise<voi
     giveBackMessages(
       db,
       sql`DELETE FROM ${chatReservations} WHERE ${chatReservations.id} = ${reservationId}
-          RETURNING aid, day, month`,
+          RETURNING aid, day, month, held_tokens`,
     ),
   );
 }
@@ -47,7 +47,7 @@ export async function sweepReservations(db: Db, before?: Date): Promise<number> 
     before === undefined ? sql`` : sql`WHERE ${lt(chatReservations.reservedAt, before)}`;
   return giveBackMessages(
     db,
-    sql`DELETE FROM ${chatReservations} ${which} RETURNING aid, day, month`,
+    sql`DELETE FROM ${chatReservations} ${which} RETURNING aid, day, month, held_tokens`,
   );
 }
 
@@ -56,7 +56,10 @@ export function reservationLifetimeMs(llmTimeoutMs: number): number {
   return llmTimeoutMs + 30_000;
 }
 
-/** Gives back, in one statement, each use `released` (a DELETE of reservations) returns. */
+/**
+ * Gives back, in one statement, each use `released` (a DELETE of reservations) returns, and the
+ * tokens it held.
+ */
 async function giveBackMessages(db: Db, released: SQL): Promise<number> {
   const q = agentQuotas;
   const result = await db.execute(sql`
@@ -69,7 +72,7 @@ async function giveBackMessages(db: Db, released: SQL): Promise<number> {
         ${sql.identifier("message_count_daily")} = GREATEST(${q.messageCountDaily}
           - (SELECT count(*) FROM released r WHERE r.aid = ${q.aid} AND r.day = ${q.messageDay}), 0),
         ${sql.identifier("token_holds")} = GREATEST(${q.tokenHolds}
-          - (SELECT count(*) FROM released r WHERE r.aid = ${q.aid}), 0)
+          - (SELECT sum(r.held_tokens) FROM released r WHERE r.aid = ${q.aid}), 0)
       WHERE ${q.aid} IN (SELECT aid FROM released)
     )
     SELECT count(*)::int AS uses FROM released`);

@@ -39,24 +39,34 @@ export function reservePeriods(now: Date) {
 
 /**
  * A chat's message use reserved, as WITH clauses of its opening statement: `counted` counts one
- * use if `when` holds and every limit has room; `reserved` records it in `chat_reservations`,
- * the row the settle or the release deletes.
+ * use and holds `hold` tokens (an expression of the statement: the estimate of the chat's input)
+ * if `when` holds and every limit has room for them; `reserved` records both in
+ * `chat_reservations`, the row the settle or the release deletes.
  */
 export function reserveMessage(
   db: Db,
   {
     aid,
     when,
+    hold,
     day,
     month,
     now,
-  }: { aid: string | SQLWrapper; when: SQL; day: unknown; month: unknown; now: unknown },
+  }: {
+    aid: string | SQLWrapper;
+    when: SQL;
+    hold: SQL;
+    day: unknown;
+    month: unknown;
+    now: unknown;
+  },
 ) {
   const counted = db.$with("counted").as(
     countUse(db, "message", and(eq(agentQuotas.aid, aid), when) ?? sql`false`, {
       day,
       month,
       now,
+      hold,
     }),
   );
   const reserved = db
@@ -64,8 +74,8 @@ export function reserveMessage(
       id: sql<number>`reservation_id`.mapWith(Number).as("reservation_id"),
     })
     .as(
-      sql`INSERT INTO ${chatReservations} (aid, day, month, reserved_at)
-        SELECT aid, ${day}::date, ${month}::date, ${now}::timestamptz FROM ${counted}
+      sql`INSERT INTO ${chatReservations} (aid, day, month, reserved_at, held_tokens)
+        SELECT aid, ${day}::date, ${month}::date, ${now}::timestamptz, ${hold} FROM ${counted}
         RETURNING id AS reservation_id`,
     );
   const row = Object.fromEntries(
@@ -76,6 +86,9 @@ export function reserveMessage(
   ) as { [K in keyof AgentQuotaCountsRow]: (typeof counted)[K] };
   return { counted, reserved, row };
 }
+
+/** A run holds one token against the budgets: its input is read only once it has started. */
+const RUN_HOLD = sql`1`;
 
 /** A run's use as reserved: the month it counts in (kept on the run), or why it was refused. */
 export type RunReserve = { month: string; refused?: undefined } | { refused: string };
@@ -95,6 +108,7 @@ export async function reserveRuns(
       day,
       month,
       now: now.toISOString(),
+      hold: RUN_HOLD,
     });
     for (const row of counted) results.set(row.aid, { month });
     const refused = pending.filter((aid) => !results.has(aid));
@@ -127,13 +141,15 @@ export type Refused =
 
 /**
  * Why a reserve counted nothing for each of `aids`, from their rows as they are now; undefined
- * when no limit explains it (a use was given back in between): reserve again.
+ * when no limit explains it (a use was given back in between): reserve again. `hold` is the
+ * tokens the refused start would have held.
  */
 export async function whyRefused(
   db: Db,
   aids: readonly string[],
   kind: QuotaKind,
   now: Date,
+  hold = 1,
 ): Promise<Map<string, Refused | undefined>> {
   const current = await db.select().from(agentQuotaView).where(inArray(agentQuotaView.aid, aids));
   const byAid = new Map(current.map((row) => [row.aid, row]));
@@ -141,23 +157,23 @@ export async function whyRefused(
     aids.map((aid): [string, Refused | undefined] => {
       const row = byAid.get(aid);
       if (!row) return [aid, { notFound: true }];
-      const exceeded = findExceeded(row, kind, now);
+      const exceeded = findExceeded(row, kind, now, hold);
       return [aid, exceeded && { exceeded, row }];
     }),
   );
 }
 
-/** Counts one use of `kind` where every limit has room; returns the rows counted. */
+/** Counts one use of `kind` holding `hold` tokens where every limit has room; returns those rows. */
 function countUse(
   db: Db,
   kind: QuotaKind,
   which: SQL,
-  { day, month, now }: { day: unknown; month: unknown; now: unknown },
+  { day, month, now, hold }: { day: unknown; month: unknown; now: unknown; hold: SQL },
 ) {
   const counters = COUNTERS[kind];
   const set: Record<string, unknown> = {
     [LAST_AT[kind]]: sql`${now}`,
-    tokenHolds: sql`${agentQuotas.tokenHolds} + 1`,
+    tokenHolds: sql`${agentQuotas.tokenHolds} + ${hold}`,
   };
   for (const counter of counters) {
     set[counter.count] = sql`${effectiveCount(counter, day, month)} + 1`;
@@ -172,6 +188,6 @@ function countUse(
   return db
     .update(agentQuotas)
     .set(set)
-    .where(and(which, ...withinLimits, withinTokenBudgets(day, month)))
+    .where(and(which, ...withinLimits, withinTokenBudgets(day, month, hold)))
     .returning();
 }

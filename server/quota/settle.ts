@@ -28,7 +28,10 @@ export function accountedPeriods(at: Date): { day: string; month: string; hour: 
   return { day, month, hour: utcHour(at) };
 }
 
-/** The guard that deletes the chat's reservation `id`: a row only while the use is still held. */
+/**
+ * The guard that deletes the chat's reservation `id`: a row only while the use is still held,
+ * with the tokens it held (`held_tokens`, which settleUsage ends for a message).
+ */
 export function settleMessage(id: number): {
   key: string;
   build: () => SQL;
@@ -39,7 +42,7 @@ export function settleMessage(id: number): {
     build: () =>
       sql`DELETE FROM ${chatReservations}
           WHERE ${chatReservations.id} = ${sql.placeholder("guardReservationId")}::bigint
-          RETURNING id`,
+          RETURNING id, held_tokens`,
     values: { guardReservationId: id },
   };
 }
@@ -56,9 +59,13 @@ export function settleUsage(accounted: Accounted): { price: SQL; tokens: SQL; us
   // The columns by their names in the database (the schema's keys are camelCase), as an
   // INSERT's column list and ON CONFLICT's SET need them.
   const column = (key: string) => sql`${sql.identifier(toSnakeCase(key))}`;
-  const inserted: SQL[] = [sql`${aid}::text`, sql`1`];
+  // The hold ends: a chat's as its reservation recorded it (settleMessage), a run's one token.
+  const held = kind === "message" ? sql`(SELECT held_tokens FROM guard)` : sql`1`;
+  const inserted: SQL[] = [sql`${aid}::text`, held];
   const columns: SQL[] = [column("aid"), column("holdsSettled")];
-  const updates: SQL[] = [sql`${column("holdsSettled")} = t.holds_settled + 1`];
+  const updates: SQL[] = [
+    sql`${column("holdsSettled")} = t.holds_settled + EXCLUDED.${column("holdsSettled")}`,
+  ];
   for (const budget of TOKEN_BUDGETS) {
     for (const [name, added] of [
       [budget.input, sql`${inputTokens}::bigint`],

@@ -11,10 +11,11 @@ import type { QuotaLimitField } from "./schema";
 
 /**
  * Token counters and budgets. A reply's tokens are known only once it ends, so the statement that
- * stores it adds them. A budget is checked when a chat or run starts: the tokens used plus one
- * hold per chat or run in flight (`token_holds`) must be under the limit, so however many start at
- * the boundary, no more start than there are tokens left. Usage lives in `agent_token_usage`,
- * apart from the quota row a reserve takes (db/schema.ts).
+ * stores it adds them. A budget is checked when a chat or run starts: the tokens used, the tokens
+ * held by chats and runs in flight (`token_holds`) and the new start's own hold must fit in the
+ * limit, so however many start at the boundary, no more start than the budget can hold. A chat
+ * holds the estimate of its input (server/chat's opening), a run one token. Usage lives in
+ * `agent_token_usage`, apart from the quota row a reserve takes (db/schema.ts).
  */
 
 export type TokenBudget = {
@@ -60,11 +61,11 @@ export const TOKEN_BUDGETS: TokenBudget[] = [
 export const periodOf = <T>(budget: TokenBudget, day: T, month: T): T =>
   budget.periodColumn === "tokenDay" ? day : month;
 
-/** The WHERE term of a reserve: every budget has room for one more start. */
-export function withinTokenBudgets(day: unknown, month: unknown): SQL {
+/** The WHERE term of a reserve: every budget has room for a start holding `hold` tokens. */
+export function withinTokenBudgets(day: unknown, month: unknown, hold: SQL): SQL {
   const q = agentQuotas;
   return sql`((${q.tokenLimitTotal} IS NULL AND ${q.tokenLimitMonthly} IS NULL AND ${q.tokenLimitDaily} IS NULL)
-    OR agent_token_budgets_have_room(${q.aid}, ${q.tokenHolds}, ${q.tokenLimitTotal},
+    OR agent_token_budgets_have_room(${q.aid}, ${q.tokenHolds}, ${hold}, ${q.tokenLimitTotal},
       ${q.tokenLimitMonthly}, ${q.tokenLimitDaily}, ${day}::date, ${month}::date))`;
 }
 

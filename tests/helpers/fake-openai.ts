@@ -194,6 +194,10 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     await answer(behaviour, body, res);
   });
 
+  // Idle connections are the client's to close. With Node's 5 s, a test whose embedded database
+  // holds the event loop for seconds (PGlite under a burst of chats) sends its next calls just
+  // as this server closes the connection the last one left open: a reset, a 502, now and then.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {

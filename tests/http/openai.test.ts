@@ -3,7 +3,7 @@ import { APICallError, generateText, streamText } from "ai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DATABASE_KINDS } from "../helpers/database-kinds";
-import type { FakeOpenAi } from "../helpers/fake-openai";
+import { type FakeOpenAi, repliesAfter } from "../helpers/fake-openai";
 import { type ModelServer, startModelServer } from "../helpers/model-server";
 import { type RunningServer, TEST_ADMIN_KEY } from "../helpers/server";
 
@@ -292,6 +292,136 @@ describe.each(DATABASE_KINDS)("the OpenAI-compatible API on %s", (kind) => {
     expect(await refused({ messages: ask("nul \u0000 inside") })).toBe("messages[0].content");
     expect(fake.requests).toEqual([]);
     expect((await agent("strict")).quota.message_count_total).toBe(0);
+  });
+
+  it("refuses a conversation past COMPLETIONS_MAX_INPUT_CHARS with 400 naming messages", async () => {
+    await createAgent({ aid: "bounded" });
+    const send = (messages: unknown, stream = false) =>
+      fetch(`${server.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "bounded", messages, stream }),
+      });
+    // 240,000 characters: within the body's 256 KiB, past the 100,000 the default allows.
+    const long = [
+      { role: "user", content: "x".repeat(120_000) },
+      { role: "assistant", content: "y".repeat(110_000) },
+      { role: "user", content: [{ type: "text", text: "z".repeat(10_000) }] },
+    ];
+    for (const stream of [false, true]) {
+      const refused = await send(long, stream);
+      expect(refused.status).toBe(400);
+      const { error } = await refused.json();
+      expect(error).toMatchObject({
+        type: "invalid_request_error",
+        param: "messages",
+        code: "validation_failed",
+      });
+      expect(error.message).toContain("240,000 characters");
+      expect(error.message).toContain("100,000");
+    }
+    const viaSdk = await openai()
+      .chat.completions.create({ model: "bounded", messages: long as never })
+      .catch((e: unknown) => e);
+    expect(viaSdk).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((viaSdk as InstanceType<typeof OpenAI.BadRequestError>).param).toBe("messages");
+    expect(fake.requests).toEqual([]);
+    expect((await agent("bounded")).quota.message_count_total).toBe(0);
+
+    // At the bound exactly, the conversation is taken and sent whole.
+    const atBound = [
+      { role: "user", content: "x".repeat(60_000) },
+      { role: "assistant", content: "y".repeat(30_000) },
+      { role: "user", content: "z".repeat(10_000) },
+    ];
+    expect((await send(atBound)).status).toBe(200);
+    const sent = fake.requests.at(-1)?.messages.slice(1) ?? [];
+    expect(sent.map((m) => (m.content as string).length)).toEqual([60_000, 30_000, 10_000]);
+  });
+
+  it("sends a long question whole and stores it cut as chat would take it", async () => {
+    await createAgent({ aid: "long-question" });
+    const question = `${"q".repeat(9_999)}😀${"r".repeat(40_000)}`;
+    const completion = await openai().chat.completions.create({
+      model: "long-question",
+      messages: ask(question),
+    });
+    expect(completion.choices[0]?.message.content).toBe(REPLY);
+    expect(fake.requests.at(-1)?.messages.at(-1)).toEqual({ role: "user", content: question });
+    const { threads } = await (
+      await fetch(`${server.url}/agents/long-question/threads`, { headers: admin })
+    ).json();
+    const { messages } = await (
+      await fetch(
+        `${server.url}/agents/long-question/threads/openai/messages?caller=${encodeURIComponent(threads[0].caller)}`,
+        { headers: admin },
+      )
+    ).json();
+    // GET /{aid}/chat takes 10,000 characters: the cut keeps the surrogate pair whole, so it is
+    // one short of that here.
+    expect(messages.map((m: { content: string }) => m.content)).toEqual(["q".repeat(9_999), REPLY]);
+  });
+
+  it("holds each completion's input against a token budget: no more start than it holds", async () => {
+    // "You are held-input." (19 characters) and a question of 381: 400 characters, 100 tokens
+    // held by each completion until it ends; a budget of 500 holds five.
+    await createAgent({
+      aid: "held-input",
+      rate_limit_rpm: null,
+      quota: { token_limit_daily: 500, message_limit_daily: null, message_limit_monthly: null },
+    });
+    const question = (i: number) => `${String(i).padStart(3, "0")}${"x".repeat(378)}`;
+    // Replies wait until the fifth call has reached the model, and each counts more than it
+    // held: a reply stored sooner, or one that gave tokens back, would change how many start.
+    const usage = { prompt_tokens: 100, completion_tokens: 5 };
+    fake.behaveBy(repliesAfter(5, { kind: "reply", text: REPLY, usage }));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const response = await fetch(`${server.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            model: "held-input",
+            messages: ask(question(i)),
+            stream: i % 2 === 0,
+          }),
+        });
+        return { status: response.status, body: await response.text() };
+      }),
+    );
+    const tally: Record<number, number> = {};
+    for (const { status } of answers) tally[status] = (tally[status] ?? 0) + 1;
+    expect(tally).toEqual({ 200: 5, 429: 15 });
+    expect(fake.requests).toHaveLength(5);
+    const refused = JSON.parse(answers.find(({ status }) => status === 429)?.body ?? "{}");
+    expect(refused.error).toMatchObject({ type: "insufficient_quota", code: "quota_exceeded" });
+    expect(refused.error.message).toMatch(/Daily token limit reached for agent 'held-input': 500/);
+    expect(refused.error.message).toContain("estimated at 100");
+    // Each hold settled to its reply's usage: 5 × 105 counted, nothing held any more.
+    const { quota } = await agent("held-input");
+    expect(quota).toMatchObject({ input_tokens_daily: 500, output_tokens_daily: 25 });
+    expect(quota.message_count_daily).toBe(5);
+  });
+
+  it("gives a completion's hold back when its reply is not delivered", async () => {
+    // Room for one hold: "You are given-back." and "hi", 21 characters, 6 tokens.
+    await createAgent({ aid: "given-back", quota: { token_limit_total: 6 } });
+    fake.behave({ kind: "error", status: 500 });
+    const failed = await openai()
+      .chat.completions.create({ model: "given-back", messages: ask("hi") })
+      .catch((e: unknown) => e);
+    expect((failed as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    fake.behave({ kind: "reply", text: REPLY, usage: { prompt_tokens: 3, completion_tokens: 2 } });
+    const answered = await openai().chat.completions.create({
+      model: "given-back",
+      messages: ask("hi"),
+    });
+    expect(answered.usage?.total_tokens).toBe(5);
+    // 5 used and 6 to hold do not fit in 6.
+    const spent = await openai()
+      .chat.completions.create({ model: "given-back", messages: ask("hi") })
+      .catch((e: unknown) => e);
+    expect(spent).toBeInstanceOf(OpenAI.RateLimitError);
   });
 
   it("raises the SDK's own errors: 404, 401, 429 with Retry-After, 502", async () => {

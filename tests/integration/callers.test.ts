@@ -167,7 +167,7 @@ describe.each(DATABASE_KINDS)("chat callers on %s", (kind) => {
     for (let i = 0; i < 3; i++) {
       const opening = await openChat(
         { db, clock },
-        { aid: "held", caller: anonymous("8888"), chatId: "default" },
+        { aid: "held", caller: anonymous("8888"), chatId: "default", inputChars: 1 },
         { historyMessages: 20, historyMaxChars: 10_000 },
       );
       expect(opening.outcome).toBe("opened");

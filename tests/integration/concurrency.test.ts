@@ -29,7 +29,7 @@ describe.skipIf(!TEST_DATABASE_URL)("concurrency on real PostgreSQL", () => {
   const openingOf = (aid: string) =>
     openChat(
       { db: testDatabase().db, clock },
-      { aid, caller: { kind: "admin" }, chatId: "default" },
+      { aid, caller: { kind: "admin" }, chatId: "default", inputChars: 1 },
       { historyMessages: 20, historyMaxChars: 10_000 },
     );
 

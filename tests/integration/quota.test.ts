@@ -25,7 +25,7 @@ describe.each(DATABASE_KINDS)("quota reserve and release on %s", (kind) => {
   const reserve = (aid: string) =>
     openChat(
       { db: testDatabase().db, clock },
-      { aid, caller: { kind: "admin" }, chatId: "default" },
+      { aid, caller: { kind: "admin" }, chatId: "default", inputChars: 1 },
       { historyMessages: 20, historyMaxChars: 10_000 },
     );
   const release = (reservationId: number) => releaseMessage(testDatabase().db, reservationId);

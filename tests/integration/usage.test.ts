@@ -128,16 +128,26 @@ describe.each(DATABASE_KINDS)("usage and cost on %s", (kind) => {
 
   it("refuses exactly at a token budget, however many chats start at once", async () => {
     const model = runtime();
+    // Each chat of the burst holds its input's estimate until it ends: "You are budget." (15
+    // characters), the six exchanges before it ("warm-0" and "Counted.", 14 characters each) and
+    // its question (7 to 9): 106 to 108 characters, 27 tokens at 4 characters a token.
+    const hold = Math.ceil((15 + 6 * 14 + 8) / 4);
+    expect(hold).toBe(27);
     await agent("budget", {
       rate_limit_rpm: null,
-      quota: { token_limit_daily: 100, message_limit_daily: null, message_limit_monthly: null },
+      quota: {
+        token_limit_daily: 90 + 10 * hold,
+        message_limit_daily: null,
+        message_limit_monthly: null,
+      },
     });
     replyUsing(10, 5);
-    // 6 × 15 = 90 tokens used: 10 left, so 10 more may start, each counting one until it ends.
+    // 6 × 15 = 90 tokens used: 270 left, so 10 more may start, each holding 27 until it ends.
     for (let i = 0; i < 6; i++) await admin(model).chat.send({ aid: "budget", q: `warm-${i}` });
-    // No reply comes back before the tenth call has reached the model: a reply stored sooner
-    // spends the budget (90 + 15 > 100), and how many started would depend on the machine.
-    fakeEndpoint().behaveBy(repliesAfter(10, counted(10, 5)));
+    // No reply comes back before the tenth call has reached the model, and each then counts
+    // more (35) than it held: a reply stored sooner would spend the budget, and one counting
+    // less would give some of it back, so how many started would depend on the machine.
+    fakeEndpoint().behaveBy(repliesAfter(10, counted(30, 5)));
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
         admin(model)
@@ -152,7 +162,7 @@ describe.each(DATABASE_KINDS)("usage and cost on %s", (kind) => {
     expect(results.filter((status) => status === 429)).toHaveLength(190);
     // The replies that crossed the limit were delivered and counted, exactly.
     const quota = await quotaOf("budget");
-    expect(quota.input_tokens_daily + quota.output_tokens_daily).toBe(16 * 15);
+    expect(quota.input_tokens_daily + quota.output_tokens_daily).toBe(6 * 15 + 10 * 35);
     expect(quota.message_count_daily).toBe(16);
     const refused = await problemOf(admin(model).chat.send({ aid: "budget", q: "after" }));
     expect(refused).toMatchObject({
@@ -161,7 +171,7 @@ describe.each(DATABASE_KINDS)("usage and cost on %s", (kind) => {
       limit: "token_limit_daily",
       retry_after_s: 3.5 * 3600,
     });
-    expect(refused.detail).toMatch(/Daily token limit reached for agent 'budget': 100 tokens/);
+    expect(refused.detail).toMatch(/Daily token limit reached for agent 'budget': 360 tokens/);
     const usage = await admin().usage.agent({ aid: "budget", granularity: "hour" });
     expect(usage.totals).toMatchObject({ messages: 16, refused_quota: 191 });
     const holds = rowsOf<{ holds: number }>(
@@ -174,12 +184,13 @@ describe.each(DATABASE_KINDS)("usage and cost on %s", (kind) => {
 
   it("releases a chat's place in the budget when its reply is not delivered", async () => {
     const model = runtime();
-    await agent("failing", { quota: { token_limit_total: 1 } });
+    // Room for one chat's hold: "You are failing." and "x", 17 characters, 5 tokens.
+    await agent("failing", { quota: { token_limit_total: 5 } });
     fakeEndpoint().behave({ kind: "error", status: 500 });
     expect(await problemOf(admin(model).chat.send({ aid: "failing", q: "x" }))).toMatchObject({
       status: 502,
     });
-    // Had the failed chat kept its place, the one token left would be taken.
+    // Had the failed chat kept its hold, the next would not fit in the budget.
     replyUsing(3, 2);
     await admin(model).chat.send({ aid: "failing", q: "y" });
     expect(await problemOf(admin(model).chat.send({ aid: "failing", q: "z" }))).toMatchObject({

@@ -132,23 +132,25 @@ describe.skipIf(!TEST_DATABASE_URL)("an instance of two web workers, on PostgreS
       body: JSON.stringify({
         aid: "budgeted",
         rate_limit_rpm: null,
-        quota: { token_limit_daily: 100, message_limit_daily: null, message_limit_monthly: null },
+        quota: { token_limit_daily: 250, message_limit_daily: null, message_limit_monthly: null },
       }),
     });
     expect(created.status).toBe(201);
-    // 15 tokens a reply: six replies leave 10 tokens, so 10 more may start (each holding one
-    // until its reply is stored, when it counts 15). Replies are stored (agent_token_usage)
-    // while other chats reserve (agent_quotas), on both workers.
+    // 15 tokens a reply: six replies leave 160 tokens, so 10 more may start, each holding its
+    // input's estimate until its reply is stored: "You are budgeted." (17 characters), six
+    // exchanges ("warm0" and "ok", 7 each) and its question (2 to 4), 16 tokens at 4 characters
+    // a token. A stored reply counts 15, one fewer than it held: ten give back 10 tokens, never
+    // the 16 another chat would hold. Replies are stored (agent_token_usage) while other chats
+    // reserve (agent_quotas), on both workers.
     const usage = { prompt_tokens: 10, completion_tokens: 5 };
     fake.behave({ kind: "reply", text: "ok", usage });
     for (let i = 0; i < 6; i++) {
       expect((await fetch(`${server.url}/budgeted/chat?q=warm${i}`)).status).toBe(200);
     }
-    // The replies wait until the tenth call reaches the model. A reply stored sooner spends the
-    // budget (90 + 15 > 100), so how many started would depend on how fast the first replies
-    // came back: with replies after 5 ms, a loaded CI machine stored one after five had
-    // started, and the rest were rightly refused. An eleventh call would still get its reply
-    // (it is not held), and the count below would say so.
+    // The replies wait until the tenth call reaches the model. A reply stored sooner lengthens
+    // the thread's history, and with it the holds of the chats after it, so how many started
+    // would depend on how fast the first replies came back. An eleventh call would still get
+    // its reply (it is not held), and the count below would say so.
     fake.behaveBy(repliesAfter(10, { kind: "reply", text: "ok", usage }));
     const counts = await chatsAtOnce(server, "budgeted", 300);
     expect(counts).toEqual({ 200: 10, 429: 290 });
