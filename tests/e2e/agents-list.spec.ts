@@ -180,10 +180,11 @@ test("an agent shows when it was last active and when its counters reset, and ca
 test("an agent stopped by a token budget shows that budget as its tightest limit", async ({
   page,
 }) => {
-  await createAgents([{ aid: "ztoken-capped", quota: { token_limit_daily: 5 } }]);
-  // One reply of more than 5 tokens spends the day's budget (a reply that crosses it is kept).
+  await createAgents([{ aid: "ztoken-capped", quota: { token_limit_daily: 80 } }]);
+  // A question of about 50 tokens fits the budget when it starts (its input is held against
+  // it); its echoed reply of as many again spends the day's budget (a reply that crosses it is kept).
   const chat = await fetch(
-    `${process.env.E2E_BASE_URL}/ztoken-capped/chat?q=${encodeURIComponent("a question of a good many words, well past five tokens")}`,
+    `${process.env.E2E_BASE_URL}/ztoken-capped/chat?q=${encodeURIComponent("word ".repeat(40).trim())}`,
   );
   expect(chat.status).toBe(200);
   await signInWithKey(page);
