@@ -238,6 +238,11 @@ export function casesOf(
       body("a body of 100 KiB", {
         body: JSON.stringify({ ...(baseline as object), fuzz: "x".repeat(100 * 1024) }),
       }),
+      // JSON that is not an object: never read as {} (a reset of every counter) nor a 500.
+      ...["null", '"x"', "true", "[]", "12"].map((raw) => body(`the body ${raw}`, { body: raw })),
+      body("a body nested 5,000 levels deep", {
+        body: `${'{"a":'.repeat(5000)}1${"}".repeat(5000)}`,
+      }),
     );
     for (const { steps, schema } of fields(resolve, media.schema)) {
       const current = steps.reduce<unknown>(
