@@ -234,7 +234,7 @@ export function parseConfig(env: Record<string, string | undefined>) {
       trustProxy: e.TRUST_PROXY,
     },
     tools: {
-      /** Empty = any host. */
+      /** Non-public addresses MCP servers may be on (empty = none); public ones are free. */
       allowedHosts: hosts.rules,
       timeoutMs: e.MCP_TOOL_TIMEOUT_MS,
       maxResultChars: e.MCP_RESULT_MAX_CHARS,
