@@ -17,7 +17,7 @@ export class ToolTimeoutError extends Error {
 }
 
 /**
- * A request the allowed-hosts rule, the size cap or an unusable configuration stopped. Its
+ * A request the outgoing rule, the size cap or an unusable configuration stopped. Its
  * message follows the server's name: "MCP server 'x' <message>".
  */
 export class ToolRequestRefused extends Error {
