@@ -43,7 +43,9 @@ export const ADMIN_KEY_MIN_LENGTH = 16;
 
 export const envSchema = z.object({
   PORT: optional(z.coerce.number().int().min(1).max(65_535)).default(3000),
-  HOST: optional(z.string().min(1)),
+  // Loopback unless told: a first start must not offer the dashboard and a generated admin key
+  // to the network.
+  HOST: optional(z.string().min(1)).default("127.0.0.1"),
   WEB_CONCURRENCY: optional(
     z.coerce
       .number({ error: "must be a whole number of processes" })
@@ -241,7 +243,7 @@ export function parseConfig(env: Record<string, string | undefined>) {
       maxInputChars: e.COMPLETIONS_MAX_INPUT_CHARS,
     },
     tools: {
-      /** Empty = any host. */
+      /** Non-public addresses MCP servers may be on (empty = none); public ones are free. */
       allowedHosts: hosts.rules,
       timeoutMs: e.MCP_TOOL_TIMEOUT_MS,
       maxResultChars: e.MCP_RESULT_MAX_CHARS,

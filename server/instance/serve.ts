@@ -108,9 +108,11 @@ export async function serve(config: Config, { dev }: { dev: boolean }): Promise<
       resolve();
     });
   });
+  // Said plainly when only this machine can connect, as it is by default.
+  const loopback = /^(127\.|::1$|localhost$)/i.test(config.host);
   log.info(
-    { port: config.port, host: config.host ?? "::" },
-    `Agent Service: listening on port ${config.port}${config.host ? ` of ${config.host}` : ""}.`,
+    { port: config.port, host: config.host },
+    `Agent Service: listening on ${originOf(config)}${loopback ? ", loopback only (HOST=0.0.0.0 listens on every interface)" : ""}.`,
   );
 }
 

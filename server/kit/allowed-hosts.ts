@@ -5,10 +5,9 @@ import { isIP } from "node:net";
  * (IPv6 in brackets before a port), each optionally with `:port`. Imports nothing of the service:
  * the configuration reads it, and the server entry loads that unbundled.
  *
- * MCP_ALLOWED_HOSTS compares names, not addresses, on save and on every request (redirects
- * included): a permitted name that resolves to an internal address still reaches it.
- * WEBHOOK_ALLOWED_HOSTS lists exceptions to the opposite rule: the non-public addresses, or names
- * resolving to them, that webhooks may go to (server/webhooks/target.ts checks resolved addresses).
+ * MCP_ALLOWED_HOSTS and WEBHOOK_ALLOWED_HOSTS list the non-public addresses, or names resolving
+ * to them, that their kind of request may also reach; public addresses need no listing
+ * (server/kit/outgoing.ts applies the rule).
  */
 export type HostRule = { host: string; wildcard: boolean; port: number | undefined };
 
@@ -49,15 +48,6 @@ function parseEntry(entry: string): HostRule | undefined {
   return { host: url.hostname, wildcard, port: port === undefined ? undefined : Number(port) };
 }
 
-export function hostAllowed(url: URL, rules: readonly HostRule[]): boolean {
-  if (rules.length === 0) return true;
-  return hostListed(
-    url.hostname,
-    Number(url.port || (url.protocol === "https:" ? 443 : 80)),
-    rules,
-  );
-}
-
 /** Whether a rule names `host` (as a URL's hostname has it) on `port`; no rules name nothing. */
 export function hostListed(host: string, port: number, rules: readonly HostRule[]): boolean {
   const name = host.toLowerCase();
@@ -66,15 +56,4 @@ export function hostListed(host: string, port: number, rules: readonly HostRule[
       (rule.port === undefined || rule.port === port) &&
       (rule.wildcard ? name.endsWith(`.${rule.host}`) : name === rule.host),
   );
-}
-
-/**
- * Why `url` may not be an MCP server's, or undefined when it may; a host the list leaves out is
- * refused with what would allow it (the setting is read when the service starts).
- */
-export function urlProblem(url: URL, rules: readonly HostRule[]): string | undefined {
-  if (url.protocol !== "http:" && url.protocol !== "https:") return "must be an http(s) URL";
-  if (!hostAllowed(url, rules))
-    return `is on host '${url.host}', which MCP_ALLOWED_HOSTS does not permit; to allow it, add '${url.host}' to that setting (hosts separated by commas) and restart the service`;
-  return undefined;
 }

@@ -162,9 +162,10 @@ export class McpPool {
       oversized.set(client, refusal);
       void client.close().catch(() => {});
     };
+    const guarded = guardedFetch(this.config, onOversize);
     const transport = new StreamableHTTPClientTransport(new URL(entry.target.url), {
       requestInit: { headers: entry.target.headers },
-      fetch: guardedFetch(this.config, onOversize),
+      fetch: guarded,
       // A dropped notification stream is not reopened: calls do not need it.
       reconnectionOptions: {
         maxRetries: 0,
@@ -178,6 +179,7 @@ export class McpPool {
     let connecting: Promise<Client> | undefined;
     client.onclose = () => {
       if (entry.client === connecting) entry.client = undefined;
+      void guarded.close();
     };
     // Not bounded by a caller's signal: others may share it. The timeout bounds it.
     connecting = client.connect(transport, { timeout: this.config.timeoutMs }).then(

@@ -1,7 +1,12 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { Agent, type RequestInit as UndiciRequestInit, fetch as undiciFetch } from "undici";
 import type { ToolsConfig } from "@/server/frame/config";
-import { hostAllowed } from "@/server/kit/allowed-hosts";
+import type { HostRule } from "@/server/kit/allowed-hosts";
+import { guardedLookup, resolvedProblem, urlProblem } from "@/server/kit/outgoing";
 import { REFUSED_ERROR, TIMEOUT_ERROR } from "./failures";
+
+/** The setting that lists the non-public hosts MCP servers may also be on. */
+const SETTING = "MCP_ALLOWED_HOSTS";
 
 /** The most a server may send in one response, whatever MCP_RESULT_MAX_CHARS keeps of it. */
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -12,7 +17,7 @@ export class ToolTimeoutError extends Error {
 }
 
 /**
- * A request the allowed-hosts rule, the size cap or an unusable configuration stopped. Its
+ * A request the outgoing rule, the size cap or an unusable configuration stopped. Its
  * message follows the server's name: "MCP server 'x' <message>".
  */
 export class ToolRequestRefused extends Error {
@@ -59,29 +64,68 @@ export function callBound(timeoutMs: number, outer: AbortSignal) {
 }
 
 /**
- * The client's fetch: every request (redirects included) goes only to a host MCP_ALLOWED_HOSTS
- * permits, and no response may exceed MAX_RESPONSE_BYTES. `onOversize` hears of a response cut
- * there, whose request would otherwise wait for the timeout (the SDK only logs it).
+ * Why an MCP server may not be at `url`, judged from the URL alone (its scheme, its literal
+ * address or `localhost` name); undefined when it may. A name's DNS answer is judged when
+ * connecting.
+ */
+export function serverUrlProblem(url: URL, rules: readonly HostRule[]): string | undefined {
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "must be an http(s) URL";
+  return urlProblem(url, rules, SETTING);
+}
+
+export type GuardedFetch = FetchLike & {
+  /** Closes the connections it opened; for when its session is closed. */
+  close(): Promise<void>;
+};
+
+/**
+ * The client's fetch: every request (redirects included) goes only where the outgoing rule
+ * permits, the URL judged before it is sent and a name's addresses when connecting, and no
+ * response may exceed MAX_RESPONSE_BYTES. `onOversize` hears of a response cut there, whose
+ * request would otherwise wait for the timeout (the SDK only logs it).
  */
 export function guardedFetch(
   config: ToolsConfig,
   onOversize: (refusal: ToolRequestRefused) => void = () => {},
-): FetchLike {
-  return async (input, init) => {
+): GuardedFetch {
+  // undici's own fetch, so that its connections go through an Agent of the same undici; one
+  // per origin, whose DNS lookups answer only the addresses the rule permits for it.
+  const agents = new Map<string, Agent>();
+  const agentFor = (url: URL) => {
+    let agent = agents.get(url.origin);
+    if (!agent) {
+      agent = new Agent({ connect: { lookup: guardedLookup(url, config.allowedHosts) } });
+      agents.set(url.origin, agent);
+    }
+    return agent;
+  };
+  const guarded: FetchLike = async (input, init) => {
     const url = new URL(input instanceof URL ? input.href : String(input));
-    if (
-      (url.protocol !== "http:" && url.protocol !== "https:") ||
-      !hostAllowed(url, config.allowedHosts)
-    )
-      throw new ToolRequestRefused(
-        `was not called: MCP_ALLOWED_HOSTS does not permit host '${url.host}'.`,
-      );
-    // Never followed by fetch itself, where no hop could be checked: the SDK follows a
-    // same-origin redirect by calling this again, and any other is refused.
-    const response = await fetch(url, { ...init, redirect: "manual" });
-    if (!response.body || [101, 204, 205, 304].includes(response.status)) return response;
+    const problem = serverUrlProblem(url, config.allowedHosts);
+    if (problem) throw notCalled(`its URL ${problem}.`);
+    let response: Awaited<ReturnType<typeof undiciFetch>>;
+    try {
+      // Never followed by fetch itself, where no hop could be checked: the SDK follows a
+      // same-origin redirect by calling this again, and any other is refused.
+      response = await undiciFetch(url, {
+        ...(init as UndiciRequestInit),
+        redirect: "manual",
+        dispatcher: agentFor(url),
+      });
+    } catch (error) {
+      const refused = resolvedProblem(error, SETTING);
+      if (refused) throw notCalled(`its host ${refused}.`);
+      throw error;
+    }
+    const head = {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers as unknown as Headers,
+    };
+    if (!response.body || [204, 205, 304].includes(response.status))
+      return new Response(null, head);
     let bytes = 0;
-    const capped = response.body.pipeThrough(
+    const capped = (response.body as ReadableStream<Uint8Array>).pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           bytes += chunk.byteLength;
@@ -97,10 +141,13 @@ export function guardedFetch(
         },
       }),
     );
-    return new Response(capped, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    return new Response(capped, head);
   };
+  return Object.assign(guarded, {
+    async close() {
+      const open = [...agents.values()];
+      agents.clear();
+      await Promise.all(open.map((agent) => agent.destroy().catch(() => {})));
+    },
+  });
 }

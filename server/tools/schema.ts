@@ -108,7 +108,10 @@ export const mcpServerInputSchema = z.strictObject({
       "must not hold credentials; send them as headers, which are stored encrypted",
     )
     .refine(withoutLoneSurrogate, LONE_SURROGATE_RULE)
-    .meta({ description: "The server's Streamable HTTP endpoint (http or https)." }),
+    .meta({
+      description:
+        "The server's Streamable HTTP URL (http or https): on a public host, or a private, loopback or other non-public one MCP_ALLOWED_HOSTS lists; never a cloud metadata address.",
+    }),
   headers: z
     .record(headerNameSchema, headerValueInputSchema)
     .refine((headers) => Object.keys(headers).length <= MAX_HEADERS, {

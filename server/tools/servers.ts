@@ -1,8 +1,8 @@
 import type { StoredMcpServer } from "@/db/schema";
 import { AppError, type FieldError } from "@/server/frame/errors";
 import type { HostRule } from "@/server/kit/allowed-hosts";
-import { urlProblem } from "@/server/kit/allowed-hosts";
 import type { McpTarget } from "./pool";
+import { serverUrlProblem } from "./requests";
 import type { McpServer, McpServerInput } from "./schema";
 import { decryptHeader, encryptHeader, secretHint } from "./secrets";
 
@@ -29,7 +29,7 @@ export function storeServers(
   const stored = input.map((server, index): StoredMcpServer => {
     const at = `mcp_servers.${index}`;
     const url = new URL(server.url);
-    const problem = urlProblem(url, allowedHosts);
+    const problem = serverUrlProblem(url, allowedHosts);
     if (problem) errors.push({ field: `${at}.url`, detail: problem });
     const before = current.find((candidate) => candidate.name === server.name);
     const sameOrigin = before !== undefined && new URL(before.url).origin === url.origin;

@@ -1,10 +1,9 @@
-import { type LookupAddress, lookup } from "node:dns";
-import type { LookupFunction } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { Agent, request } from "undici";
 import type { HostRule } from "@/server/kit/allowed-hosts";
+import { guardedLookup, resolvedProblem } from "@/server/kit/outgoing";
 import { storableText } from "@/server/kit/text";
-import { addressPermitted, literalAddress, NOT_LISTED, notListed } from "./target";
+import { SETTING, urlProblem } from "./target";
 import { RESPONSE_EXCERPT_BYTES } from "./view";
 
 /**
@@ -23,24 +22,6 @@ export type AttemptResult = {
 };
 
 export type Message = { url: string; secret: string; webhookId: string; body: string; at: Date };
-
-class NotPermitted extends Error {
-  readonly code = "EWEBHOOKNOTPUBLIC";
-}
-
-/** DNS answers filtered to the addresses the rules permit for `url`; none permitted is an error. */
-function guardedLookup(url: URL, rules: readonly HostRule[]): LookupFunction {
-  return (hostname, options, callback) => {
-    lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, "", 0);
-      const permitted = addresses.filter(({ address }) => addressPermitted(url, address, rules));
-      const first = permitted[0];
-      if (!first) return callback(new NotPermitted(NOT_LISTED), "", 0);
-      if (options.all) (callback as (e: null, a: LookupAddress[]) => void)(null, permitted);
-      else callback(null, first.address, first.family);
-    });
-  };
-}
 
 /** One keep-alive pool per origin, so a busy endpoint pays no handshake per delivery. */
 export class Connections {
@@ -93,9 +74,8 @@ export async function attemptDelivery(
     ({ delivered: false, statusCode, durationMs: took(), excerpt, error }) satisfies AttemptResult;
   const url = new URL(message.url);
   // A literal address is never looked up, so the guard would not see it: checked here.
-  const address = literalAddress(url);
-  if (address !== undefined && !addressPermitted(url, address, rules))
-    return failed(`The endpoint's URL ${notListed(url)}; nothing was sent.`);
+  const problem = urlProblem(url, rules);
+  if (problem) return failed(`The endpoint's URL ${problem}; nothing was sent.`);
   const timestamp = Math.floor(message.at.getTime() / 1000);
   let signature: string;
   try {
@@ -164,8 +144,8 @@ async function firstBytes(
 function describeFailure(error: unknown, timeoutMs: number): string {
   const code = (error as { code?: string } | undefined)?.code ?? "";
   const name = (error as { name?: string } | undefined)?.name ?? "";
-  if (code === "EWEBHOOKNOTPUBLIC")
-    return `The endpoint's host resolves to a private, loopback or other non-public address, which WEBHOOK_ALLOWED_HOSTS does not list; nothing was sent.`;
+  const refused = resolvedProblem(error, SETTING);
+  if (refused) return `The endpoint's host ${refused}; nothing was sent.`;
   if (name === "TimeoutError" || name === "AbortError" || /TIMEOUT/.test(code))
     return `The endpoint did not answer within ${timeoutMs} ms.`;
   if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NONAME")

@@ -23,5 +23,4 @@ export { emitEvent, fanOutSql, subscribed } from "./outbox";
 export * from "./schema";
 export { webhookSecretKey } from "./secrets";
 export { WebhookSender } from "./sender";
-export { isNonPublicAddress } from "./target";
 export * from "./view";

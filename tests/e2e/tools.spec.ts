@@ -16,7 +16,8 @@ let baseURL: string;
 
 test.beforeAll(async () => {
   mcp = await startMcpServer();
-  service = await startModelServer("pglite", { SCHEDULER: "off" });
+  // Loopback, where the test's MCP server is, is reached only when listed.
+  service = await startModelServer("pglite", { SCHEDULER: "off", MCP_ALLOWED_HOSTS: "127.0.0.1" });
   baseURL = `http://localhost:${new URL(service.server.url).port}`;
   const created = await fetch(`${baseURL}/agents`, {
     method: "POST",

@@ -8,6 +8,12 @@ import type { FakeOpenAi } from "./fake-openai";
 import { startMcpServer, type TestMcpServer } from "./mcp-server";
 
 /**
+ * Loopback is not public: MCP servers there are reached only when MCP_ALLOWED_HOSTS lists it,
+ * as the runtimes and callers below do unless a test says otherwise.
+ */
+export const LOOPBACK_LISTED = { MCP_ALLOWED_HOSTS: "127.0.0.1" };
+
+/**
  * For tool tests: a real MCP server on loopback (started before the block, its records cleared
  * before each test), and model runtimes on the fake endpoint that read header secrets with the
  * tests' admin key, each closed (its MCP connections with it) after the block.
@@ -37,6 +43,7 @@ export function useTools(database: () => TestDatabase, fake: () => FakeOpenAi, c
         LLM_BASE_URL: fake().baseUrl,
         LLM_API_KEY: "sk-test",
         LLM_MAX_RETRIES: "0",
+        ...LOOPBACK_LISTED,
         ...env,
       }),
       { headerKey: headerSecretKey(TEST_ADMIN_KEY) },
@@ -52,7 +59,7 @@ export function useTools(database: () => TestDatabase, fake: () => FakeOpenAi, c
       clock,
       model,
       signal: options.signal,
-      config: testConfig(options.env),
+      config: testConfig({ ...LOOPBACK_LISTED, ...options.env }),
     });
   /** An agent with the test server as `calc` (and any other fields). */
   const agent = (aid: string, fields: Record<string, unknown> = {}) =>

@@ -43,7 +43,7 @@ describe("the first day, on PGlite", () => {
     expect(named.json.errors[0].detail).toContain("add 'localhost' to that setting");
   });
 
-  it("refuses an MCP server on a host MCP_ALLOWED_HOSTS leaves out, naming the host to add and the restart", async () => {
+  it("refuses a loopback MCP server naming MCP_ALLOWED_HOSTS, the host to add and the restart", async () => {
     const refused = await post("/agents", {
       aid: "first-day-tools",
       mcp_servers: [{ name: "calc", url: "http://127.0.0.1:8000/mcp" }],
@@ -53,7 +53,7 @@ describe("the first day, on PGlite", () => {
       {
         field: "mcp_servers.0.url",
         detail:
-          "is on host '127.0.0.1:8000', which MCP_ALLOWED_HOSTS does not permit; to allow it, add '127.0.0.1:8000' to that setting (hosts separated by commas) and restart the service",
+          "is on a private, loopback or other non-public address, which MCP_ALLOWED_HOSTS does not list; to allow it, add '127.0.0.1:8000' to that setting (hosts separated by commas) and restart the service",
       },
     ]);
   });

@@ -34,8 +34,8 @@ describe.each(DATABASE_KINDS)("tools over HTTP on %s", (kind) => {
     mcp = await startMcpServer();
     running = await startModelServer(kind, {
       LLM_MAX_RETRIES: "0",
-      // Loopback only: the test's MCP server is there, and everything else is refused.
-      MCP_ALLOWED_HOSTS: "127.0.0.1",
+      // The test's MCP server alone, on loopback: every other non-public host is refused.
+      MCP_ALLOWED_HOSTS: new URL(mcp.url).host,
       MCP_TEST_HEADER: "from-the-environment",
     });
     ({ server, fake } = running);
@@ -154,7 +154,8 @@ describe.each(DATABASE_KINDS)("tools over HTTP on %s", (kind) => {
     "http://localhost:5432/",
     "http://10.0.0.1/mcp",
     "http://[::1]/mcp",
-    "http://127.0.0.1.nip.io/mcp",
+    "http://[::ffff:a9fe:a9fe]/mcp",
+    "http://2852039166/mcp",
     "http://user:pass@127.0.0.1/mcp",
   ])("refuses an MCP server at %s with 400", async (url) => {
     const response = await post("/agents", {
@@ -210,8 +211,8 @@ const MARKER = "internal-page-7f3a9c-do-not-echo";
  * Issue #23 over HTTP, on the built service: a server that hangs, answers too much, answers a
  * JSON-RPC error, an HTML error page or anything else than MCP, or is not there, is described
  * the same way by the agent's tools page, the chat's stored tool call (what the model was told)
- * and the metric's outcome, and nothing of what it sent is shown. MCP_ALLOWED_HOSTS is left
- * empty, the default: any host, loopback included.
+ * and the metric's outcome, and nothing of what it sent is shown. MCP_ALLOWED_HOSTS lists
+ * loopback, where the servers are.
  */
 describe.each(DATABASE_KINDS)("tool failures over HTTP on %s", (kind) => {
   let server: RunningServer;
@@ -227,7 +228,11 @@ describe.each(DATABASE_KINDS)("tool failures over HTTP on %s", (kind) => {
     const gone = await startMcpServer();
     goneUrl = gone.url;
     await gone.close();
-    running = await startModelServer(kind, { LLM_MAX_RETRIES: "0", MCP_TOOL_TIMEOUT_MS: "1000" });
+    running = await startModelServer(kind, {
+      LLM_MAX_RETRIES: "0",
+      MCP_TOOL_TIMEOUT_MS: "1000",
+      MCP_ALLOWED_HOSTS: "127.0.0.1",
+    });
     ({ server, fake } = running);
   });
   afterAll(async () => {

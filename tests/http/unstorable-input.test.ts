@@ -58,10 +58,10 @@ describe.each(DATABASE_KINDS)("text the database cannot store, over HTTP on %s",
   it("refuses them in an agent's MCP servers: the URL, a tool name, a header's value", async () => {
     const server = (fields: Record<string, unknown>) => ({
       aid: "surrogates",
-      mcp_servers: [{ name: "tickets", url: "http://127.0.0.1:9/mcp", ...fields }],
+      mcp_servers: [{ name: "tickets", url: "https://mcp.example.com/mcp", ...fields }],
     });
     const cases: [unknown, string][] = [
-      [server({ url: "http://127.0.0.1:9/mcp\ud800" }), "mcp_servers.0.url"],
+      [server({ url: "https://mcp.example.com/mcp\ud800" }), "mcp_servers.0.url"],
       [server({ allowed_tools: ["search", "\udc00"] }), "mcp_servers.0.allowed_tools.1"],
       [
         server({ headers: { Authorization: `Bearer ${"s".repeat(20)}\ud800` } }),
@@ -83,7 +83,7 @@ describe.each(DATABASE_KINDS)("text the database cannot store, over HTTP on %s",
       mcp_servers: [
         {
           name: "tickets",
-          url: "http://127.0.0.1:9/mcp",
+          url: "https://mcp.example.com/mcp",
           headers: { Authorization: `Bearer ${"s".repeat(20)}😀xyz` },
         },
       ],

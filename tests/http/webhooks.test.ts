@@ -1,7 +1,7 @@
 import { lookup } from "node:dns/promises";
 import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isNonPublicAddress } from "@/server/webhooks";
+import { isNonPublicAddress } from "@/server/kit/outgoing";
 import { DATABASE_KINDS } from "../helpers/database-kinds";
 import type { RunningServer } from "../helpers/server";
 import { TEST_ADMIN_KEY } from "../helpers/server";
@@ -64,7 +64,8 @@ describe.each(DATABASE_KINDS)("webhooks over HTTP on %s", (kind) => {
     });
     internal = await startWebhookReceiver();
     server = await startServerOn(kind, {
-      WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${hooks.port}`,
+      // The metadata addresses are listed too: a listing cannot open them.
+      WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${hooks.port},169.254.169.254,[::ffff:a9fe:a9fe],[fd00:ec2::254]`,
       WEBHOOK_RETRY_BASE_S: "0.2",
       WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
     });
@@ -354,7 +355,7 @@ describe.each(DATABASE_KINDS)("webhooks over HTTP on %s", (kind) => {
     expect(hooks.to("/flaky")[3]?.headers["webhook-id"]).toBe(queued.webhook_id);
   });
 
-  it("refuses private and loopback targets that WEBHOOK_ALLOWED_HOSTS does not list, however spelled", async () => {
+  it("refuses private and loopback targets that WEBHOOK_ALLOWED_HOSTS does not list, and metadata ones listed or not", async () => {
     const port = internal.port;
     for (const url of [
       `http://127.0.0.1:${port}/`,
@@ -365,7 +366,6 @@ describe.each(DATABASE_KINDS)("webhooks over HTTP on %s", (kind) => {
       `http://0x7f.1:${port}/`,
       `http://[::1]:${port}/`,
       `http://[::ffff:127.0.0.1]:${port}/`,
-      "http://169.254.169.254/latest/meta-data/",
       "http://10.0.0.8/hook",
       "http://192.168.1.1/",
       "http://[fd00::1]/",
@@ -377,6 +377,22 @@ describe.each(DATABASE_KINDS)("webhooks over HTTP on %s", (kind) => {
         {
           field: "url",
           detail: expect.stringMatching(/non-public address, which WEBHOOK_ALLOWED_HOSTS/),
+        },
+      ]);
+    }
+    // The cloud metadata addresses, however spelled, whatever the setting lists.
+    for (const url of [
+      "http://169.254.169.254/latest/meta-data/",
+      "http://[::ffff:169.254.169.254]/",
+      "http://2852039166/",
+      "http://[fd00:ec2::254]/",
+    ]) {
+      const refused = await send("POST", "/webhooks", { url, events: ["agent.created"] });
+      expect(refused.status, url).toBe(400);
+      expect(refused.json.errors).toEqual([
+        {
+          field: "url",
+          detail: "is on a cloud metadata address, which is never allowed, listed or not",
         },
       ]);
     }

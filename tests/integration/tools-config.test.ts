@@ -12,8 +12,8 @@ const SECRET = "Bearer sk-test-secret-0123456789abcdef";
 
 /**
  * Issue #17: MCP servers as an agent's configuration (validated, secrets kept encrypted and never
- * shown), what the agent page lists, the allowed hosts enforced on every call, unreachable
- * servers, capped results, and autonomous runs with tools.
+ * shown), what the agent page lists, unreachable servers, capped results, and autonomous runs
+ * with tools. Where servers may be: tools-outgoing.test.ts.
  */
 describe.each(DATABASE_KINDS)("MCP servers of agents on %s", (kind) => {
   const clock = fixedClock("2026-11-21T20:00:00Z");
@@ -155,47 +155,6 @@ describe.each(DATABASE_KINDS)("MCP servers of agents on %s", (kind) => {
       errors: [{ field: "max_tool_steps" }],
     });
     expect((await agent("defaults")).agent.max_tool_steps).toBe(5);
-  });
-
-  it("refuses a host MCP_ALLOWED_HOSTS does not permit, on save and again on every call", async () => {
-    const allowOnly = { MCP_ALLOWED_HOSTS: "mcp.example.com,*.tools.example.com:443" };
-    expect(
-      await problemOf(
-        caller(undefined, { env: allowOnly }).agents.upsert({
-          aid: "internal",
-          mcp_servers: [{ name: "calc", url: server().url }],
-        }),
-      ),
-    ).toMatchObject({
-      status: 400,
-      errors: [
-        {
-          field: "mcp_servers.0.url",
-          detail: `is on host '${new URL(server().url).host}', which MCP_ALLOWED_HOSTS does not permit; to allow it, add '${new URL(server().url).host}' to that setting (hosts separated by commas) and restart the service`,
-        },
-      ],
-    });
-    expect(
-      (
-        await caller(undefined, { env: allowOnly }).agents.upsert({
-          aid: "external",
-          mcp_servers: [{ name: "ext", url: "https://a.tools.example.com/mcp" }],
-        })
-      ).agent.mcp_servers,
-    ).toHaveLength(1);
-
-    // Saved while any host was permitted, then the list narrowed: nothing reaches the server.
-    await agent("narrowed", {
-      mcp_servers: [{ name: "calc", url: server().url, allowed_tools: ["add"] }],
-    });
-    fake().behave(
-      { kind: "tools", calls: [{ name: "add", arguments: { a: 1, b: 1 } }] },
-      { kind: "reply", text: "I could not add." },
-    );
-    const reply = await caller(runtime(allowOnly)).chat.send({ aid: "narrowed", q: "1+1" });
-    expect(reply.reply).toBe("I could not add.");
-    expect(reply.tool_calls[0]?.error).toContain("MCP_ALLOWED_HOSTS does not permit");
-    expect(server().headers).toHaveLength(0);
   });
 
   it("lists each server's tools for the agent page, and an unreachable one as such", async () => {

@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rowsOf } from "@/db/rows";
-import { autonomousRuns } from "@/db/schema";
+import { autonomousRuns, webhookEndpoints } from "@/db/schema";
 import { fixedClock } from "@/server/kit/clock";
 import { createModelRuntime } from "@/server/model-call";
 import { Scheduler, sweepInterruptedRuns } from "@/server/runs";
@@ -445,6 +445,36 @@ describe.each(DATABASE_KINDS)("webhook events on %s", (kind) => {
       await again.stop(5000);
       expect(await delivery()).toMatchObject({ status: "delivered", attempt_count: 6 });
       expect(received.at(-1)?.id).toBe(gaveUp?.webhook_id);
+    });
+
+    it("sends nothing to a cloud metadata address, even one the setting lists", async () => {
+      const env = {
+        WEBHOOK_ALLOWED_HOSTS: "127.0.0.1,169.254.169.254,[::ffff:a9fe:a9fe]",
+        WEBHOOK_TIMEOUT_MS: "500",
+      };
+      const endpoint = await admin(env).webhooks.create({
+        url: "https://hooks.example.com/metadata",
+        events: ["agent.created"],
+      });
+      // Stored past the check made when saving, as an endpoint saved before the rule would be.
+      await testDatabase()
+        .db.update(webhookEndpoints)
+        .set({ url: "http://[::ffff:a9fe:a9fe]/latest/meta-data/" })
+        .where(eq(webhookEndpoints.id, endpoint.id));
+      const sender = new WebhookSender(
+        { db: testDatabase().db, clock },
+        { config: testConfig(env).webhooks, secretKey: webhookSecretKey(TEST_ADMIN_KEY) },
+      );
+      await admin().agents.upsert({ aid: "metadata-seeker" });
+      expect(await sender.pass()).toBe(1);
+      await sender.idle();
+      await sender.stop(1000);
+      const [delivery] = (await admin().webhooks.deliveries({ id: endpoint.id })).deliveries;
+      expect(delivery?.attempts[0]).toMatchObject({
+        status_code: null,
+        error:
+          "The endpoint's URL is on a cloud metadata address, which is never allowed, listed or not; nothing was sent.",
+      });
     });
 
     it("disables an endpoint at the end of its event's window, however late the first attempt", async () => {

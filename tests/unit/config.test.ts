@@ -20,6 +20,12 @@ describe("configuration", () => {
     });
   });
 
+  it("listens on loopback unless HOST says otherwise, so a first start is not on the network", () => {
+    expect(parseConfig({}).host).toBe("127.0.0.1");
+    expect(parseConfig({ HOST: "" }).host).toBe("127.0.0.1");
+    expect(parseConfig({ HOST: "0.0.0.0" }).host).toBe("0.0.0.0");
+  });
+
   it("treats empty values as unset, as .env files write them", () => {
     expect(
       parseConfig({ DATABASE_URL: "", PORT: "", QUOTA_DEFAULT_MESSAGE_LIMIT_DAILY: "" }),

@@ -113,10 +113,10 @@ const API_WORDS = [
 describe("the service's sentences in the admin's words", () => {
   it("names an MCP server's field by its number and label, not by the API's path", () => {
     const said = formWords(
-      "The request has invalid fields: mcp_servers.0.name must be a name of 1 to 32 letters; mcp_servers.1.headers.X-Api-Key names MCP_TOKEN, which is not set on this server; mcp_servers.2.url is on host 'x:1', which MCP_ALLOWED_HOSTS does not permit; mcp_servers.3.allowed_tools.0 a tool name is 1 to 128 characters; mcp_servers names a server twice.",
+      "The request has invalid fields: mcp_servers.0.name must be a name of 1 to 32 letters; mcp_servers.1.headers.X-Api-Key names MCP_TOKEN, which is not set on this server; mcp_servers.2.url is on a private, loopback or other non-public address, which MCP_ALLOWED_HOSTS does not list; mcp_servers.3.allowed_tools.0 a tool name is 1 to 128 characters; mcp_servers names a server twice.",
     );
     expect(said).toBe(
-      "The request has invalid fields: MCP server 1's name must be a name of 1 to 32 letters; MCP server 2's header X-Api-Key names MCP_TOKEN, which is not set on this server; MCP server 3's URL is on host 'x:1', which MCP_ALLOWED_HOSTS does not permit; MCP server 4's tools the agent may call a tool name is 1 to 128 characters; the MCP servers names a server twice.",
+      "The request has invalid fields: MCP server 1's name must be a name of 1 to 32 letters; MCP server 2's header X-Api-Key names MCP_TOKEN, which is not set on this server; MCP server 3's URL is on a private, loopback or other non-public address, which MCP_ALLOWED_HOSTS does not list; MCP server 4's tools the agent may call a tool name is 1 to 128 characters; the MCP servers names a server twice.",
     );
     for (const word of API_WORDS) expect(said).not.toMatch(word);
   });

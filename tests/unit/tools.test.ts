@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "@/server/frame/config";
-import { hostAllowed, parseAllowedHosts } from "@/server/kit/allowed-hosts";
+import { hostListed, parseAllowedHosts } from "@/server/kit/allowed-hosts";
+import { portOf } from "@/server/kit/outgoing";
 import {
   capText,
   decryptHeader,
@@ -10,12 +11,14 @@ import {
   secretHint,
 } from "@/server/tools";
 
-const allowed = (rules: string, url: string) =>
-  hostAllowed(new URL(url), parseAllowedHosts(rules).rules);
+const allowed = (rules: string, url: string) => {
+  const at = new URL(url);
+  return hostListed(at.hostname, portOf(at), parseAllowedHosts(rules).rules);
+};
 
 describe("MCP_ALLOWED_HOSTS", () => {
-  it("permits any host when empty", () => {
-    expect(allowed("", "http://10.0.0.1/mcp")).toBe(true);
+  it("lists no host when empty", () => {
+    expect(allowed("", "http://10.0.0.1/mcp")).toBe(false);
   });
 
   it("matches names exactly, wildcards on subdomains only, and ports when given", () => {
