@@ -56,6 +56,8 @@ export async function runToolBenchmarks(databaseUrl: string): Promise<ToolRow> {
     LLM_BASE_URL: fake.url,
     LLM_API_KEY: "sk-bench",
     SCHEDULER: "off",
+    // The MCP server runs on loopback, which agents may call only when it is listed.
+    MCP_ALLOWED_HOSTS: "127.0.0.1",
   });
   const client = new Client({ name: "bench", version: "1.0.0" });
   try {

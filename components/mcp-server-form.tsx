@@ -150,7 +150,7 @@ export function McpServerForm({
         <Field
           name="server_url"
           label="Server URL"
-          hint="Its Streamable HTTP address, on a host the service's MCP_ALLOWED_HOSTS setting allows (when it is set); no credentials in it."
+          hint="Its Streamable HTTP address, on a public host, or a private one the service's MCP_ALLOWED_HOSTS setting lists; no credentials in it."
           error={errors.url}
         >
           {(control) => (

@@ -43,7 +43,7 @@ export const webhooksRouter = router({
         answers: { 201: { description: "Made.", examples: examples.createdWebhook } },
         refusals: {
           400: problem(
-            "A bad url (not http or https, credentials in it, a non-public address WEBHOOK_ALLOWED_HOSTS does not list) or events, or malformed JSON; `errors` names the field.",
+            "A bad url (not http or https, credentials in it, a non-public address WEBHOOK_ALLOWED_HOSTS does not list, a cloud metadata address) or events, or malformed JSON; `errors` names the field.",
             examples.badUrl,
           ),
           ...adminErrors,

@@ -41,7 +41,7 @@ export const webhookUrlSchema = z
   })
   .meta({
     description:
-      "Where events are POSTed: http or https, no credentials in it. A private, loopback or other non-public address (or a name that resolves to one) only when WEBHOOK_ALLOWED_HOSTS lists it.",
+      "Where events are POSTed: http or https, no credentials in it. A private, loopback or other non-public address (or a name that resolves to one) only when WEBHOOK_ALLOWED_HOSTS lists it; a cloud metadata address never.",
     examples: ["https://hooks.example.com/agent-service"],
   });
 
