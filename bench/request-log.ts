@@ -51,6 +51,11 @@ const SHAPES: Shape[] = [
   { label: "list: aid + failed (a quiet agent)", list: { aid: "agent-50", status: "failed" } },
   { label: "list: aid + caller", list: { aid: "agent-01", caller: "admin" } },
   { label: "list: caller + status 401", list: { caller: RARE_CALLER, status: 401 } },
+  // Two busy filters that never meet: one agent's, another agent's key.
+  {
+    label: "list: aid + caller, none match",
+    list: { aid: "agent-01", caller: "key:k00000000005" },
+  },
   {
     label: "list: one hour, 7 days ago",
     list: { from: at(7 * DAY_MS), to: at(7 * DAY_MS - 3_600_000) },
