@@ -54,7 +54,7 @@ const SHAPES: Shape[] = [
   // Two busy filters that never meet: one agent's, another agent's key.
   {
     label: "list: aid + caller, none match",
-    list: { aid: "agent-01", caller: "key:k00000000005" },
+    list: { aid: "agent-01", caller: "key:k00000000200" },
   },
   {
     label: "list: one hour, 7 days ago",
@@ -174,7 +174,7 @@ function seedChunk(lo: number, hi: number): string {
         CASE WHEN r5 < 0.3 THEN 'completions' ELSE 'chat' END AS via,
         'agent-' || lpad(agent::text, 2, '0') AS aid,
         CASE WHEN r3 < 0.55 THEN 'addr:' || lpad(to_hex((r4 * 20000)::int), 16, '0')
-          WHEN r3 < 0.85 THEN 'key:k' || lpad(((agent - 1) * 4 + 1 + (r4 * 3.99)::int)::text, 11, '0')
+          WHEN r3 < 0.85 THEN 'key:k' || lpad(((agent - 1) * 4 + 1 + floor(r4 * 4)::int)::text, 11, '0')
           WHEN r3 < 0.95 THEN 'admin'
           ELSE 'wallet:0x' || lpad(to_hex((r4 * 500)::int), 40, '0') END AS caller,
         CASE WHEN r2 < 0.90 THEN 200 WHEN r2 < 0.94 THEN 429 WHEN r2 < 0.96 THEN 401
