@@ -158,7 +158,7 @@ function seedChunk(lo: number, hi: number): string {
   const span = END.getTime() - START.getTime();
   return `
     INSERT INTO request_log (started_at, via, aid, caller, chat_id, status, code, latency_ms,
-      model, input_tokens, output_tokens, cost, request_id)
+      model, input_tokens, output_tokens, cost, request_id, unknown_agent)
     SELECT started_at, via, CASE WHEN status = 404 THEN 'missing-' || (i % 1000) ELSE aid END,
       caller, 'default', status,
       CASE status WHEN 200 THEN NULL WHEN 429 THEN 'rate_limited' WHEN 401 THEN 'key_required'
@@ -167,7 +167,7 @@ function seedChunk(lo: number, hi: number): string {
       latency, CASE WHEN status = 200 THEN model END,
       CASE WHEN status = 200 THEN input END, CASE WHEN status = 200 THEN output END,
       CASE WHEN status = 200 AND model <> 'house-model' THEN (input + 2 * output) / 1e6 END,
-      'r' || i
+      'r' || i, status = 404
     FROM (
       SELECT i,
         '${START.toISOString()}'::timestamptz + ((i - 1) * ${span / ROWS}::float8) * interval '1 millisecond' AS started_at,
@@ -290,7 +290,7 @@ async function measureWrites(db: Db, url: string) {
     input_tokens: null,
     output_tokens: null,
     cost: null,
-    sample_by: `client-${i % 20}`,
+    client: `client-${i % 20}`,
   }));
   const strayEntries = (await countEntries(url)) - before;
   await log.close();

@@ -602,6 +602,8 @@ export const requestLog = pgTable(
     requestId: text(),
     /** The requests the entry stands for: more than 1 for a sample of refusals naming no agent. */
     standsFor: integer().notNull().default(1),
+    /** A refusal whose aid named no agent when it was written (sampled, summed apart). */
+    unknownAgent: boolean().notNull().default(false),
   },
   (t) => [
     // Newest first, over all entries and by each filter of the listing, so that a page reads
@@ -617,35 +619,36 @@ export const requestLog = pgTable(
 );
 
 /**
- * The request log summed by hour and by day (`span`), agent, model and caller group, kept equal
- * to its entries by triggers on every insert and delete (migration 0018): the breakdown reads
- * whole days and hours here, and entries only for the minutes at its ends.
+ * The request log summed by hour (request_log_hours) and by day (request_log_days), agent, model
+ * and caller group, kept equal to its entries by triggers on every insert and delete (migration
+ * 0018): the breakdown reads whole days and hours here, and entries only at its ends.
  */
-export const requestLogSums = pgTable(
-  "request_log_sums",
-  {
-    span: text({ enum: ["hour", "day"] }).notNull(),
-    startsAt: timestamptz().notNull(),
-    aid: text().notNull(),
-    model: text(),
-    /** `key:<id>` for a key that was let in, `key` for one refused, else the caller's kind. */
-    callerGroup: text().notNull(),
-    requests: bigint({ mode: "number" }).notNull(),
-    delivered: bigint({ mode: "number" }).notNull(),
-    inputTokens: bigint({ mode: "number" }).notNull(),
-    outputTokens: bigint({ mode: "number" }).notNull(),
-    cost: numeric({ mode: "number" }).notNull(),
-    /** Entries with a cost: none means the group's cost is unknown, not 0. */
-    priced: bigint({ mode: "number" }).notNull(),
-  },
-  (t) => [
-    unique("request_log_sums_group")
-      .on(t.span, t.startsAt, t.aid, t.model, t.callerGroup)
-      .nullsNotDistinct(),
-    index("request_log_sums_by_agent").on(t.aid, t.span, t.startsAt),
-    check("request_log_sums_span", sql`${t.span} IN ('hour', 'day')`),
-  ],
-);
+const requestLogSums = (name: string) =>
+  pgTable(
+    name,
+    {
+      startsAt: timestamptz().notNull(),
+      /** The entry's aid, or '' for refusals naming no agent: made-up aids are not a row each. */
+      aid: text().notNull(),
+      model: text(),
+      /** `key:<id>` for an agent key that was let in, `key` for others, else the caller's kind. */
+      callerGroup: text().notNull(),
+      requests: bigint({ mode: "number" }).notNull(),
+      delivered: bigint({ mode: "number" }).notNull(),
+      inputTokens: bigint({ mode: "number" }).notNull(),
+      outputTokens: bigint({ mode: "number" }).notNull(),
+      cost: numeric({ mode: "number" }).notNull(),
+      /** Entries with a cost: none means the group's cost is unknown, not 0. */
+      priced: bigint({ mode: "number" }).notNull(),
+    },
+    (t) => [
+      unique(`${name}_group`).on(t.startsAt, t.aid, t.model, t.callerGroup).nullsNotDistinct(),
+      index(`${name}_by_agent`).on(t.aid, t.startsAt),
+    ],
+  );
+
+export const requestLogHours = requestLogSums("request_log_hours");
+export const requestLogDays = requestLogSums("request_log_days");
 
 /**
  * Refusals naming no agent, counted per client and hour (and for all clients under ''): the

@@ -84,8 +84,6 @@ export function endChat(
     request_id: ctx.requestId ?? null,
     // Anyone can name an aid no agent has, under any key id: such refusals are sampled by the
     // client's address, whatever the caller claims to be.
-    ...(problem?.code === "agent_not_found"
-      ? { sample_by: ctx.client ?? callerId(ctx.caller) }
-      : {}),
+    client: ctx.client,
   });
 }

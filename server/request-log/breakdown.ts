@@ -1,8 +1,8 @@
-import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
-import { requestLog, requestLogSums } from "@/db/schema";
+import { requestLog, requestLogDays, requestLogHours } from "@/db/schema";
 import { withCustomPlans } from "./custom-plans";
 import { requestLogOf } from "./recorder";
 import type { requestBreakdownInputSchema, requestBreakdownSchema } from "./schema";
@@ -17,12 +17,12 @@ const KINDS: Record<string, string> = {
   addr: "anonymous addresses",
   admin: "the admin",
   wallet: "wallets",
-  key: "invalid agent keys",
+  key: "agent keys not let in",
 };
 
 /** Entries read one by one, counted in (1) or out (-1) of the sums. */
 type Span = { from: Date; to: Date; sign: 1 | -1 };
-/** Sums of request_log_sums read, by whole hours or days from `from` (or the first) to `to`. */
+/** Sums read by whole hours or days, from `from` (or the first) to `to` (or the last). */
 type Sums = { span: "hour" | "day"; from?: Date; to?: Date };
 
 const HOUR_MS = 3_600_000;
@@ -91,32 +91,33 @@ export async function requestBreakdown({ db }: { db: Db }, input: Input): Promis
 /** The breakdown's one statement: the sums and entries of its range, grouped. */
 export function breakdownStatement(input: Input): SQL {
   const { sums, spans } = rangeOf(input.from, input.to);
-  const h = requestLogSums;
   const t = requestLog;
-  const ofAgent = (column: SQLWrapper) =>
-    input.aid === undefined ? sql`true` : sql`${column} = ${input.aid}`;
-  const summed = sums.map(
-    ({ span, from, to }) => sql`SELECT ${input.by === "model" ? h.model : h.callerGroup} AS grp,
+  const summed = sums.map(({ span, from, to }) => {
+    const h = span === "hour" ? requestLogHours : requestLogDays;
+    return sql`SELECT ${input.by === "model" ? h.model : h.callerGroup} AS grp,
         ${h.requests} AS requests, ${h.delivered} AS delivered, ${h.inputTokens} AS input,
         ${h.outputTokens} AS output, ${h.cost} AS cost, ${h.priced} AS priced
       FROM ${h}
-      WHERE ${ofAgent(h.aid)} AND ${h.span} = ${span}
+      WHERE ${input.aid === undefined ? sql`true` : sql`${h.aid} = ${input.aid}`}
         ${from ? sql`AND ${h.startsAt} >= ${from.toISOString()}::timestamptz` : sql``}
-        ${to ? sql`AND ${h.startsAt} < ${to.toISOString()}::timestamptz` : sql``}`,
-  );
-  const entries = spans.map(
-    ({ from, to, sign }) => sql`SELECT
-        ${input.by === "model" ? t.model : sql`request_log_caller_group(${t.caller}, ${t.code})`},
-        ${sql.raw(String(sign))} * ${t.standsFor},
-        ${sql.raw(String(sign))} * (${t.status} = 200)::int,
-        ${sql.raw(String(sign))} * coalesce(${t.inputTokens}, 0),
-        ${sql.raw(String(sign))} * coalesce(${t.outputTokens}, 0),
-        ${sql.raw(String(sign))} * coalesce(${t.cost}, 0),
-        ${sql.raw(String(sign))} * (${t.cost} IS NOT NULL)::int
+        ${to ? sql`AND ${h.startsAt} < ${to.toISOString()}::timestamptz` : sql``}`;
+  });
+  // The entries as the sums count them (request_log_sums_apply in migration 0018).
+  const group =
+    input.by === "model"
+      ? sql`${t.model}`
+      : sql`request_log_caller_group(${t.caller}, ${t.status}, ${t.code}, ${t.unknownAgent})`;
+  const entries = spans.map(({ from, to, sign }) => {
+    const signed = (value: SQL) => sql`${sql.raw(String(sign))} * ${value}`;
+    return sql`SELECT ${group}, ${signed(sql`${t.standsFor}`)},
+        ${signed(sql`(${t.status} = 200)::int`)}, ${signed(sql`coalesce(${t.inputTokens}, 0)`)},
+        ${signed(sql`coalesce(${t.outputTokens}, 0)`)}, ${signed(sql`coalesce(${t.cost}, 0)`)},
+        ${signed(sql`(${t.cost} IS NOT NULL)::int`)}
       FROM ${t}
-      WHERE ${ofAgent(t.aid)} AND ${t.startedAt} >= ${from.toISOString()}::timestamptz
-        AND ${t.startedAt} < ${to.toISOString()}::timestamptz`,
-  );
+      WHERE ${input.aid === undefined ? sql`true` : sql`${t.aid} = ${input.aid} AND NOT ${t.unknownAgent}`}
+        AND ${t.startedAt} >= ${from.toISOString()}::timestamptz
+        AND ${t.startedAt} < ${to.toISOString()}::timestamptz`;
+  });
   return sql`SELECT grp,
       sum(requests)::float8 AS requests, sum(delivered)::float8 AS delivered,
       sum(input)::float8 AS input, sum(output)::float8 AS output,

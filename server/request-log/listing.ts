@@ -134,8 +134,9 @@ export async function purgeOldRequests(db: Db, now: Date, days: number): Promise
     if (!gone?.last || gone.n < PURGE_BATCH) break;
     after = gone.last;
   }
-  await db.execute(sql`DELETE FROM request_log_sums
-    WHERE requests = 0 AND starts_at < ${cutoff}::timestamptz`);
+  for (const sums of ["request_log_hours", "request_log_days"])
+    await db.execute(sql`DELETE FROM ${sql.identifier(sums)}
+      WHERE requests = 0 AND starts_at < ${cutoff}::timestamptz`);
   // A client's count matters for the hour it counts; the hour before is kept for late batches.
   await db.execute(sql`DELETE FROM request_log_missing_agent
     WHERE hour < ${new Date(now.getTime() - 2 * 3_600_000).toISOString()}::timestamptz`);

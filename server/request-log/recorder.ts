@@ -28,10 +28,10 @@ export type RequestEntry = {
   cost: number | null;
   request_id: string | null;
   /**
-   * For a refusal naming no agent, the client it is counted under (its address hash): such
-   * refusals are sampled per client (see insertEntries). Absent for every other entry.
+   * The client's keyed address hash: refusals naming no agent are sampled per client
+   * (insertEntries), by the caller when absent. Not stored.
    */
-  sample_by?: string;
+  client?: string;
 };
 
 const FLUSH_MS = 1000;
@@ -143,35 +143,36 @@ export const EXACT_PER_CLIENT = 100;
 export const EXACT_OVERALL = 10_000;
 
 /**
- * One statement for a batch. Entries of real agents are inserted as they are. A refusal naming
- * no agent is counted in its client's hour and in everyone's (request_log_missing_agent, taken
- * in one order so that no two batches deadlock), and kept by the coarser of two rules, as an
- * entry standing for the refusals since the one kept before it (`stands_for`):
+ * One statement for a batch. A refusal whose aid names no agent (looked up as it is written) is
+ * counted in its client's hour and in everyone's (request_log_missing_agent, taken in one order
+ * so that no two batches deadlock), and kept by the coarser of two rules, as an entry standing
+ * for the refusals since the one kept before it (`stands_for`):
  * - its client's: the first EXACT_PER_CLIENT, then every 10th up to 1,000, every 100th up to
  *   10,000, and so on: 90 entries for each tenfold more;
  * - everyone's: the first EXACT_OVERALL, then every 100th up to 100,000, every 1,000th up to
  *   1,000,000, and so on: 900 for each tenfold more, however many addresses send them.
+ * Every other entry is inserted as it is.
  */
 function insertEntries(db: Db, entries: RequestEntry[]) {
   const hour = sql.raw("date_trunc('hour', started_at, 'UTC')");
   return db.execute(sql`WITH batch AS MATERIALIZED (
-      SELECT r.*, row_number() OVER () AS n
+      SELECT r.*, row_number() OVER () AS n,
+        r.status <> 200 AND NOT EXISTS (SELECT 1 FROM agents a WHERE a.aid = r.aid) AS unknown
       FROM json_to_recordset(${JSON.stringify(entries)}::json) AS r(started_at timestamptz,
         via text, aid text, caller text, chat_id text, status integer, code text,
         latency_ms integer, model text, input_tokens integer, output_tokens integer,
-        cost numeric, request_id text, sample_by text)
+        cost numeric, request_id text, client text)
     ), missed AS MATERIALIZED (
-      SELECT n, sample_by, ${hour} AS hour,
-        row_number() OVER (PARTITION BY sample_by, ${hour} ORDER BY n) AS nth,
-        count(*) OVER (PARTITION BY sample_by, ${hour}) AS count,
+      SELECT n, coalesce(client, caller) AS client, ${hour} AS hour,
+        row_number() OVER (PARTITION BY coalesce(client, caller), ${hour} ORDER BY n) AS nth,
+        count(*) OVER (PARTITION BY coalesce(client, caller), ${hour}) AS count,
         row_number() OVER (PARTITION BY ${hour} ORDER BY n) AS nth_overall,
         count(*) OVER (PARTITION BY ${hour}) AS count_overall
-      FROM batch WHERE sample_by IS NOT NULL
+      FROM batch WHERE unknown
     ), counted AS (
       INSERT INTO request_log_missing_agent AS c (client, hour, refusals)
       SELECT client, hour, refusals FROM (
-        SELECT sample_by AS client, hour, max(count) AS refusals FROM missed
-        GROUP BY sample_by, hour
+        SELECT client, hour, max(count) AS refusals FROM missed GROUP BY client, hour
         UNION ALL
         SELECT '', hour, max(count_overall) FROM missed GROUP BY hour
       ) AS counts
@@ -182,7 +183,7 @@ function insertEntries(db: Db, entries: RequestEntry[]) {
       SELECT m.n, own.refusals - m.count + m.nth AS own,
         overall.refusals - m.count_overall + m.nth_overall AS overall
       FROM missed m
-      JOIN counted own ON own.client = m.sample_by AND own.hour = m.hour
+      JOIN counted own ON own.client = m.client AND own.hour = m.hour
       JOIN counted overall ON overall.client = '' AND overall.hour = m.hour
     ), stepped AS (
       SELECT n, own, overall,
@@ -197,11 +198,12 @@ function insertEntries(db: Db, entries: RequestEntry[]) {
         ELSE overall % overall_step = 0 END
     )
     INSERT INTO request_log (started_at, via, aid, caller, chat_id, status, code, latency_ms,
-      model, input_tokens, output_tokens, cost, request_id, stands_for)
+      model, input_tokens, output_tokens, cost, request_id, stands_for, unknown_agent)
     SELECT b.started_at, b.via, b.aid, b.caller, b.chat_id, b.status, b.code, b.latency_ms,
-      b.model, b.input_tokens, b.output_tokens, b.cost, b.request_id, coalesce(k.step, 1)
+      b.model, b.input_tokens, b.output_tokens, b.cost, b.request_id, coalesce(k.step, 1),
+      b.unknown
     FROM batch b LEFT JOIN kept k ON k.n = b.n
-    WHERE b.sample_by IS NULL OR k.n IS NOT NULL`);
+    WHERE NOT b.unknown OR k.n IS NOT NULL`);
 }
 
 /**

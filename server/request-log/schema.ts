@@ -125,7 +125,10 @@ export const requestBreakdownInputSchema = z
       description:
         "`model`: by the model that wrote each reply; `key`: by the agent key that asked (callers without a key grouped by kind: anonymous addresses, the admin, wallets).",
     }),
-    aid: lookupAidSchema.optional().meta({ description: "Only this agent's requests." }),
+    aid: lookupAidSchema.optional().meta({
+      description:
+        "Only this agent's requests (refusals naming an aid no agent has count only without it).",
+    }),
     from: when("From this instant"),
     to: when("Before this instant"),
   })
@@ -141,7 +144,7 @@ export const requestBreakdownSchema = z
       z.object({
         group: z.string().nullable().meta({
           description:
-            "The model, or `key:<id>` / `key` (agent keys refused as invalid, together) / `addr` / `admin` / `wallet`; null for requests refused before a model answered (by model).",
+            "The model, or `key:<id>` (an agent key, for its requests that got past the key: replies, and refusals by quota, rate limit or provider) / `key` (every other request with an agent key: invalid ones, those naming no agent, those refused before the key was read) / `addr` / `admin` / `wallet`; null for requests refused before a model answered (by model).",
         }),
         label: z.string().meta({ description: "The group for people." }),
         requests: z.int().meta({

@@ -13,6 +13,7 @@ import {
   requestBreakdown,
 } from "@/server/request-log";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
+import { insertBareAgent } from "../helpers/generic-plan";
 
 const START = "2026-11-24T09:00:00.000Z";
 const HOUR = 3_600_000;
@@ -50,7 +51,7 @@ const miss = (client: string, i: number, started = START): RequestEntry =>
     model: null,
     input_tokens: null,
     output_tokens: null,
-    sample_by: client,
+    client,
   });
 
 async function write(db: Db, entries: RequestEntry[]): Promise<void> {
@@ -84,10 +85,21 @@ describe.each(DATABASE_KINDS)("the request log's bounds on %s", (kind) => {
     const { db } = testDatabase();
     const flood = Array.from({ length: 1000 }, (_, i) => miss("a", i));
     const other = Array.from({ length: 150 }, (_, i) => miss("b", i));
+    // From the same address: replies, and refusals of an agent that exists (no key).
+    await insertBareAgent(db, "real");
     const real = Array.from({ length: 40 }, (_, i) => entry({ request_id: `real-${i}` }));
+    const refused = Array.from({ length: 150 }, () =>
+      entry({ caller: "wallet:0xab", client: "a", status: 401, code: "key_required", model: null }),
+    );
+    // A refusal before the agent was looked up (no model slot) is judged by its aid too.
+    const busy = Array.from({ length: 120 }, (_, i) => ({
+      ...miss("c", i),
+      status: 503,
+      code: "service_unavailable",
+    }));
     // Interleaved, as they arrive; the recorder writes them 500 to a statement.
     const all = flood.flatMap((one, i) => [one, ...(i < 150 ? [other[i] as RequestEntry] : [])]);
-    all.splice(500, 0, ...real);
+    all.splice(500, 0, ...real, ...refused, ...busy);
     await write(db, all);
 
     expect(EXACT_PER_CLIENT).toBe(100);
@@ -96,8 +108,10 @@ describe.each(DATABASE_KINDS)("the request log's bounds on %s", (kind) => {
       "addr:a": { entries: 100 + 90, stands_for: 1000, exact: 100 },
       // Another address is counted apart: its first 100, then 5 of 10.
       "addr:b": { entries: 105, stands_for: 150, exact: 100 },
-      // Real agents' entries: every one, one each.
+      "addr:c": { entries: 102, stands_for: 120, exact: 100 },
+      // Real agents' entries: every one, one each, whatever the client.
       admin: { entries: 40, stands_for: 40, exact: 40 },
+      "wallet:0xab": { entries: 150, stands_for: 150, exact: 150 },
     });
     // The next hour counts anew.
     await write(
@@ -179,7 +193,8 @@ describe.each(DATABASE_KINDS)("the request log's bounds on %s", (kind) => {
         ?.n;
     expect(await count("request_log")).toBe(10);
     // The sums went with them: the hour and the day of the 10 are left.
-    expect(await count("request_log_sums")).toBe(2);
+    expect(await count("request_log_hours")).toBe(1);
+    expect(await count("request_log_days")).toBe(1);
     const byModel = await requestBreakdown({ db }, { by: "model" });
     expect(byModel.groups.map((g) => [g.group, g.requests])).toEqual([["gpt-4o-mini", 10]]);
     expect(await purgeOldRequests(db, clock.now(), 14)).toBe(0);
@@ -197,7 +212,7 @@ describe.each(DATABASE_KINDS)("the request log's bounds on %s", (kind) => {
       VALUES ('k1', 'keyed', 'partner', 'not a hash', now())`);
     await db.execute(sql`
       INSERT INTO request_log (started_at, via, aid, caller, chat_id, status, code, latency_ms,
-        model, input_tokens, output_tokens, cost, stands_for)
+        model, input_tokens, output_tokens, cost, stands_for, unknown_agent)
       SELECT ${START}::timestamptz + i * interval '97 seconds', 'chat',
         (ARRAY['keyed', 'other', 'third'])[i % 3 + 1],
         (ARRAY['admin', 'key:k1', 'addr:x', 'key:made-up', 'wallet:0xab'])[i % 5 + 1], 'default',
@@ -207,7 +222,7 @@ describe.each(DATABASE_KINDS)("the request log's bounds on %s", (kind) => {
         CASE WHEN i % 7 <> 0 AND i % 5 <> 3 THEN i % 100 END,
         CASE WHEN i % 7 <> 0 AND i % 5 <> 3 THEN i % 30 END,
         CASE WHEN i % 7 <> 0 AND i % 5 <> 3 AND i % 2 = 0 THEN (i % 100) / 1e6 END,
-        CASE WHEN i % 7 = 0 AND i % 2 = 0 THEN 10 ELSE 1 END
+        CASE WHEN i % 7 = 0 AND i % 2 = 0 THEN 10 ELSE 1 END, i % 7 = 0
       FROM generate_series(0, 2700) AS i`);
     const minute = 60_000;
     const ranges: [Date | undefined, Date | undefined][] = [
@@ -232,14 +247,12 @@ describe.each(DATABASE_KINDS)("the request log's bounds on %s", (kind) => {
             sorted(await fromEntries(db, input)),
           );
         }
-    // Made-up key ids refused as invalid are one group, not one each (a made-up key naming no
-    // agent is refused for that first, so it keeps its id).
+    // Key ids not let in (made up, or naming no agent) are one group, not one each.
     const byKey = await requestBreakdown({ db }, { by: "key" });
     expect(byKey.groups.map((g) => g.label).sort()).toEqual([
+      "agent keys not let in",
       "anonymous addresses",
-      "invalid agent keys",
       "key 'partner'",
-      "key made-up",
       "the admin",
       "wallets",
     ]);
@@ -255,7 +268,10 @@ async function fromEntries(
   db: Db,
   input: { by: "model" | "key"; aid?: string; from?: Date; to?: Date },
 ): Promise<Group[]> {
-  const group = input.by === "model" ? sql`model` : sql`request_log_caller_group(caller, code)`;
+  const group =
+    input.by === "model"
+      ? sql`model`
+      : sql`request_log_caller_group(caller, status, code, unknown_agent)`;
   const rows = rowsOf<{
     grp: string | null;
     requests: number;
@@ -269,7 +285,7 @@ async function fromEntries(
         coalesce(sum(input_tokens), 0)::float8 AS input,
         coalesce(sum(output_tokens), 0)::float8 AS output, sum(cost)::float8 AS cost
       FROM request_log
-      WHERE ${input.aid === undefined ? sql`true` : sql`aid = ${input.aid}`}
+      WHERE ${input.aid === undefined ? sql`true` : sql`aid = ${input.aid} AND NOT unknown_agent`}
         AND ${input.from ? sql`started_at >= ${input.from.toISOString()}::timestamptz` : sql`true`}
         AND ${input.to ? sql`started_at < ${input.to.toISOString()}::timestamptz` : sql`true`}
       GROUP BY 1`),
@@ -278,7 +294,7 @@ async function fromEntries(
     addr: "anonymous addresses",
     admin: "the admin",
     wallet: "wallets",
-    key: "invalid agent keys",
+    key: "agent keys not let in",
     "key:k1": "key 'partner'",
   };
   return rows.map((row) => ({
