@@ -5,7 +5,8 @@
  * trip against a direct MCP call (bench/tool-rows.ts; `BENCH_ONLY=tools`), then 1,000 webhook
  * events to a receiver on loopback (bench/webhooks.ts; `BENCH_ONLY=webhooks`); `BENCH_ONLY=echo` runs
  * only the echo chat row (1,000 agents, no soak or growth series), about a minute;
- * `BENCH_ONLY=scheduler` only the scheduler's rows (bench/scheduler.ts). Prints a table and
+ * `BENCH_ONLY=scheduler` only the scheduler's rows (bench/scheduler.ts); `BENCH_ONLY=request-log`
+ * only the request log at 10 M entries (bench/request-log.ts). Prints a table and
  * writes bench/results/latest.json. Needs a build (`npm run bench` makes one) and PostgreSQL at
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a throwaway database is
  * created on that server and dropped afterwards).
@@ -23,6 +24,7 @@ import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
 import { median } from "./median";
 import { runModelBenchmarks } from "./model-rows";
 import { cpuSpent, cpuSplit, residentMiB, startChild } from "./processes";
+import { runRequestLogBenchmarks } from "./request-log";
 import { measureSchedulerThroughput, type SchedulerThroughput } from "./scheduler";
 import { prepareStatusUpdates } from "./status-updates";
 import { runToolBenchmarks } from "./tool-rows";
@@ -36,15 +38,20 @@ const SCHEDULER_AGENTS = Number(process.env.BENCH_SCHEDULER_AGENTS ?? 10_000);
  * `model`: only the model rows (no seeding, echo rows, growth series or scheduler); `tools`:
  * only the tool row (bench/tool-rows.ts); `webhooks`: only the webhook row (bench/webhooks.ts);
  * `echo`: only the echo chat row, on 1,000 agents (what issue 29's echo ratio is read from);
- * `scheduler`: only the scheduler, 10,000 agents due at once (issue 29's scheduler row).
+ * `scheduler`: only the scheduler, 10,000 agents due at once (issue 29's scheduler row);
+ * `request-log`: only the request log's queries, writes and purge (bench/request-log.ts).
  */
 const ONLY = process.env.BENCH_ONLY || undefined;
-const KINDS = ["model", "tools", "webhooks", "echo", "scheduler"] as const;
+const KINDS = ["model", "tools", "webhooks", "echo", "scheduler", "request-log"] as const;
 if (ONLY !== undefined && !(KINDS as readonly string[]).includes(ONLY)) {
   throw new Error(`BENCH_ONLY=${ONLY}: the values understood are ${KINDS.join(", ")}`);
 }
-/** Whether the rows of `kind` run: all of them, or those BENCH_ONLY names. */
-const runs = (kind: (typeof KINDS)[number]) => ONLY === undefined || ONLY === kind;
+/**
+ * Whether the rows of `kind` run: all of them, or those BENCH_ONLY names. The request log's
+ * rows run only when named: seeding 10 M entries takes longer than the rest of the run.
+ */
+const runs = (kind: (typeof KINDS)[number]) =>
+  ONLY === kind || (ONLY === undefined && kind !== "request-log");
 const AGENTS = Number(process.env.BENCH_AGENTS ?? (ONLY === "echo" ? 1_000 : 100_000));
 
 type Measure = { rps: number; p50: number; p99: number; non2xx: number; errors: number };
@@ -375,6 +382,7 @@ async function runBenchmarks(database: { url: string }) {
   const toolRow = runs("tools") ? await runToolBenchmarks(database.url) : undefined;
   const webhookRow = runs("webhooks") ? await runWebhookBenchmarks(database.url) : undefined;
   const scheduler = runs("scheduler") ? await runScheduler(database) : undefined;
+  const requestLog = runs("request-log") ? await runRequestLogBenchmarks(database.url) : undefined;
 
   const report = {
     date: new Date().toISOString(),
@@ -391,6 +399,7 @@ async function runBenchmarks(database: { url: string }) {
     ...(toolRow ? { tool_row: toolRow } : {}),
     ...(webhookRow ? { webhook_row: webhookRow } : {}),
     ...(scheduler ? { scheduler } : {}),
+    ...(requestLog ? { request_log: requestLog } : {}),
   };
   await mkdir("bench/results", { recursive: true });
   await writeFile("bench/results/latest.json", `${JSON.stringify(report, null, 2)}\n`);

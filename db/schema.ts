@@ -16,6 +16,7 @@ import {
   serial,
   text,
   timestamp,
+  unique,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 import {
@@ -601,13 +602,68 @@ export const requestLog = pgTable(
     outputTokens: integer(),
     cost: numeric({ mode: "number" }),
     requestId: text(),
+    /** The requests the entry stands for: more than 1 for a sample of refusals naming no agent. */
+    standsFor: integer().notNull().default(1),
+    /** A refusal whose aid named no agent when it was written (sampled, summed apart). */
+    unknownAgent: boolean().notNull().default(false),
   },
   (t) => [
-    // Newest first, over all agents and per agent; the age purge reads the first too.
+    // Newest first, over all entries and by each filter of the listing, so that a page reads
+    // only its own entries however rare they are; the age purge reads the first.
     index("request_log_recent").on(t.startedAt, t.id),
     index("request_log_by_agent").on(t.aid, t.startedAt, t.id),
+    index("request_log_by_caller").on(t.caller, t.startedAt, t.id),
+    index("request_log_by_status").on(t.status, t.startedAt, t.id),
+    index("request_log_failed").on(t.startedAt, t.id).where(sql`${t.status} <> 200`),
+    index("request_log_agent_failed").on(t.aid, t.startedAt, t.id).where(sql`${t.status} <> 200`),
     check("request_log_via", sql`${t.via} IN ('chat', 'completions')`),
   ],
+);
+
+/**
+ * The request log summed by hour (request_log_hours) and by day (request_log_days), agent, model
+ * and caller group, kept equal to its entries by triggers on every insert and delete (migration
+ * 0018): the breakdown reads whole days and hours here, and entries only at its ends.
+ */
+const requestLogSums = (name: string) =>
+  pgTable(
+    name,
+    {
+      startsAt: timestamptz().notNull(),
+      /** The entry's aid, or '' for refusals naming no agent: made-up aids are not a row each. */
+      aid: text().notNull(),
+      model: text(),
+      /** `key:<id>` for an agent key that was let in, `key` for others, else the caller's kind. */
+      callerGroup: text().notNull(),
+      requests: bigint({ mode: "number" }).notNull(),
+      delivered: bigint({ mode: "number" }).notNull(),
+      inputTokens: bigint({ mode: "number" }).notNull(),
+      outputTokens: bigint({ mode: "number" }).notNull(),
+      cost: numeric({ mode: "number" }).notNull(),
+      /** Entries with a cost: none means the group's cost is unknown, not 0. */
+      priced: bigint({ mode: "number" }).notNull(),
+    },
+    (t) => [
+      unique(`${name}_group`).on(t.startsAt, t.aid, t.model, t.callerGroup).nullsNotDistinct(),
+      index(`${name}_by_agent`).on(t.aid, t.startsAt),
+    ],
+  );
+
+export const requestLogHours = requestLogSums("request_log_hours");
+export const requestLogDays = requestLogSums("request_log_days");
+
+/**
+ * Refusals naming no agent, counted per client and hour (and for all clients under ''): the
+ * recorder's insert samples them by these counts, decided in its one statement.
+ */
+export const requestLogMissingAgent = pgTable(
+  "request_log_missing_agent",
+  {
+    client: text().notNull(),
+    hour: timestamptz().notNull(),
+    refusals: bigint({ mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.client, t.hour] })],
 );
 
 export type AgentRow = typeof agents.$inferSelect;

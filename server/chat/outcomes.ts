@@ -42,7 +42,13 @@ export function recordChat(aid: string, error?: unknown): void {
   if (outcome === "rate") metrics.refusals.inc({ kind: "rate", limit: "rate_limit_rpm" });
 }
 
-type EndContext = DataContext & { config: Config; caller: Caller; requestId?: string };
+type EndContext = DataContext & {
+  config: Config;
+  caller: Caller;
+  requestId?: string;
+  /** The client's keyed address hash (absent for a chat made without HTTP). */
+  client?: string;
+};
 
 /** When a chat request reached the engine: the instant it is logged at, and a timer's start. */
 export type Begun = { at: Date; mark: number };
@@ -76,5 +82,8 @@ export function endChat(
     output_tokens: usage?.output_tokens ?? null,
     cost: usage?.cost ?? null,
     request_id: ctx.requestId ?? null,
+    // Anyone can name an aid no agent has, under any key id: such refusals are sampled by the
+    // client's address, whatever the caller claims to be.
+    client: ctx.client,
   });
 }

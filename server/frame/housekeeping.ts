@@ -19,6 +19,20 @@ export function startHousekeeping(
   { llmTimeoutMs, requestLogDays }: { llmTimeoutMs: number; requestLogDays: number },
 ): () => void {
   let ticks = 0;
+  // The request log's purge goes on until nothing old is left, which after a flood or a long
+  // stop can take minutes: it runs beside the ticks, one at a time, so the sweep keeps its pace.
+  let purging = false;
+  const purgeRequests = (now: Date) => {
+    if (purging) return;
+    purging = true;
+    purgeOldRequests(db, now, requestLogDays)
+      .catch((error: unknown) =>
+        log.error({ err: error }, "Request log purge failed; trying again"),
+      )
+      .finally(() => {
+        purging = false;
+      });
+  };
   const tick = async () => {
     const now = clock.now();
     const given = await sweepReservations(
@@ -31,6 +45,7 @@ export function startHousekeeping(
         `Agent Service: gave back ${given} message uses of chats whose process died.`,
       );
     if (ticks++ % 12 !== 0) return;
+    purgeRequests(now);
     await purgeOldChatWindows(db, now);
     await purgeOldWindows(db, now);
     await purgeExpiredSessions(db, now);
@@ -38,7 +53,6 @@ export function startHousekeeping(
     await purgeOldFailures(db, now);
     await purgeOldDeliveries(db, now);
     await purgeOldNotices(db, now);
-    await purgeOldRequests(db, now, requestLogDays);
   };
   const timer = setInterval(() => {
     tick().catch((error: unknown) =>

@@ -27,6 +27,11 @@ export type RequestEntry = {
   output_tokens: number | null;
   cost: number | null;
   request_id: string | null;
+  /**
+   * The client's keyed address hash: refusals naming no agent are sampled per client
+   * (insertEntries), by the caller when absent. Not stored.
+   */
+  client?: string;
 };
 
 const FLUSH_MS = 1000;
@@ -132,15 +137,73 @@ function failureOf(error: unknown): { reason: string; codes: string[] } {
   return { reason: cause instanceof Error ? cause.message : String(cause), codes: codesOf(error) };
 }
 
+/** Refusals naming no agent a client has logged one by one in an hour. */
+export const EXACT_PER_CLIENT = 100;
+/** Such refusals logged one by one in an hour, all clients together. */
+export const EXACT_OVERALL = 10_000;
+
+/**
+ * One statement for a batch. A refusal whose aid names no agent (looked up as it is written) is
+ * counted in its client's hour and in everyone's (request_log_missing_agent, taken in one order
+ * so that no two batches deadlock), and kept by the coarser of two rules, as an entry standing
+ * for the refusals since the one kept before it (`stands_for`):
+ * - its client's: the first EXACT_PER_CLIENT, then every 10th up to 1,000, every 100th up to
+ *   10,000, and so on: 90 entries for each tenfold more;
+ * - everyone's: the first EXACT_OVERALL, then every 100th up to 100,000, every 1,000th up to
+ *   1,000,000, and so on: 900 for each tenfold more, however many addresses send them.
+ * Every other entry is inserted as it is.
+ */
 function insertEntries(db: Db, entries: RequestEntry[]) {
-  return db.execute(sql`INSERT INTO request_log (started_at, via, aid, caller, chat_id, status,
-      code, latency_ms, model, input_tokens, output_tokens, cost, request_id)
-    SELECT started_at, via, aid, caller, chat_id, status, code, latency_ms, model, input_tokens,
-      output_tokens, cost, request_id
-    FROM json_to_recordset(${JSON.stringify(entries)}::json) AS r(started_at timestamptz,
-      via text, aid text, caller text, chat_id text, status integer, code text,
-      latency_ms integer, model text, input_tokens integer, output_tokens integer, cost numeric,
-      request_id text)`);
+  const hour = sql.raw("date_trunc('hour', started_at, 'UTC')");
+  return db.execute(sql`WITH batch AS MATERIALIZED (
+      SELECT r.*, row_number() OVER () AS n,
+        r.status <> 200 AND NOT EXISTS (SELECT 1 FROM agents a WHERE a.aid = r.aid) AS unknown
+      FROM json_to_recordset(${JSON.stringify(entries)}::json) AS r(started_at timestamptz,
+        via text, aid text, caller text, chat_id text, status integer, code text,
+        latency_ms integer, model text, input_tokens integer, output_tokens integer,
+        cost numeric, request_id text, client text)
+    ), missed AS MATERIALIZED (
+      SELECT n, coalesce(client, caller) AS client, ${hour} AS hour,
+        row_number() OVER (PARTITION BY coalesce(client, caller), ${hour} ORDER BY n) AS nth,
+        count(*) OVER (PARTITION BY coalesce(client, caller), ${hour}) AS count,
+        row_number() OVER (PARTITION BY ${hour} ORDER BY n) AS nth_overall,
+        count(*) OVER (PARTITION BY ${hour}) AS count_overall
+      FROM batch WHERE unknown
+    ), counted AS (
+      INSERT INTO request_log_missing_agent AS c (client, hour, refusals)
+      SELECT client, hour, refusals FROM (
+        SELECT client, hour, max(count) AS refusals FROM missed GROUP BY client, hour
+        UNION ALL
+        SELECT '', hour, max(count_overall) FROM missed GROUP BY hour
+      ) AS counts
+      ORDER BY hour, client
+      ON CONFLICT (client, hour) DO UPDATE SET refusals = c.refusals + excluded.refusals
+      RETURNING client, hour, refusals
+    ), placed AS (
+      SELECT m.n, own.refusals - m.count + m.nth AS own,
+        overall.refusals - m.count_overall + m.nth_overall AS overall
+      FROM missed m
+      JOIN counted own ON own.client = m.client AND own.hour = m.hour
+      JOIN counted overall ON overall.client = '' AND overall.hour = m.hour
+    ), stepped AS (
+      SELECT n, own, overall,
+        CASE WHEN own > ${sql.raw(String(EXACT_PER_CLIENT))}
+          THEN (10 ^ (length((own - 1)::text) - 2))::bigint ELSE 1 END AS own_step,
+        CASE WHEN overall > ${sql.raw(String(EXACT_OVERALL))}
+          THEN (10 ^ (length((overall - 1)::text) - 3))::bigint ELSE 1 END AS overall_step
+      FROM placed
+    ), kept AS (
+      SELECT n, greatest(own_step, overall_step) AS step FROM stepped
+      WHERE CASE WHEN own_step >= overall_step THEN own % own_step = 0
+        ELSE overall % overall_step = 0 END
+    )
+    INSERT INTO request_log (started_at, via, aid, caller, chat_id, status, code, latency_ms,
+      model, input_tokens, output_tokens, cost, request_id, stands_for, unknown_agent)
+    SELECT b.started_at, b.via, b.aid, b.caller, b.chat_id, b.status, b.code, b.latency_ms,
+      b.model, b.input_tokens, b.output_tokens, b.cost, b.request_id, coalesce(k.step, 1),
+      b.unknown
+    FROM batch b LEFT JOIN kept k ON k.n = b.n
+    WHERE NOT b.unknown OR k.n IS NOT NULL`);
 }
 
 /**

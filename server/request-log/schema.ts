@@ -96,6 +96,10 @@ export const requestRecordSchema = z
     request_id: z.string().nullable().meta({
       description: "The request's id (its X-Request-Id); null for a chat made without HTTP.",
     }),
+    stands_for: z.int().meta({
+      description:
+        "The requests this entry stands for: 1, except for refusals naming an aid no agent has, which are sampled past the first 100 a client sends in an hour (one entry for every 10, then every 100, …); such an entry stands for those since the one before it.",
+    }),
   })
   .meta({ id: "RequestRecord" });
 
@@ -121,7 +125,10 @@ export const requestBreakdownInputSchema = z
       description:
         "`model`: by the model that wrote each reply; `key`: by the agent key that asked (callers without a key grouped by kind: anonymous addresses, the admin, wallets).",
     }),
-    aid: lookupAidSchema.optional().meta({ description: "Only this agent's requests." }),
+    aid: lookupAidSchema.optional().meta({
+      description:
+        "Only this agent's requests (refusals naming an aid no agent has count only without it).",
+    }),
     from: when("From this instant"),
     to: when("Before this instant"),
   })
@@ -137,10 +144,12 @@ export const requestBreakdownSchema = z
       z.object({
         group: z.string().nullable().meta({
           description:
-            "The model, or `key:<id>` / `addr` / `admin` / `wallet`; null for requests refused before a model answered (by model).",
+            "The model, or `key:<id>` (an agent key, for its requests that got past the key: replies, and refusals by quota, rate limit or provider) / `key` (every other request with an agent key: invalid ones, those naming no agent, those refused before the key was read) / `addr` / `admin` / `wallet`; null for requests refused before a model answered (by model).",
         }),
         label: z.string().meta({ description: "The group for people." }),
-        requests: z.int(),
+        requests: z.int().meta({
+          description: "Requests, counting what each sampled entry stands for (`stands_for`).",
+        }),
         delivered: z.int().meta({ description: "Of them, replies delivered (status 200)." }),
         input_tokens: z.int(),
         output_tokens: z.int(),

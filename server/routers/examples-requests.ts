@@ -20,6 +20,7 @@ export const requestList = {
         output_tokens: null,
         cost: null,
         request_id: "9d0c4b1e-5a55-4c59-9a47-0f3e1c2b7d61",
+        stands_for: 1,
       },
       {
         id: 1041,
@@ -37,6 +38,7 @@ export const requestList = {
         output_tokens: 17,
         cost: 0.0000165,
         request_id: "c1f0a7e2-2b9d-4f0e-8d1a-6b5e3c9f4a20",
+        stands_for: 1,
       },
     ],
     next_cursor: "eyJhdCI6IjIwMjYtMTEtMjRUMDk6MTI6NDAuNTE3WiIsImlkIjoxMDQxfQ",

@@ -298,7 +298,7 @@ describe.each(DATABASE_KINDS)("the request log on %s", (kind) => {
     for (let i = 0; i < 12_000; i++) log.record(entry({ started_at: at(i) }));
     await log.flush();
     expect(log.pending).toBe(0);
-    // A day after the 10,000th second: the 10,000 before it go, in two statements of 5,000.
+    // A day after the 10,000th second: the 10,000 before it go, in statements of 1,000.
     expect(await purgeOldRequests(db, at(10_000 + 86_400), 1)).toBe(10_000);
     const oldest = await list({ to: at(10_001).toISOString() });
     expect(oldest.requests.map((r) => r.started_at)).toEqual([at(10_000).toISOString()]);
