@@ -8,9 +8,14 @@
  *   first request to the last delivery, and how long after the last event was written.
  * - `backlog`: 1,000 events written while no sender looked (WEBHOOK_POLL_MS of an hour), then a
  *   new instance drains them: from the first delivery received to the last.
+ * - `beside_hanging`: 200 events, each to an endpoint whose receiver never answers
+ *   (WEBHOOK_TIMEOUT_MS of 2 s) and to one that answers at once: the healthy one's delay from
+ *   each event's `timestamp` to its delivery, and the most attempts the hanging one had at once.
  *
- * Each delivery is checked: signed (Standard Webhooks), its webhook-id never seen before.
+ * Each delivery but the hanging endpoint's is checked: signed (Standard Webhooks), its
+ * webhook-id never seen before.
  */
+import type { ServerResponse } from "node:http";
 import { pathToFileURL } from "node:url";
 import { createDatabase } from "@/db/client";
 import { startServer, TEST_ADMIN_KEY } from "../tests/helpers/server";
@@ -19,11 +24,13 @@ import { startWebhookReceiver, until, verified } from "../tests/helpers/webhook-
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS || 1000);
 const AT_ONCE = 16;
+const BESIDE_HANGING = 200;
 
 export type WebhookRow = {
   events: number;
   live: { written_s: number; delivered_s: number; after_last_write_s: number };
   backlog: { drained_s: number; per_second: number };
+  beside_hanging: { events: number; p50_ms: number; max_ms: number; hanging_at_once: number };
   duplicates: number;
 };
 
@@ -48,11 +55,11 @@ export async function runWebhookBenchmarks(databaseUrl: string): Promise<Webhook
     if (response.status !== 201) throw new Error(`POST ${path}: ${response.status}`);
     return response.json() as Promise<{ id: string; secret: string }>;
   };
-  const createAgents = async (url: string, prefix: string) => {
+  const createAgents = async (url: string, prefix: string, events = EVENTS) => {
     let next = 0;
     await Promise.all(
       Array.from({ length: AT_ONCE }, async () => {
-        while (next < EVENTS) await post(url, "/agents", { aid: `${prefix}-${next++}` });
+        while (next < events) await post(url, "/agents", { aid: `${prefix}-${next++}` });
       }),
     );
   };
@@ -107,7 +114,36 @@ export async function runWebhookBenchmarks(databaseUrl: string): Promise<Webhook
     const times = receiver.to("/backlog").map((r) => r.at);
     const drained = (Math.max(...times) - Math.min(...times)) / 1000;
 
+    // Beside a hanging endpoint: its answers are held until the end.
+    const held: ServerResponse[] = [];
+    receiver.answer = (received, response) => {
+      if (received.path.startsWith("/hang")) held.push(response);
+      else response.end("ok");
+    };
+    const fair = await startServer({ ...env, WEBHOOK_TIMEOUT_MS: "2000" });
+    try {
+      for (const path of ["/hang", "/healthy"])
+        await post(fair.url, "/webhooks", {
+          url: `${receiver.url}${path}`,
+          events: ["agent.created"],
+        });
+      await createAgents(fair.url, "fair", BESIDE_HANGING);
+      if (!(await until(() => count("/healthy") >= BESIDE_HANGING, 120_000)))
+        throw new Error(
+          `only ${count("/healthy")} of ${BESIDE_HANGING} events reached the healthy endpoint`,
+        );
+    } finally {
+      for (const response of held.splice(0)) response.destroy();
+      await fair.stop();
+    }
+    const delays = receiver
+      .to("/healthy")
+      .map((r) => r.at - Date.parse((JSON.parse(r.body) as { timestamp: string }).timestamp))
+      .sort((a, b) => a - b);
+
     for (const received of receiver.received) {
+      // The hanging endpoint's deliveries are sent again after each timeout, by design.
+      if (received.path.startsWith("/hang")) continue;
       const id = received.headers["webhook-id"] as string;
       if (seen.has(id)) duplicates++;
       seen.add(id);
@@ -117,6 +153,12 @@ export async function runWebhookBenchmarks(databaseUrl: string): Promise<Webhook
       events: EVENTS,
       live: liveRow,
       backlog: { drained_s: round(drained), per_second: Math.round(EVENTS / drained) },
+      beside_hanging: {
+        events: BESIDE_HANGING,
+        p50_ms: delays[Math.floor(delays.length / 2)] ?? 0,
+        max_ms: delays.at(-1) ?? 0,
+        hanging_at_once: receiver.open("/hang").most,
+      },
       duplicates,
     };
     console.info(
@@ -124,6 +166,7 @@ export async function runWebhookBenchmarks(databaseUrl: string): Promise<Webhook
         `webhooks (${EVENTS} events to a receiver on loopback):`,
         `  live: ${EVENTS} agents created in ${row.live.written_s} s (${AT_ONCE} at once); the last event delivered ${row.live.delivered_s} s after the first request, ${row.live.after_last_write_s} s after the last was written`,
         `  backlog: ${EVENTS} pending events drained by a new instance in ${row.backlog.drained_s} s (${row.backlog.per_second}/s)`,
+        `  beside a hanging endpoint: the healthy one's ${BESIDE_HANGING} events delivered p50 ${row.beside_hanging.p50_ms} ms, max ${row.beside_hanging.max_ms} ms after they happened; the hanging one had ${row.beside_hanging.hanging_at_once} attempts at once`,
         `  duplicates: ${row.duplicates}`,
       ].join("\n"),
     );

@@ -573,7 +573,10 @@ export const webhookDeliveries = pgTable(
     finishedAt: timestamptz(),
   },
   (t) => [
-    index("webhook_deliveries_due").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // A claim takes each endpoint's first due deliveries and counts its attempts in flight here.
+    index("webhook_deliveries_due_by_endpoint")
+      .on(t.endpointId, t.nextAttemptAt, t.id)
+      .where(sql`${t.status} = 'pending'`),
     index("webhook_deliveries_by_endpoint").on(t.endpointId, t.id),
     index("webhook_deliveries_finished").on(t.finishedAt),
     check("webhook_deliveries_status", sql`${t.status} IN ('pending', 'delivered', 'failed')`),

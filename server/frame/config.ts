@@ -143,6 +143,7 @@ export const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(600_000)).default(10_000),
   WEBHOOK_POLL_MS: optional(z.coerce.number().int().min(10).max(3_600_000)).default(250),
   WEBHOOK_CONCURRENCY: optional(z.coerce.number().int().min(1).max(1000)).default(32),
+  WEBHOOK_ENDPOINT_CONCURRENCY: optional(z.coerce.number().int().min(1).max(1000)).default(4),
   QUOTA_DEFAULT_TOKEN_LIMIT_TOTAL: quotaLimit(null),
   QUOTA_DEFAULT_TOKEN_LIMIT_MONTHLY: quotaLimit(null),
   QUOTA_DEFAULT_TOKEN_LIMIT_DAILY: quotaLimit(null),
@@ -257,6 +258,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       pollMs: e.WEBHOOK_POLL_MS,
       concurrency: e.WEBHOOK_CONCURRENCY,
+      /** Attempts in flight to one endpoint, counted across every instance. */
+      endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
     },
     siwe: {
       /** host[:port] of PUBLIC_URL: the only domain a message may name. */

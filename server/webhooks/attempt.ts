@@ -1,5 +1,5 @@
 import { Webhook } from "standardwebhooks";
-import { Agent, request } from "undici";
+import { Agent, DecoratorHandler, type Dispatcher, request } from "undici";
 import type { HostRule } from "@/server/kit/allowed-hosts";
 import { guardedLookup, resolvedProblem } from "@/server/kit/outgoing";
 import { storableText } from "@/server/kit/text";
@@ -8,9 +8,9 @@ import { RESPONSE_EXCERPT_BYTES } from "./view";
 
 /**
  * One attempt to deliver a webhook, signed as Standard Webhooks says, to an address the target
- * rules permit (checked on the addresses actually connected to), bounded in time, following no
- * redirect and reading only the status and first bytes. Nothing else the receiver sends reaches
- * the delivery log: failures are described in the service's own words.
+ * rules permit (checked on the addresses actually connected to), bounded in time from when it is
+ * sent, following no redirect and reading only the status and first bytes. Nothing else the
+ * receiver sends reaches the delivery log: failures are described in the service's own words.
  */
 
 export type AttemptResult = {
@@ -23,11 +23,22 @@ export type AttemptResult = {
 
 export type Message = { url: string; secret: string; webhookId: string; body: string; at: Date };
 
-/** One keep-alive pool per origin, so a busy endpoint pays no handshake per delivery. */
+/**
+ * One keep-alive pool per origin, so a busy endpoint pays no handshake per delivery. Each may
+ * open a connection for every attempt the process has in flight (several endpoints may share an
+ * origin), so no attempt waits for one.
+ */
 export class Connections {
   private readonly agents = new Map<string, Agent>();
 
-  constructor(private readonly options: { rules: readonly HostRule[]; timeoutMs: number }) {}
+  constructor(
+    private readonly options: {
+      rules: readonly HostRule[];
+      timeoutMs: number;
+      /** Connections a pool may open: the sender's attempts in flight at most. */
+      connections: number;
+    },
+  ) {}
 
   for(url: URL): Agent {
     let agent = this.agents.get(url.origin);
@@ -46,7 +57,7 @@ export class Connections {
       headersTimeout: this.options.timeoutMs,
       bodyTimeout: this.options.timeoutMs,
       keepAliveTimeout: 4_000,
-      connections: 16,
+      connections: this.options.connections,
     });
     this.agents.set(url.origin, agent);
     return agent;
@@ -83,14 +94,23 @@ export async function attemptDelivery(
   } catch {
     return failed("The endpoint's secret could not be used to sign; rotate it.");
   }
-  const signal = AbortSignal.timeout(timeoutMs);
+  // Timed from when the request goes out on its connection (connecting has its own bound of the
+  // same length), so whatever the sender waited before that never counts against the endpoint.
+  const deadline = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const sent = () => {
+    timer ??= setTimeout(
+      () => deadline.abort(new DOMException(`No answer within ${timeoutMs} ms`, "TimeoutError")),
+      timeoutMs,
+    );
+  };
   let statusCode: number;
   let excerpt: string | null;
   try {
     const response = await request(url, {
       method: "POST",
-      dispatcher: connections.for(url),
-      signal,
+      dispatcher: connections.for(url).compose(onSent(sent)),
+      signal: deadline.signal,
       maxRedirections: 0,
       headers: {
         "content-type": "application/json",
@@ -106,6 +126,8 @@ export async function attemptDelivery(
     excerpt = await firstBytes(response.body);
   } catch (error) {
     return failed(describeFailure(error, timeoutMs));
+  } finally {
+    clearTimeout(timer);
   }
   if (statusCode >= 200 && statusCode < 300)
     return { delivered: true, statusCode, durationMs: took(), excerpt, error: null };
@@ -116,6 +138,19 @@ export async function attemptDelivery(
       excerpt,
     );
   return failed(`The endpoint answered HTTP ${statusCode}.`, statusCode, excerpt);
+}
+
+/** Calls `sent` when undici writes the request on its connection, once it has one. */
+function onSent(sent: () => void): Dispatcher.DispatchInterceptor {
+  return (dispatch) => (options, handler) => {
+    const decorated: Dispatcher.DispatchHandlers = new DecoratorHandler(handler);
+    const connected = decorated.onConnect?.bind(decorated);
+    decorated.onConnect = (abort) => {
+      sent();
+      connected?.(abort);
+    };
+    return dispatch(options, decorated);
+  };
 }
 
 /** At most RESPONSE_EXCERPT_BYTES of the answer as storable text; the rest is never read. */
@@ -146,6 +181,8 @@ function describeFailure(error: unknown, timeoutMs: number): string {
   const name = (error as { name?: string } | undefined)?.name ?? "";
   const refused = resolvedProblem(error, SETTING);
   if (refused) return `The endpoint's host ${refused}; nothing was sent.`;
+  if (code === "UND_ERR_CONNECT_TIMEOUT")
+    return `The endpoint could not be connected to within ${timeoutMs} ms.`;
   if (name === "TimeoutError" || name === "AbortError" || /TIMEOUT/.test(code))
     return `The endpoint did not answer within ${timeoutMs} ms.`;
   if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NONAME")

@@ -8,6 +8,8 @@ import type { StoredWebhookAttempt } from "@/db/schema";
  * the attempt and moves `next_attempt_at` ahead by a lease: if the sender dies, the delivery is
  * due again when the lease ends (at least once). An attempt's record applies only to its own
  * claim (its attempt number), so a sender whose lease ran out cannot overwrite what came after.
+ * A claim takes no more of an endpoint's deliveries than its bound on attempts in flight leaves,
+ * counting every sender's leases, so an endpoint that hangs holds no more than its bound.
  */
 
 export type ClaimedDelivery = {
@@ -23,7 +25,8 @@ export type ClaimedDelivery = {
 };
 
 type ClaimRow = {
-  id: number | string;
+  /** Null on the one row of a claim that took nothing. */
+  id: number | string | null;
   endpoint_id: string;
   webhook_id: string;
   body: string;
@@ -34,38 +37,79 @@ type ClaimRow = {
   secret: string;
 };
 
+/** An attempt claimed and not yet recorded (its number is past the log's last), lease unexpired. */
+const inFlight = (now: string, leaseEnd: string) => sql`
+  d.status = 'pending' AND d.next_attempt_at > ${now}::timestamptz
+    AND d.next_attempt_at <= ${leaseEnd}::timestamptz
+    AND d.attempt_count > coalesce((d.attempts -> -1 ->> 'attempt')::int, 0)`;
+
+/**
+ * Claims up to `limit` due deliveries, at most `perEndpoint` in flight to an endpoint; `held`:
+ * more were due than it took. Each endpoint's first due deliveries are chosen on the statement's
+ * snapshot and only then locked: senders claiming at once choose the same ones and share them
+ * through SKIP LOCKED, so together they take no more of an endpoint than one would (but for a
+ * delivery that comes due between their snapshots ahead of others, which may let one more by).
+ */
 export async function claimDue(
   db: Db,
-  { now, limit, leaseMs }: { now: Date; limit: number; leaseMs: number },
-): Promise<ClaimedDelivery[]> {
-  const rows = rowsOf<ClaimRow>(
+  {
+    now,
+    limit,
+    leaseMs,
+    perEndpoint,
+  }: { now: Date; limit: number; leaseMs: number; perEndpoint: number },
+): Promise<{ claimed: ClaimedDelivery[]; held: boolean }> {
+  const at = now.toISOString();
+  const leaseEnd = new Date(now.getTime() + leaseMs).toISOString();
+  const rows = rowsOf<ClaimRow & { held: boolean }>(
     await db.execute(sql`
-      WITH due AS (
-        SELECT d.id FROM webhook_deliveries d
-        WHERE d.status = 'pending' AND d.next_attempt_at <= ${now.toISOString()}::timestamptz
-          AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled)
-        ORDER BY d.next_attempt_at
-        LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED)
-      UPDATE webhook_deliveries d
-      SET next_attempt_at = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz,
-        attempt_count = d.attempt_count + 1
-      FROM due, webhook_endpoints e
-      WHERE d.id = due.id AND e.id = d.endpoint_id
-      RETURNING d.id, d.endpoint_id, d.webhook_id, d.body, d.attempt_count, d.created_at,
-        d.give_up_at, e.url, e.secret`),
+      WITH room AS (
+        SELECT e.id, ${perEndpoint}::int - (SELECT count(*)::int FROM webhook_deliveries d
+          WHERE d.endpoint_id = e.id AND ${inFlight(at, leaseEnd)}) AS n
+        FROM webhook_endpoints e WHERE e.enabled),
+      due AS (
+        SELECT first.* FROM room CROSS JOIN LATERAL (
+          SELECT d.id, d.next_attempt_at,
+            row_number() OVER (ORDER BY d.next_attempt_at, d.id) <= room.n AS fits
+          FROM webhook_deliveries d
+          WHERE d.endpoint_id = room.id AND d.status = 'pending'
+            AND d.next_attempt_at <= ${at}::timestamptz
+          ORDER BY d.next_attempt_at, d.id
+          LIMIT ${perEndpoint + 1}) AS first),
+      chosen AS (
+        SELECT id FROM due WHERE fits ORDER BY next_attempt_at, id LIMIT ${limit}),
+      taken AS (
+        SELECT d.id FROM webhook_deliveries d JOIN chosen ON chosen.id = d.id
+        WHERE d.status = 'pending' AND d.next_attempt_at <= ${at}::timestamptz
+        FOR UPDATE OF d SKIP LOCKED),
+      claimed AS (
+        UPDATE webhook_deliveries d
+        SET next_attempt_at = ${leaseEnd}::timestamptz, attempt_count = d.attempt_count + 1
+        FROM taken, webhook_endpoints e
+        WHERE d.id = taken.id AND e.id = d.endpoint_id
+        RETURNING d.id, d.endpoint_id, d.webhook_id, d.body, d.attempt_count, d.created_at,
+          d.give_up_at, e.url, e.secret)
+      SELECT claimed.*, (SELECT count(*) FROM due) > (SELECT count(*) FROM claimed) AS held
+      FROM (VALUES (1)) AS one LEFT JOIN claimed ON true`),
   );
-  return rows.map((row) => ({
-    id: Number(row.id),
-    endpointId: row.endpoint_id,
-    webhookId: row.webhook_id,
-    body: row.body,
-    attempt: row.attempt_count,
-    createdAt: new Date(row.created_at),
-    giveUpAt: row.give_up_at === null ? null : new Date(row.give_up_at),
-    url: row.url,
-    sealedSecret: row.secret,
-  }));
+  const claimed = rows.flatMap((row) =>
+    row.id === null
+      ? []
+      : [
+          {
+            id: Number(row.id),
+            endpointId: row.endpoint_id,
+            webhookId: row.webhook_id,
+            body: row.body,
+            attempt: row.attempt_count,
+            createdAt: new Date(row.created_at),
+            giveUpAt: row.give_up_at === null ? null : new Date(row.give_up_at),
+            url: row.url,
+            sealedSecret: row.secret,
+          },
+        ],
+  );
+  return { claimed, held: rows[0]?.held ?? false };
 }
 
 /** What became of an attempt: delivered, to be tried again at a time, or given up. */

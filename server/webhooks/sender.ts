@@ -13,6 +13,9 @@ import { openSecret } from "./secrets";
 export class WebhookSender {
   private readonly loop: ClaimLoop<ClaimedDelivery>;
   private readonly connections: Connections;
+  private readonly attempts = new Set<Promise<void>>();
+  private heldBack = false;
+  private readonly leaseMs: number;
 
   constructor(
     private readonly ctx: { db: Db; clock: Clock },
@@ -24,19 +27,27 @@ export class WebhookSender {
     },
   ) {
     const { config } = options;
-    this.connections = new Connections({ rules: config.allowedHosts, timeoutMs: config.timeoutMs });
-    // A claim holds a delivery this long: an attempt's bound, and room to record it.
-    const leaseMs = config.timeoutMs + 30_000;
+    this.connections = new Connections({
+      rules: config.allowedHosts,
+      timeoutMs: config.timeoutMs,
+      connections: config.concurrency,
+    });
+    // A claim holds a delivery this long: an attempt's bounds (connecting, then the answer), and
+    // room to record it.
+    this.leaseMs = 2 * config.timeoutMs + 30_000;
     this.loop = new ClaimLoop({
       everyMs: config.pollMs,
       concurrency: config.concurrency,
       minClaim: Math.max(1, Math.ceil(config.concurrency / 4)),
       failedPass: "Webhook sender failed; trying again at its next poll",
-      claim: async (room) => {
-        const due = await claimDue(ctx.db, { now: ctx.clock.now(), limit: room, leaseMs });
-        return { claimed: due, more: due.length >= room };
+      claim: (room) => this.claim(room),
+      work: (delivery) => {
+        const done: Promise<void> = this.attempt(delivery).finally(() =>
+          this.attempts.delete(done),
+        );
+        this.attempts.add(done);
+        return done;
       },
-      work: (delivery) => this.attempt(delivery),
     });
   }
 
@@ -57,6 +68,33 @@ export class WebhookSender {
     const finished = await this.loop.stop(graceMs);
     await this.connections.close();
     return finished;
+  }
+
+  private async claim(room: number): Promise<{ claimed: ClaimedDelivery[]; more: boolean }> {
+    const { config } = this.options;
+    // The last claim left deliveries held by their endpoints' bounds: the next is worth making
+    // once one of this process's attempts ends, or at the poll's time for other instances' ones.
+    if (this.heldBack && this.attempts.size > 0) await this.oneEnds(config.pollMs);
+    const { claimed, held } = await claimDue(this.ctx.db, {
+      now: this.ctx.clock.now(),
+      limit: room,
+      leaseMs: this.leaseMs,
+      perEndpoint: config.endpointConcurrency,
+    });
+    this.heldBack = held && claimed.length < room;
+    const waiting = this.attempts.size + claimed.length > 0;
+    return { claimed, more: claimed.length >= room || (this.heldBack && waiting) };
+  }
+
+  private async oneEnds(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      ...this.attempts,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, ms);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {

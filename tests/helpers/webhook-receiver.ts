@@ -13,6 +13,9 @@ export type Received = {
   body: string;
   /** When it arrived (Date.now()). */
   at: number;
+  /** Its place among the receiver's arrivals and answers, and its answer's, once answered. */
+  arrived: number;
+  answered?: number;
 };
 
 export type Answer = (
@@ -27,6 +30,8 @@ export type WebhookReceiver = {
   received: Received[];
   /** What was sent to paths starting with `prefix`. */
   to(prefix: string): Received[];
+  /** Requests to paths starting with `prefix` not yet answered: now, and the most at once. */
+  open(prefix: string): { now: number; most: number };
   answer: Answer;
   close(): Promise<void>;
 };
@@ -42,12 +47,34 @@ export async function startWebhookReceiver(answer: Answer = okAnswer): Promise<W
     port: 0,
     received,
     to: (prefix) => received.filter((r) => r.path.startsWith(prefix)),
+    open: (prefix) => {
+      // Arrivals and answers in the order they happened, counted up and down.
+      const steps = receiver
+        .to(prefix)
+        .flatMap((r): [number, number][] =>
+          r.answered === undefined
+            ? [[r.arrived, 1]]
+            : [
+                [r.arrived, 1],
+                [r.answered, -1],
+              ],
+        )
+        .sort((a, b) => a[0] - b[0]);
+      let now = 0;
+      let most = 0;
+      for (const [, step] of steps) {
+        now += step;
+        most = Math.max(most, now);
+      }
+      return { now, most };
+    },
     answer,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  let events = 0;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -60,8 +87,12 @@ export async function startWebhookReceiver(answer: Answer = okAnswer): Promise<W
         headers,
         body: Buffer.concat(chunks).toString("utf8"),
         at: Date.now(),
+        arrived: ++events,
       };
       received.push(entry);
+      response.on("close", () => {
+        entry.answered = ++events;
+      });
       Promise.resolve(receiver.answer(entry, response, request)).catch(() => response.destroy());
     });
   });

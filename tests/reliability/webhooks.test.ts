@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/database-kinds";
 import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
@@ -14,18 +15,24 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The webhook outbox under faults, on PostgreSQL: an event committed by a process that is
- * killed (kill -9) before it sent anything is delivered after a restart; and 1,000 events
- * delivered by two instances sharing the outbox reach a receiver that always answers 200
- * exactly once each, and one that fails twice first exactly three times each.
+ * killed (kill -9) before it sent anything is delivered after a restart; a receiver that hangs
+ * holds no more than its endpoint's bound of two instances' attempts while another receiver's
+ * deliveries go on; and 1,000 events delivered by two instances sharing the outbox reach a
+ * receiver that always answers 200 exactly once each, and one that fails twice first exactly
+ * three times each.
  */
 describe.skipIf(!TEST_DATABASE_URL)("webhooks under faults, on PostgreSQL", () => {
   let database: { url: string; drop(): Promise<void> };
   let receiver: WebhookReceiver;
   const servers: RunningServer[] = [];
   const flaky = new Map<string, number>();
+  /** Answers to /stuck, held until the test lets them go. */
+  const stuck: ServerResponse[] = [];
+  let hanging = true;
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver((received, response) => {
+      if (received.path.startsWith("/stuck") && hanging) return void stuck.push(response);
       if (!received.path.startsWith("/flaky")) return void response.end("ok");
       const id = received.headers["webhook-id"] as string;
       const seen = (flaky.get(id) ?? 0) + 1;
@@ -99,6 +106,47 @@ describe.skipIf(!TEST_DATABASE_URL)("webhooks under faults, on PostgreSQL", () =
     expect(receiver.to("/crash")).toHaveLength(1);
     // Stopped here, not after the file: the next test's two instances need the connections.
     await second.stop();
+  }, 120_000);
+
+  it("holds a hanging receiver to its endpoint's bound across two instances, and the other's deliveries go on", async () => {
+    // Nothing times out while the test holds the answers.
+    const instances = [0, 1].map(() => startServer(env({ WEBHOOK_TIMEOUT_MS: "600000" })));
+    const [a, b] = (await Promise.all(instances)) as [RunningServer, RunningServer];
+    const hooks: string[] = [];
+    const hook = async (path: string) => {
+      const made = await send(a, "POST", "/webhooks", {
+        url: `${receiver.url}${path}`,
+        events: ["agent.created"],
+      });
+      hooks.push(made.json.id);
+      return made.json as { id: string };
+    };
+    try {
+      const [hung, quick] = [await hook("/stuck"), await hook("/quick")];
+      // 80 for the hanging endpoint first, through both instances, then 20 for the other.
+      for (let i = 0; i < 80; i++)
+        expect((await send(i % 2 ? a : b, "POST", `/webhooks/${hung.id}/test`)).status).toBe(202);
+      for (let i = 0; i < 20; i++)
+        expect((await send(i % 2 ? a : b, "POST", `/webhooks/${quick.id}/test`)).status).toBe(202);
+      expect(
+        await until(() => receiver.to("/quick").length === 20 && stuck.length === 4, 30_000),
+      ).toBe(true);
+      // All 20 delivered while the 4 attempts the hanging endpoint may have are still open.
+      expect(receiver.open("/stuck")).toEqual({ now: 4, most: 4 });
+      hanging = false;
+      for (const response of stuck.splice(0)) response.end("ok");
+      expect(await until(() => receiver.to("/stuck").length === 80, 60_000)).toBe(true);
+      const ids = receiver.to("/stuck").map((r) => r.headers["webhook-id"]);
+      expect(new Set(ids).size).toBe(80);
+      expect(receiver.open("/stuck")).toEqual({ now: 0, most: 4 });
+    } finally {
+      // Nothing of this test's is left to hang in the next one.
+      hanging = false;
+      for (const response of stuck.splice(0)) response.destroy();
+      for (const id of hooks) await send(a, "DELETE", `/webhooks/${id}`);
+      // Stopped here: the next test's two instances need the connections.
+      await Promise.all([a.stop(), b.stop()]);
+    }
   }, 120_000);
 
   it("delivers 1,000 events through two instances exactly once each, and retries each to a failing receiver", async () => {
