@@ -33,7 +33,7 @@ try {
     await import("./serve.ts");
     module.flushCompileCache();
     const { runPrimary } = await import("./primary.ts");
-    runPrimary(config);
+    await runPrimary(config);
   } else {
     const { serve } = await import("./serve.ts");
     await serve(config, { dev });

@@ -1,4 +1,5 @@
 import cluster, { type Worker } from "node:cluster";
+import { createServer } from "node:net";
 import type { Config } from "../frame/config.ts";
 import {
   isMetricsMessage,
@@ -9,7 +10,8 @@ import {
 } from "../observability/index.ts";
 
 /**
- * The primary of an instance's `node:cluster` web workers; it serves nothing itself. It forks one
+ * The primary of an instance's `node:cluster` web workers; it serves and accepts nothing itself
+ * (each worker listens on the port with SO_REUSEPORT, serve.ts). It forks one
  * worker per slot (slot 1 runs the scheduler and housekeeping, server/frame/start-up.ts), restarts a
  * worker that dies with a doubling back-off while restarts keep dying young, so that a crash loop
  * does not spin, passes SIGTERM on and waits for the workers to drain, and answers a worker's
@@ -25,7 +27,8 @@ const COLLECT_TIMEOUT_MS = 3000;
 
 type Slot = { worker?: Worker; startedAt: number; backoffMs: number; timer?: NodeJS.Timeout };
 
-export function runPrimary(config: Config): void {
+export async function runPrimary(config: Config): Promise<void> {
+  await claimPort(config);
   const slots = new Map<number, Slot>();
   let stopping = false;
 
@@ -141,4 +144,17 @@ function collect(worker: Worker, id: number): Promise<unknown[] | undefined> {
     worker.on("message", onMessage);
     worker.send({ type: "agent-service:metrics-collect", id });
   });
+}
+
+/**
+ * Fails the start when the port is taken. The workers bind with SO_REUSEPORT, which would share
+ * the port with another such process of this user instead of failing.
+ */
+async function claimPort(config: Config): Promise<void> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once("error", reject);
+    probe.listen({ port: config.port, host: config.host, exclusive: true }, resolve);
+  });
+  await new Promise((resolve) => probe.close(resolve));
 }

@@ -1,3 +1,4 @@
+import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, maxHeaderSize, type ServerResponse } from "node:http";
 import path from "node:path";
@@ -103,7 +104,12 @@ export async function serve(config: Config, { dev }: { dev: boolean }): Promise<
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen({ port: config.port, host: config.host }, () => {
+    // A worker of a cluster binds the port itself, beside the others (SO_REUSEPORT), and the
+    // kernel spreads connections over them. Handed over by the primary instead (Node.js's
+    // round-robin), a connection in flight to a worker that dies is never closed: its client
+    // waits until its own time-out.
+    const own = cluster.isWorker ? { exclusive: true, reusePort: true } : {};
+    server.listen({ port: config.port, host: config.host, ...own }, () => {
       server.off("error", reject);
       resolve();
     });

@@ -23,8 +23,9 @@ export type Exchange = ThreadRef & {
 
 /**
  * A write that returns rows (a chat's reservation deleted, a run marked succeeded, each only
- * while still held); the exchange is stored in the same statement only if it returned one. Its
- * values are placeholders, so the statement is prepared once per `key` and kind.
+ * while still held); the exchange is stored in the same statement only if it returned one. A
+ * message's guard returns `held_tokens`, the tokens its reservation held, which settling releases.
+ * Its values are placeholders, so the statement is prepared once per `key` and kind.
  */
 export type StoreGuard = {
   key: string;

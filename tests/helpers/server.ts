@@ -111,10 +111,18 @@ export async function startServer(
     await rm(dataDir, { recursive: true, force: true });
   };
 
-  // Each web worker answers /health itself while it starts: until every one has started, an
-  // answer in `starting` may come from any. Connections go to the workers in turn, so each poll
-  // opens its own, and as many answers in a row as two rounds of workers must say started.
+  // Each web worker answers /health itself while it starts, and the kernel spreads connections
+  // over the workers by their addresses (SO_REUSEPORT): an answer says little of the others.
+  // Every worker logs when its start has ended; then /health must say started twice in a row.
   const workers = Math.max(1, Number(childEnv.WEB_CONCURRENCY) || 1);
+  const workersStarted = () =>
+    workers === 1 ||
+    new Set(
+      output
+        .split("\n")
+        .filter((line) => line.includes('"msg":"Agent Service: database ready'))
+        .map((line) => (JSON.parse(line) as { worker?: number }).worker),
+    ).size >= workers;
   let started = 0;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -130,7 +138,7 @@ export async function startServer(
     );
     if (database !== undefined && !untilStarted) break;
     started = database !== undefined && database !== "starting" ? started + 1 : 0;
-    if (started >= 2 * workers) break;
+    if (started >= 2 && workersStarted()) break;
     if (Date.now() > deadline) {
       await stop();
       throw new Error(

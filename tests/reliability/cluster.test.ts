@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { Agent, fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/database-kinds";
@@ -89,6 +90,26 @@ describe.skipIf(!TEST_DATABASE_URL)("an instance of two web workers, on PostgreS
     expect(refused).toMatch(/WEB_CONCURRENCY: 2 processes need DATABASE_URL/);
   });
 
+  it("refuses a port another process holds, rather than sharing it", async () => {
+    // The workers bind with SO_REUSEPORT, which shares a port with any such socket of this
+    // user, such as another instance's worker: the primary's claim must fail the start first.
+    const holder = createNetServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) =>
+      holder.listen({ port: 0, host: "127.0.0.1", reusePort: true }, resolve),
+    );
+    const { port } = holder.address() as AddressInfo;
+    const refused = await startServer({ ...env, LOG_LEVEL: "info" }, { port }).then(
+      async (started) => {
+        await started.stop();
+        return "started";
+      },
+      (error: Error) => error.message,
+    );
+    await new Promise((resolve) => holder.close(resolve));
+    expect(refused).toMatch(/The server exited \(1\)/);
+    expect(refused).toMatch(/Agent Service cannot start: listen EADDRINUSE/);
+  });
+
   it("holds a limit across the workers, counts the whole instance in one scrape, and runs the scheduler once", async () => {
     const created = await fetch(`${server.url}/agents`, {
       method: "POST",
@@ -175,22 +196,28 @@ describe.skipIf(!TEST_DATABASE_URL)("an instance of two web workers, on PostgreS
     expect(workersBefore).toHaveLength(2);
     const victim = workersBefore[1] as number;
 
-    // Twenty clients, each sending chats one after another on its own connection.
-    const results: Array<{ status: number | "cut"; startedAt: number }> = [];
+    // Twenty clients, each sending chats one after another, a connection each, so that new
+    // connections arrive as the worker dies. A chat that gets no answer in 10 s (each takes
+    // 100 ms) is "hung": a connection handed to the dead worker and never closed.
+    const results: Array<{ status: number | "cut" | "hung"; startedAt: number }> = [];
     let killedAt = Number.POSITIVE_INFINITY;
     let stop = false;
     const client = async (n: number) => {
-      const dispatcher = new Agent({ connections: 1 });
+      const dispatcher = new Agent({ connections: 1, headersTimeout: 10_000 });
       for (let i = 0; !stop; i++) {
         const startedAt = Date.now();
         const status = await undiciFetch(`${server.url}/crashy/chat?q=c${n}-${i}&chat_id=load`, {
           dispatcher,
+          headers: { connection: "close" },
         }).then(
           async (response) => {
             await response.text();
             return response.status;
           },
-          () => "cut" as const,
+          (error: Error) =>
+            (error.cause as Error | undefined)?.name === "HeadersTimeoutError"
+              ? ("hung" as const)
+              : ("cut" as const),
         );
         results.push({ status, startedAt });
       }
@@ -201,7 +228,8 @@ describe.skipIf(!TEST_DATABASE_URL)("an instance of two web workers, on PostgreS
     process.kill(victim, "SIGKILL");
     killedAt = Date.now();
     // Long enough for the primary to start another worker and for it to serve.
-    for (let i = 0; i < 200 && processTree(server.pid).length < 3; i++) await sleep(100);
+    const replaced = () => processTree(server.pid).some((pid) => !workersBefore.includes(pid));
+    for (let i = 0; i < 200 && !replaced(); i++) await sleep(100);
     await sleep(1500);
     stop = true;
     await Promise.all(clients);
@@ -209,6 +237,7 @@ describe.skipIf(!TEST_DATABASE_URL)("an instance of two web workers, on PostgreS
     const workersAfter = processTree(server.pid).slice(1);
     expect(workersAfter).toHaveLength(2);
     expect(workersAfter).not.toContain(victim);
+    expect(results.filter((r) => r.status === "hung")).toEqual([]);
     const cut = results.filter((r) => r.status === "cut");
     const ok = results.filter((r) => r.status === 200);
     // Only chats on the killed worker's connections are cut (at most one per client), and
