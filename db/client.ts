@@ -7,6 +7,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { inTransaction } from "./drizzle-internals";
 import { type DataDirLock, lockDataDir } from "./pglite-lock";
 import * as schema from "./schema";
 
@@ -18,6 +19,11 @@ export type Database = {
   kind: "pglite" | "postgres";
   /** Applies the committed migrations; safe to call from many processes at once. */
   migrate(): Promise<void>;
+  /**
+   * Whether two connections held at once were served by one PostgreSQL process, which only a
+   * pooler in transaction mode does (PostgreSQL gives each session its own).
+   */
+  sharesServerConnections(): Promise<boolean>;
   close(): Promise<void>;
 };
 
@@ -29,8 +35,15 @@ export const APPLICATION_NAME = `agent-service-${process.pid}`;
 // Any fixed number: instances that start together take turns to migrate.
 const MIGRATION_LOCK_KEY = 727_274_001;
 
+/**
+ * How a pooler between the service and PostgreSQL hands out server connections: `session` (or no
+ * pooler) keeps one per connection; `transaction` (PgBouncer's transaction pooling) may change it
+ * after every transaction, so nothing may outlive one: no prepared statement, no session lock.
+ */
+export type PoolMode = "session" | "transaction";
+
 export type DatabaseOptions =
-  | { kind: "postgres"; url: string; maxConnections?: number }
+  | { kind: "postgres"; url: string; maxConnections?: number; poolMode?: PoolMode }
   | {
       kind: "pglite";
       dataDir?: string;
@@ -47,12 +60,18 @@ export function createDatabase(options: DatabaseOptions): Database {
 function createPostgres({
   url,
   maxConnections = 20,
+  poolMode = "session",
 }: {
   url: string;
   maxConnections?: number;
+  poolMode?: PoolMode;
 }): Database {
+  const keepsStatements = poolMode === "session";
   const client = postgres(url, {
     max: maxConnections,
+    // A statement prepared on one server connection would be run by name on another, where that
+    // name may stand for another statement.
+    prepare: keepsStatements,
     connect_timeout: 5,
     idle_timeout: 60,
     // Reconnect soon after an outage: the default backoff grows long between attempts, and queries
@@ -61,18 +80,39 @@ function createPostgres({
     onnotice: () => {},
     connection: { application_name: APPLICATION_NAME },
   });
-  const db = drizzlePostgres(preparingEveryQuery(client), { schema, casing: "snake_case" });
+  const db = drizzlePostgres(keepsStatements ? preparingEveryQuery(client) : client, {
+    schema,
+    casing: "snake_case",
+  });
   return {
     db: db as unknown as Db,
     kind: "postgres",
     async migrate() {
-      // A dedicated one-connection client, so the advisory lock and the migration share a session.
-      const lockClient = postgres(url, { max: 1, onnotice: () => {} });
+      // One transaction holds the lock and every migration: a lock of the session would stay
+      // with a pooler's server connection after this client had left it.
+      const migrator = postgres(url, { max: 1, prepare: keepsStatements, onnotice: () => {} });
       try {
-        await lockClient`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
-        await migratePostgres(drizzlePostgres(lockClient), { migrationsFolder });
+        await migrator.begin(async (tx) => {
+          await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
+          await migratePostgres(drizzlePostgres(inTransaction(tx, migrator)), { migrationsFolder });
+        });
       } finally {
-        await lockClient.end({ timeout: 5 });
+        await migrator.end({ timeout: 5 });
+      }
+    },
+    async sharesServerConnections() {
+      const probe = postgres(url, { max: 2, prepare: false, onnotice: () => {} });
+      try {
+        const held = [await probe.reserve(), await probe.reserve()];
+        const pids: unknown[] = [];
+        for (const connection of held) {
+          const [row] = await connection`SELECT pg_backend_pid() AS pid`;
+          pids.push(row?.pid);
+        }
+        for (const connection of held) connection.release();
+        return pids[0] === pids[1];
+      } finally {
+        await probe.end({ timeout: 5 });
       }
     },
     close: () => client.end({ timeout: 5 }),
@@ -144,6 +184,7 @@ function createPglite(dataDir: string | undefined, loadDataDir?: Blob): Database
   return {
     db: db as unknown as Db,
     kind: "pglite",
+    sharesServerConnections: async () => false,
     async migrate() {
       try {
         await client.waitReady;

@@ -1,4 +1,5 @@
 import { Column, getTableName, is, noopDecoder, SQL, Subquery } from "drizzle-orm";
+import type postgres from "postgres";
 
 /**
  * A prepared statement's rows mapped by a plan made once, not by drizzle's `mapResultRow`, which
@@ -122,4 +123,21 @@ function decoderOf(field: unknown, isColumn: boolean): Decoder {
   if (is(field, Subquery)) return decoder(field._.sql);
   // An aliased SQL (`sql\`…\`.as(name)`).
   return decoder((field as SQL.Aliased).sql);
+}
+
+/**
+ * A transaction's client that drizzle's migrator takes for a whole database: the transaction it
+ * opens (`client.begin`) is this one, so that the migrations run under the caller's lock. Drizzle
+ * sets its parsers in the client's `options`, which only the client itself carries.
+ */
+export function inTransaction(tx: postgres.TransactionSql, client: postgres.Sql): postgres.Sql {
+  const begin = (callback: (sql: postgres.TransactionSql) => unknown) => callback(tx);
+  return new Proxy(tx, {
+    get: (target, property, receiver) =>
+      property === "begin"
+        ? begin
+        : property === "options"
+          ? client.options
+          : Reflect.get(target, property, receiver),
+  }) as unknown as postgres.Sql;
 }

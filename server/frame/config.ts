@@ -62,6 +62,9 @@ export const envSchema = z.object({
     z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL"),
   ),
   DATABASE_POOL_SIZE: optional(z.coerce.number().int().min(1).max(1000)).default(20),
+  DATABASE_POOL_MODE: optional(
+    z.enum(["session", "transaction"], { error: "must be 'session' or 'transaction'" }),
+  ).default("session"),
   ADMIN_API_KEY: optional(
     z
       .string()
@@ -219,6 +222,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    /** `transaction`: a pooler such as PgBouncer may change server connections between transactions. */
+    databasePoolMode: e.DATABASE_POOL_MODE,
     adminApiKey: e.ADMIN_API_KEY,
     llm: {
       /** Unset = the built-in `echo` provider. */

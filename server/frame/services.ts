@@ -3,7 +3,7 @@ import { APPLICATION_NAME, createDatabase, type Database } from "@/db/client";
 import { embeddedDatabaseFailure } from "@/db/failures";
 import { rowsOf } from "@/db/rows";
 import { type AdminKey, type AuthKeys, authKeys, resolveAdminKey } from "@/server/auth";
-import { type Config, parseConfig } from "@/server/frame/config";
+import { type Config, ConfigError, parseConfig } from "@/server/frame/config";
 import { markStart } from "@/server/instance";
 import { type Clock, systemClock } from "@/server/kit/clock";
 import { createModelRuntime, type ModelRuntime } from "@/server/model-call";
@@ -69,10 +69,21 @@ export async function startServices(env: Record<string, string | undefined>): Pr
   const adminKey = await resolveAdminKey(config);
   const database = createDatabase(
     config.databaseUrl
-      ? { kind: "postgres", url: config.databaseUrl, maxConnections: config.databasePoolSize }
+      ? {
+          kind: "postgres",
+          url: config.databaseUrl,
+          maxConnections: config.databasePoolSize,
+          poolMode: config.databasePoolMode,
+        }
       : { kind: "pglite", dataDir: `${config.dataDir}/pglite` },
   );
   try {
+    // Prepared statements through a transaction pooler run by name on the wrong connection, and
+    // the migrations' lock would wait forever: refused before either.
+    if (config.databasePoolMode === "session" && (await database.sharesServerConnections()))
+      throw new ConfigError(
+        "Invalid configuration:\n  DATABASE_POOL_MODE: DATABASE_URL leads to a pooler in transaction mode (two connections were served by one PostgreSQL process, as PgBouncer's pool_mode = transaction does); set DATABASE_POOL_MODE=transaction.",
+      );
     await database.migrate();
     // The embedded database has one process (its directory is locked): a chat reservation
     // found now was left by one that died, before any chat of this one began.

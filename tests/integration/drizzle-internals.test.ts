@@ -1,13 +1,18 @@
+import path from "node:path";
 import * as drizzleOrm from "drizzle-orm";
 import { eq, type SQL, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
+import { migrate } from "drizzle-orm/postgres-js/migrator";
+import postgres from "postgres";
 import { describe, expect, it } from "vitest";
-import { mapRowsByPlan, rowMapper } from "@/db/drizzle-internals";
+import { inTransaction, mapRowsByPlan, rowMapper } from "@/db/drizzle-internals";
 import { agents, agentTokenUsage } from "@/db/schema";
 import { openingQuery, openingValues } from "@/server/chat";
 import { fixedClock } from "@/server/kit/clock";
 import { settleMessage } from "@/server/quota";
 import { storeQuery } from "@/server/threads";
 import { callerFor } from "../helpers/context";
+import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/database-kinds";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 import { relyingOn } from "../helpers/library";
 
@@ -15,7 +20,8 @@ import { relyingOn } from "../helpers/library";
  * Rows mapped by a plan (db/drizzle-internals.ts) are the rows drizzle's own `mapResultRow` makes:
  * for the chat's two statements (CTEs, nested objects, SQL fields with decoders), for a left
  * join whose joined table is missing (the object becomes null), and for every field of each
- * made null in turn, on the rows each database's driver returns.
+ * made null in turn, on the rows each database's driver returns. And drizzle's migrator, given a
+ * transaction's client (db/client.ts), migrates in that transaction.
  */
 
 type OrderedField = { path: string[]; field: unknown };
@@ -153,5 +159,36 @@ describe.each(DATABASE_KINDS)("rows mapped by a plan on %s", (kind) => {
       aliased: 7,
     });
     expect((planned as { at: unknown }).at).toBeInstanceOf(Date);
+  });
+});
+
+const migratesInCallersTransaction = relyingOn(
+  "drizzle-orm",
+  "db/drizzle-internals.ts",
+  "the migrator running every migration in the transaction its client's `begin` opens",
+);
+
+describe.skipIf(!TEST_DATABASE_URL)("migrations in the caller's transaction, on postgres", () => {
+  it("writes every migration and its record in the transaction that holds the lock", async () => {
+    const database = await createThrowawayPostgres();
+    const client = postgres(database.url, { max: 1, onnotice: () => {} });
+    try {
+      const { own, writers } = await client.begin(async (tx) => {
+        const [{ txid }] = (await tx`SELECT txid_current()::text AS txid`) as unknown as [
+          { txid: string },
+        ];
+        await migrate(drizzle(inTransaction(tx, client)), {
+          migrationsFolder: path.resolve("db", "migrations"),
+        });
+        // xmin: the transaction that wrote each row.
+        const rows =
+          await tx`SELECT DISTINCT xmin::text AS writer FROM drizzle.__drizzle_migrations`;
+        return { own: txid, writers: rows.map((row) => row.writer as string) };
+      });
+      expect(writers, migratesInCallersTransaction).toEqual([own]);
+    } finally {
+      await client.end({ timeout: 5 });
+      await database.drop();
+    }
   });
 });
