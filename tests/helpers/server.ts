@@ -113,14 +113,16 @@ export async function startServer(
 
   // Each web worker answers /health itself while it starts, and the kernel spreads connections
   // over the workers by their addresses (SO_REUSEPORT): an answer says little of the others.
-  // Every worker logs when its start has ended; then /health must say started twice in a row.
+  // Every worker logs when its start has ended, well or not (server/frame/start-up.ts); then
+  // /health must say so twice in a row.
   const workers = Math.max(1, Number(childEnv.WEB_CONCURRENCY) || 1);
+  const startEnded = /"msg":"Agent Service: (database ready|start-up failed)/;
   const workersStarted = () =>
     workers === 1 ||
     new Set(
       output
         .split("\n")
-        .filter((line) => line.includes('"msg":"Agent Service: database ready'))
+        .filter((line) => startEnded.test(line))
         .map((line) => (JSON.parse(line) as { worker?: number }).worker),
     ).size >= workers;
   let started = 0;
