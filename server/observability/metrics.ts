@@ -2,6 +2,9 @@ import client, { type Counter, type Gauge, type Histogram, type Registry } from 
 import { isMetricsMessage, type MetricsCollected, type MetricsRequest } from "./cluster-metrics.ts";
 import { workerSlot } from "./worker.ts";
 
+/** How often the event loop's delay is sampled. */
+const LOOP_SAMPLE_MS = 20;
+
 // Prometheus metrics. Labels are bounded (outcomes, limits, statuses); an agent's aid only with
 // METRICS_PER_AGENT=true. Gauges of what is in use are read when scraped, from what holds it.
 
@@ -67,6 +70,7 @@ function createMetrics(): Metrics {
       for (const [state, count] of Object.entries(byState)) this.set({ state }, count);
     },
   });
+  sampleEventLoopDelay(registry);
   return {
     registry,
     sources,
@@ -216,4 +220,25 @@ function fromPrimary(): Promise<string> {
     const request: MetricsRequest = { type: "agent-service:metrics-request", id };
     process.send?.(request);
   });
+}
+
+/**
+ * How late a timer due every LOOP_SAMPLE_MS fires: the wait a request arriving then would have
+ * had before any of its code ran. A histogram (prom-client's default `nodejs_eventloop_lag_*` are
+ * gauges of its own window), so that an instance's workers sum and a p99 over any range is read.
+ */
+function sampleEventLoopDelay(registry: Registry): void {
+  const delay = new client.Histogram({
+    name: "agent_event_loop_delay_seconds",
+    help: `How late a timer due every ${LOOP_SAMPLE_MS} ms fired: the event loop's delay.`,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  let due = performance.now() + LOOP_SAMPLE_MS;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    delay.observe(Math.max(0, now - due) / 1000);
+    due = now + LOOP_SAMPLE_MS;
+  }, LOOP_SAMPLE_MS);
+  timer.unref();
 }
