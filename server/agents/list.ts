@@ -19,7 +19,7 @@ import { agentQuotaFields, agentQuotaView, agents } from "@/db/schema";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
 import { withoutNul } from "@/server/kit/text";
-import { decodeCursor, encodeCursor } from "@/server/pagination";
+import { decodeCursor, encodeCursor, twoWayPage } from "@/server/pagination";
 import { quotaFilterSql, quotaUseSql, utcDay, utcMonth } from "@/server/quota";
 import { presentAgent } from "./agents";
 import type { ListAgentsQuery, listAgentsOutputSchema } from "./schema";
@@ -109,26 +109,22 @@ export async function listAgents({ db, clock }: Ctx, input: ListAgentsQuery): Pr
     : await pageQuery(db, { sort, order, cursor, pattern, day, month, input });
 
   const backwards = cursor?.d === "b";
-  const more = fetched.length > input.limit;
-  const rows = fetched.slice(0, input.limit);
-  if (backwards) rows.reverse();
-  const first = rows[0];
-  const last = rows.at(-1);
-  const position = (row: { key: string; agent: { aid: string } }, before: boolean) =>
-    encodeCursor({
-      a: row.agent.aid,
-      s: sort,
-      o: order,
-      ...(sort === "aid" ? {} : { v: row.key }),
-      ...(before ? { d: "b" } : {}),
-    });
-  // Read forwards, a further page exists when more rows came; read backwards, a page follows.
-  const hasNext = backwards ? cursor !== undefined : more;
-  const hasPrevious = backwards ? more : cursor !== undefined;
+  const { page, ...cursors } = twoWayPage(
+    fetched,
+    input.limit,
+    { backwards, fromCursor: cursor !== undefined },
+    (row, before) =>
+      encodeCursor({
+        a: row.agent.aid,
+        s: sort,
+        o: order,
+        ...(sort === "aid" ? {} : { v: row.key }),
+        ...(before ? { d: "b" } : {}),
+      }),
+  );
   return {
-    agents: rows.map((row) => presentAgent(row.agent, row.quota, now)),
-    next_cursor: hasNext && last ? position(last, false) : null,
-    prev_cursor: hasPrevious && first ? position(first, true) : null,
+    agents: page.map((row) => presentAgent(row.agent, row.quota, now)),
+    ...cursors,
     ...(input.include_total ? { total: await countAgents(db, input, pattern, day, month) } : {}),
   };
 }

@@ -11,7 +11,7 @@ import {
 } from "@/db/schema";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
-import { decodeCursor, encodeCursor } from "@/server/pagination";
+import { decodeCursor, encodeCursor, twoWayPage } from "@/server/pagination";
 import {
   type createDeploymentInputSchema,
   type Deployment,
@@ -95,6 +95,10 @@ const deploymentCursor = z.union([
   z.object({ after: deploymentIdSchema }),
 ]);
 
+/** A page's cursors by id, newest first: the next page is before the last row. */
+const idCursor = (row: { id: number }, before: boolean) =>
+  encodeCursor(before ? { after: row.id } : { before: row.id });
+
 export async function listDeployments(
   { db }: Ctx,
   input: z.output<typeof listDeploymentsInputSchema>,
@@ -127,13 +131,12 @@ export async function listDeployments(
     )
     .orderBy(backwards ? asc(deployments.id) : desc(deployments.id))
     .limit(input.limit + 1);
-  const more = rows.length > input.limit;
-  const page = rows.slice(0, input.limit);
-  if (backwards) page.reverse();
-  const first = page[0];
-  const last = page.at(-1);
-  const hasNext = backwards ? true : more;
-  const hasPrevious = backwards ? more : cursor !== undefined;
+  const { page, ...cursors } = twoWayPage(
+    rows,
+    input.limit,
+    { backwards, fromCursor: cursor !== undefined },
+    idCursor,
+  );
   let total: number | undefined;
   if (input.include_total) {
     const [counted] = await db.select({ n: count() }).from(deployments).where(filters);
@@ -141,8 +144,7 @@ export async function listDeployments(
   }
   return {
     deployments: page.map(presentDeployment),
-    next_cursor: hasNext && last ? encodeCursor({ before: last.id }) : null,
-    prev_cursor: hasPrevious && first ? encodeCursor({ after: first.id }) : null,
+    ...cursors,
     ...(total === undefined ? {} : { total }),
   };
 }
@@ -214,13 +216,12 @@ export async function listHistory(
     )
     .orderBy(backwards ? asc(deploymentStatusHistory.id) : desc(deploymentStatusHistory.id))
     .limit(input.limit + 1);
-  const more = rows.length > input.limit;
-  const page = rows.slice(0, input.limit);
-  if (backwards) page.reverse();
-  const first = page[0];
-  const last = page.at(-1);
-  const hasNext = backwards ? true : more;
-  const hasPrevious = backwards ? more : cursor !== undefined;
+  const { page, ...cursors } = twoWayPage(
+    rows,
+    input.limit,
+    { backwards, fromCursor: cursor !== undefined },
+    idCursor,
+  );
   let total: number | undefined;
   if (input.include_total) {
     const [counted] = await db.select({ n: count() }).from(deploymentStatusHistory).where(ofThis);
@@ -228,8 +229,7 @@ export async function listHistory(
   }
   return {
     history: page.map(presentHistory),
-    next_cursor: hasNext && last ? encodeCursor({ before: last.id }) : null,
-    prev_cursor: hasPrevious && first ? encodeCursor({ after: first.id }) : null,
+    ...cursors,
     ...(total === undefined ? {} : { total }),
   };
 }

@@ -46,5 +46,30 @@ export function keysetPage<T>(
   };
 }
 
+/**
+ * Splits what a two-way keyset query fetched (`limit + 1` rows, in the direction it read) into the
+ * page in its listed order and the cursors on either side. Read forwards, a further page exists
+ * when more rows came; read backwards (from a previous-page cursor), a page follows.
+ */
+export function twoWayPage<T>(
+  fetched: T[],
+  limit: number,
+  read: { backwards: boolean; fromCursor: boolean },
+  cursorOf: (row: T, before: boolean) => string,
+): { page: T[]; next_cursor: string | null; prev_cursor: string | null } {
+  const more = fetched.length > limit;
+  const page = fetched.slice(0, limit);
+  if (read.backwards) page.reverse();
+  const first = page[0];
+  const last = page.at(-1);
+  const hasNext = read.backwards || more;
+  const hasPrevious = read.backwards ? more : read.fromCursor;
+  return {
+    page,
+    next_cursor: hasNext && last !== undefined ? cursorOf(last, false) : null,
+    prev_cursor: hasPrevious && first !== undefined ? cursorOf(first, true) : null,
+  };
+}
+
 /** The cursor of a page of a ranking (no stable key to page by): how many came before it. */
 export const offsetCursor = z.object({ offset: z.int().min(0).max(1_000_000) });

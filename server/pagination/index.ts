@@ -1,4 +1,11 @@
 // Keyset and offset cursors, and the page parameters every list takes.
 
-export { beforeIdCursor, decodeCursor, encodeCursor, keysetPage, offsetCursor } from "./cursor";
+export {
+  beforeIdCursor,
+  decodeCursor,
+  encodeCursor,
+  keysetPage,
+  offsetCursor,
+  twoWayPage,
+} from "./cursor";
 export * from "./schema";

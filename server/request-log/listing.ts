@@ -4,7 +4,7 @@ import type { Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { agentKeys, requestLog } from "@/db/schema";
 import { instant } from "@/server/kit/bounds";
-import { decodeCursor, encodeCursor } from "@/server/pagination";
+import { decodeCursor, encodeCursor, twoWayPage } from "@/server/pagination";
 import { callerLabel } from "@/server/threads";
 import { withCustomPlans } from "./custom-plans";
 import { requestLogOf } from "./recorder";
@@ -28,22 +28,19 @@ export async function listRequests({ db }: { db: Db }, input: Input): Promise<Ou
   const cursor = input.cursor ? decodeCursor(input.cursor, requestCursor) : undefined;
   const backwards = cursor?.d === "b";
   const fetched = await withCustomPlans(db, (planned) => requestsPage(planned, input, cursor));
-  const more = fetched.length > input.limit;
-  const rows = fetched.slice(0, input.limit);
-  if (backwards) rows.reverse();
-  const first = rows[0];
-  const last = rows.at(-1);
-  const cursorOf = (row: (typeof rows)[number], before: boolean) =>
-    encodeCursor({
-      at: row.entry.startedAt.toISOString(),
-      id: row.entry.id,
-      ...(before ? { d: "b" } : {}),
-    });
-  // Read forwards, a further page exists when more rows came; read backwards, a page follows.
-  const hasNext = backwards ? true : more;
-  const hasPrevious = backwards ? more : cursor !== undefined;
+  const { page, ...cursors } = twoWayPage(
+    fetched,
+    input.limit,
+    { backwards, fromCursor: cursor !== undefined },
+    (row, before) =>
+      encodeCursor({
+        at: row.entry.startedAt.toISOString(),
+        id: row.entry.id,
+        ...(before ? { d: "b" } : {}),
+      }),
+  );
   return {
-    requests: rows.map(({ entry, keyName }) => ({
+    requests: page.map(({ entry, keyName }) => ({
       id: entry.id,
       started_at: entry.startedAt.toISOString(),
       via: entry.via,
@@ -61,8 +58,7 @@ export async function listRequests({ db }: { db: Db }, input: Input): Promise<Ou
       request_id: entry.requestId,
       stands_for: entry.standsFor,
     })),
-    next_cursor: hasNext && last ? cursorOf(last, false) : null,
-    prev_cursor: hasPrevious && first ? cursorOf(first, true) : null,
+    ...cursors,
   };
 }
 
