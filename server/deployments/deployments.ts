@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, count, desc, eq, gt, lt } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, lt, type SQL } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
 import { getAddress } from "viem";
 import { z } from "zod";
 import type { Db } from "@/db/client";
@@ -95,9 +96,33 @@ const deploymentCursor = z.union([
   z.object({ after: deploymentIdSchema }),
 ]);
 
-/** A page's cursors by id, newest first: the next page is before the last row. */
-const idCursor = (row: { id: number }, before: boolean) =>
-  encodeCursor(before ? { after: row.id } : { before: row.id });
+/**
+ * A page of rows newest first by `id`, either way from a cursor: `read` fetches with the cursor's
+ * condition, order and limit; `countAll` counts every row the filters take, when asked.
+ */
+async function pageById<Row extends { id: number }>(
+  cursor: { after: number } | { before: number } | undefined,
+  input: { limit: number; include_total?: boolean },
+  id: PgColumn,
+  read: (where: SQL | undefined, order: SQL, limit: number) => Promise<Row[]>,
+  countAll: () => Promise<number>,
+) {
+  const backwards = cursor !== undefined && "after" in cursor;
+  const where =
+    cursor === undefined
+      ? undefined
+      : "after" in cursor
+        ? gt(id, cursor.after)
+        : lt(id, cursor.before);
+  const rows = await read(where, backwards ? asc(id) : desc(id), input.limit + 1);
+  const paged = twoWayPage(
+    rows,
+    input.limit,
+    { backwards, fromCursor: cursor !== undefined },
+    (row, before) => encodeCursor(before ? { after: row.id } : { before: row.id }),
+  );
+  return input.include_total ? { ...paged, total: await countAll() } : paged;
+}
 
 export async function listDeployments(
   { db }: Ctx,
@@ -110,43 +135,20 @@ export async function listDeployments(
   }
   const userAddress = owner ?? input.user_address;
   const cursor = input.cursor ? decodeCursor(input.cursor, deploymentCursor) : undefined;
-  const backwards = cursor !== undefined && "after" in cursor;
   const filters = and(
     userAddress ? eq(deployments.userAddress, getAddress(userAddress)) : undefined,
     input.status ? eq(deployments.status, input.status) : undefined,
     input.proposal_id === undefined ? undefined : eq(deployments.proposalId, input.proposal_id),
   );
-  const rows = await db
-    .select()
-    .from(deployments)
-    .where(
-      and(
-        filters,
-        cursor === undefined
-          ? undefined
-          : "after" in cursor
-            ? gt(deployments.id, cursor.after)
-            : lt(deployments.id, cursor.before),
-      ),
-    )
-    .orderBy(backwards ? asc(deployments.id) : desc(deployments.id))
-    .limit(input.limit + 1);
-  const { page, ...cursors } = twoWayPage(
-    rows,
-    input.limit,
-    { backwards, fromCursor: cursor !== undefined },
-    idCursor,
+  const { page, ...rest } = await pageById(
+    cursor,
+    input,
+    deployments.id,
+    (where, order, limit) =>
+      db.select().from(deployments).where(and(filters, where)).orderBy(order).limit(limit),
+    async () => (await db.select({ n: count() }).from(deployments).where(filters))[0]?.n ?? 0,
   );
-  let total: number | undefined;
-  if (input.include_total) {
-    const [counted] = await db.select({ n: count() }).from(deployments).where(filters);
-    total = counted?.n ?? 0;
-  }
-  return {
-    deployments: page.map(presentDeployment),
-    ...cursors,
-    ...(total === undefined ? {} : { total }),
-  };
+  return { deployments: page.map(presentDeployment), ...rest };
 }
 
 /** The deployment of `id`, unless it is not there or (with `owner`) not the owner's. */
@@ -199,37 +201,20 @@ export async function listHistory(
 ): Promise<z.output<typeof historyPageSchema>> {
   await deploymentRow(db, input.id, owner);
   const cursor = input.cursor ? decodeCursor(input.cursor, historyCursor) : undefined;
-  const backwards = cursor !== undefined && "after" in cursor;
   const ofThis = eq(deploymentStatusHistory.deploymentId, input.id);
-  const rows = await db
-    .select()
-    .from(deploymentStatusHistory)
-    .where(
-      and(
-        ofThis,
-        cursor === undefined
-          ? undefined
-          : "after" in cursor
-            ? gt(deploymentStatusHistory.id, cursor.after)
-            : lt(deploymentStatusHistory.id, cursor.before),
-      ),
-    )
-    .orderBy(backwards ? asc(deploymentStatusHistory.id) : desc(deploymentStatusHistory.id))
-    .limit(input.limit + 1);
-  const { page, ...cursors } = twoWayPage(
-    rows,
-    input.limit,
-    { backwards, fromCursor: cursor !== undefined },
-    idCursor,
+  const { page, ...rest } = await pageById(
+    cursor,
+    input,
+    deploymentStatusHistory.id,
+    (where, order, limit) =>
+      db
+        .select()
+        .from(deploymentStatusHistory)
+        .where(and(ofThis, where))
+        .orderBy(order)
+        .limit(limit),
+    async () =>
+      (await db.select({ n: count() }).from(deploymentStatusHistory).where(ofThis))[0]?.n ?? 0,
   );
-  let total: number | undefined;
-  if (input.include_total) {
-    const [counted] = await db.select({ n: count() }).from(deploymentStatusHistory).where(ofThis);
-    total = counted?.n ?? 0;
-  }
-  return {
-    history: page.map(presentHistory),
-    ...cursors,
-    ...(total === undefined ? {} : { total }),
-  };
+  return { history: page.map(presentHistory), ...rest };
 }
