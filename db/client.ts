@@ -180,7 +180,7 @@ function createPglite(dataDir: string | undefined, loadDataDir?: Blob): Database
     lock?.release();
     throw new EmbeddedDatabaseError(dataDir, "opened", error);
   }
-  const db = drizzlePglite(client, { schema, casing: "snake_case" });
+  const db = drizzlePglite(takingTurnsWithIo(client), { schema, casing: "snake_case" });
   return {
     db: db as unknown as Db,
     kind: "pglite",
@@ -205,4 +205,30 @@ function createPglite(dataDir: string | undefined, loadDataDir?: Blob): Database
       }
     },
   };
+}
+
+/**
+ * PGlite runs each query on the main thread, and its queue hands over to the next query in a
+ * microtask: a burst of queries would hold back every socket's data (a model's stream, a new
+ * request) until the queue is empty. Here queries take turns with the event loop: each starts
+ * only after the one before it has ended and the ready I/O has run.
+ */
+export function takingTurnsWithIo(client: PGlite): PGlite {
+  const waiting = new Set<PropertyKey>(["query", "exec", "transaction"]);
+  let last: Promise<unknown> = Promise.resolve();
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (!waiting.has(property) || typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        // Scheduled once the previous query has ended: an immediate set while immediates run
+        // waits for the next turn of the loop, after its I/O.
+        const run = last
+          .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+          .then(() => value.apply(target, args));
+        last = run.catch(() => {});
+        return run;
+      };
+    },
+  });
 }
