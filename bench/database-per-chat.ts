@@ -10,9 +10,11 @@
  * chats a second, the CPU time of the server's processes a chat (every backend, the postmaster's
  * reaped children included) and of the service, and the statements by the time PostgreSQL spent
  * executing them, with their calls and rows a chat. DB_AGAINST=<checkout> measures a second build
- * (another checkout, built) the same way in the same run, after the first.
+ * (another checkout, built) the same way in the same run, after the first. `npm run bench` runs
+ * it as BENCH_ONLY=database, and in the whole run.
  */
 import { readFile } from "node:fs/promises";
+import { pathToFileURL } from "node:url";
 import autocannon from "autocannon";
 import postgres from "postgres";
 import { pids } from "../tests/helpers/processes";
@@ -137,15 +139,25 @@ async function measure(build: string, root: string | undefined): Promise<Measure
   }
 }
 
-const runs = [await measure("this checkout", undefined)];
-if (process.env.DB_AGAINST)
-  runs.push(await measure(process.env.DB_AGAINST, process.env.DB_AGAINST));
-for (const run of runs) {
-  console.info(
-    `${run.build}: ${run.chats_per_s.toFixed(0)} chats/s at c=${CONNECTIONS} over ${AGENTS} agents (${run.non_2xx} non-2xx); PostgreSQL ${run.postgres_cpu_ms_per_chat.toFixed(3)} ms CPU a chat, the service ${run.service_cpu_ms_per_chat.toFixed(3)} ms`,
-  );
-  for (const s of run.statements)
+/** This checkout's build, then DB_AGAINST's when set; each row printed as it is measured. */
+export async function runDatabasePerChat(): Promise<Measured[]> {
+  const runs: Measured[] = [];
+  const builds: Array<[string, string | undefined]> = [["this checkout", undefined]];
+  if (process.env.DB_AGAINST) builds.push([process.env.DB_AGAINST, process.env.DB_AGAINST]);
+  for (const [name, root] of builds) {
+    const run = await measure(name, root);
+    runs.push(run);
     console.info(
-      `  ${s.ms_per_chat.toFixed(3)} ms  ${s.calls_per_chat.toFixed(2)} calls ${s.rows_per_chat.toFixed(2)} rows  ${s.query}`,
+      `database a chat, ${run.build}: ${run.chats_per_s.toFixed(0)} chats/s at c=${CONNECTIONS} over ${AGENTS} agents (${run.non_2xx} non-2xx); PostgreSQL ${run.postgres_cpu_ms_per_chat.toFixed(3)} ms CPU a chat, the service ${run.service_cpu_ms_per_chat.toFixed(3)} ms`,
     );
+    for (const statement of run.statements)
+      console.info(
+        `  ${statement.ms_per_chat.toFixed(3)} ms  ${statement.calls_per_chat.toFixed(2)} calls ${statement.rows_per_chat.toFixed(2)} rows  ${statement.query}`,
+      );
+  }
+  return runs;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await runDatabasePerChat();
 }

@@ -21,6 +21,7 @@ import { hashAddress } from "@/server/callers";
 import { encodeCursor } from "@/server/pagination";
 import { startServer, TEST_ADMIN_KEY } from "../tests/helpers/server";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
+import { runDatabasePerChat } from "./database-per-chat";
 import { median } from "./median";
 import { runModelBenchmarks } from "./model-rows";
 import { cpuSpent, cpuSplit, residentMiB, startChild } from "./processes";
@@ -39,10 +40,19 @@ const SCHEDULER_AGENTS = Number(process.env.BENCH_SCHEDULER_AGENTS ?? 10_000);
  * only the tool row (bench/tool-rows.ts); `webhooks`: only the webhook row (bench/webhooks.ts);
  * `echo`: only the echo chat row, on 1,000 agents (what issue 29's echo ratio is read from);
  * `scheduler`: only the scheduler, 10,000 agents due at once (issue 29's scheduler row);
- * `request-log`: only the request log's queries, writes and purge (bench/request-log.ts).
+ * `request-log`: only the request log's queries, writes and purge (bench/request-log.ts);
+ * `database`: only PostgreSQL's CPU a chat and its statements (bench/database-per-chat.ts).
  */
 const ONLY = process.env.BENCH_ONLY || undefined;
-const KINDS = ["model", "tools", "webhooks", "echo", "scheduler", "request-log"] as const;
+const KINDS = [
+  "model",
+  "tools",
+  "webhooks",
+  "echo",
+  "scheduler",
+  "request-log",
+  "database",
+] as const;
 if (ONLY !== undefined && !(KINDS as readonly string[]).includes(ONLY)) {
   throw new Error(`BENCH_ONLY=${ONLY}: the values understood are ${KINDS.join(", ")}`);
 }
@@ -383,6 +393,7 @@ async function runBenchmarks(database: { url: string }) {
   const webhookRow = runs("webhooks") ? await runWebhookBenchmarks(database.url) : undefined;
   const scheduler = runs("scheduler") ? await runScheduler(database) : undefined;
   const requestLog = runs("request-log") ? await runRequestLogBenchmarks(database.url) : undefined;
+  const databaseRows = runs("database") ? await runDatabasePerChat() : undefined;
 
   const report = {
     date: new Date().toISOString(),
@@ -400,6 +411,7 @@ async function runBenchmarks(database: { url: string }) {
     ...(webhookRow ? { webhook_row: webhookRow } : {}),
     ...(scheduler ? { scheduler } : {}),
     ...(requestLog ? { request_log: requestLog } : {}),
+    ...(databaseRows ? { database_per_chat: databaseRows } : {}),
   };
   await mkdir("bench/results", { recursive: true });
   await writeFile("bench/results/latest.json", `${JSON.stringify(report, null, 2)}\n`);
