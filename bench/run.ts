@@ -22,6 +22,7 @@ import { encodeCursor } from "@/server/pagination";
 import { startServer, TEST_ADMIN_KEY } from "../tests/helpers/server";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
 import { runDatabasePerChat } from "./database-per-chat";
+import { runGatewayBenchmarks } from "./gateway-rows";
 import { median } from "./median";
 import { runModelBenchmarks } from "./model-rows";
 import { cpuSpent, cpuSplit, residentMiB, startChild } from "./processes";
@@ -41,7 +42,8 @@ const SCHEDULER_AGENTS = Number(process.env.BENCH_SCHEDULER_AGENTS ?? 10_000);
  * `echo`: only the echo chat row, on 1,000 agents (what issue 29's echo ratio is read from);
  * `scheduler`: only the scheduler, 10,000 agents due at once (issue 29's scheduler row);
  * `request-log`: only the request log's queries, writes and purge (bench/request-log.ts);
- * `database`: only PostgreSQL's CPU a chat and its statements (bench/database-per-chat.ts).
+ * `database`: only PostgreSQL's CPU a chat and its statements (bench/database-per-chat.ts);
+ * `gateway`: only the overhead against Portkey's gateway (bench/gateway-rows.ts).
  */
 const ONLY = process.env.BENCH_ONLY || undefined;
 const KINDS = [
@@ -52,6 +54,7 @@ const KINDS = [
   "scheduler",
   "request-log",
   "database",
+  "gateway",
 ] as const;
 if (ONLY !== undefined && !(KINDS as readonly string[]).includes(ONLY)) {
   throw new Error(`BENCH_ONLY=${ONLY}: the values understood are ${KINDS.join(", ")}`);
@@ -394,6 +397,7 @@ async function runBenchmarks(database: { url: string }) {
   const scheduler = runs("scheduler") ? await runScheduler(database) : undefined;
   const requestLog = runs("request-log") ? await runRequestLogBenchmarks(database.url) : undefined;
   const databaseRows = runs("database") ? await runDatabasePerChat() : undefined;
+  const gatewayRow = runs("gateway") ? await runGatewayBenchmarks(database.url) : undefined;
 
   const report = {
     date: new Date().toISOString(),
@@ -412,6 +416,7 @@ async function runBenchmarks(database: { url: string }) {
     ...(scheduler ? { scheduler } : {}),
     ...(requestLog ? { request_log: requestLog } : {}),
     ...(databaseRows ? { database_per_chat: databaseRows } : {}),
+    ...(gatewayRow ? { gateway_row: gatewayRow } : {}),
   };
   await mkdir("bench/results", { recursive: true });
   await writeFile("bench/results/latest.json", `${JSON.stringify(report, null, 2)}\n`);
