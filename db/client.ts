@@ -217,9 +217,11 @@ export function takingTurnsWithIo(client: PGlite): PGlite {
   const waiting = new Set<PropertyKey>(["query", "exec", "transaction"]);
   let last: Promise<unknown> = Promise.resolve();
   return new Proxy(client, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (!waiting.has(property) || typeof value !== "function") return value;
+    // Read and called on PGlite itself: its private fields are not the proxy's.
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (!waiting.has(property)) return value.bind(target);
       return (...args: unknown[]) => {
         // Scheduled once the previous query has ended: an immediate set while immediates run
         // waits for the next turn of the loop, after its I/O.
