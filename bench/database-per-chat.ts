@@ -13,35 +13,18 @@
  * (another checkout, built) the same way in the same run, after the first. `npm run bench` runs
  * it as BENCH_ONLY=database, and in the whole run.
  */
-import { readFile } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import autocannon from "autocannon";
 import postgres from "postgres";
-import { pids } from "../tests/helpers/processes";
+import { parentOf } from "../tests/helpers/processes";
 import { freePort, type RunningServer, startServer, TEST_ADMIN_KEY } from "../tests/helpers/server";
 import { createThrowawayCluster } from "../tests/helpers/throwaway-cluster";
-import { cpuMs, startServerIn } from "./processes";
+import { cpuMs, postgresCpuMs, startServerIn } from "./processes";
 
 const AGENTS = 200;
 const CONNECTIONS = Number(process.env.DB_CONNECTIONS || 64);
 const SECONDS = Number(process.env.DB_CHAT_S || 10);
 const WARM_UP_S = 3;
-
-/** CPU ms of a PostgreSQL server's processes: the postmaster (with reaped backends) and its children. */
-async function clusterCpuMs(postmaster: number): Promise<number> {
-  const ticksPerSecond = 100;
-  let ticks = 0;
-  for (const pid of pids()) {
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
-    if (!stat) continue;
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const parent = Number(fields[1]);
-    if (pid !== postmaster && parent !== postmaster) continue;
-    ticks += Number(fields[11]) + Number(fields[12]);
-    if (pid === postmaster) ticks += Number(fields[13]) + Number(fields[14]);
-  }
-  return (ticks * 1000) / ticksPerSecond;
-}
 
 type Measured = {
   build: string;
@@ -69,13 +52,12 @@ async function measure(build: string, root: string | undefined): Promise<Measure
   const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
   try {
     await admin`CREATE EXTENSION pg_stat_statements`;
-    const [{ pid: postmaster }] = (await admin`
+    // The server's postmaster: the parent of its checkpointer, which pg_stat_activity lists.
+    const [{ pid: checkpointer }] = (await admin`
       SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'`) as unknown as [
       { pid: number },
     ];
-    const postmasterPid = Number(
-      (await readFile(`/proc/${postmaster}/stat`, "utf8")).split(") ")[1]?.split(" ")[1],
-    );
+    const postmasterPid = parentOf(checkpointer) as number;
     const env = { DATABASE_URL: cluster.url, WEB_CONCURRENCY: "1", SCHEDULER: "off" };
     const server = (
       root ? await startServerIn(root, env) : await startServer(env)
@@ -110,9 +92,9 @@ async function measure(build: string, root: string | undefined): Promise<Measure
         });
       await load(WARM_UP_S);
       await admin`SELECT pg_stat_statements_reset()`;
-      const before = { db: await clusterCpuMs(postmasterPid), service: await cpuMs(server.pid) };
+      const before = { db: await postgresCpuMs(postmasterPid), service: await cpuMs(server.pid) };
       const result = await load(SECONDS);
-      const after = { db: await clusterCpuMs(postmasterPid), service: await cpuMs(server.pid) };
+      const after = { db: await postgresCpuMs(postmasterPid), service: await cpuMs(server.pid) };
       const chats = result.requests.total;
       const statements = await admin`
         SELECT query, calls, rows, total_exec_time AS ms FROM pg_stat_statements

@@ -15,12 +15,11 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { connect } from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import autocannon from "autocannon";
 import { createDatabase } from "@/db/client";
-import { freePort, startServer } from "../tests/helpers/server";
+import { accepts, freePort, startServer } from "../tests/helpers/server";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
 import { fakeModelName } from "./fake-model-name";
 import { createLoadAgent } from "./load-agent";
@@ -60,17 +59,6 @@ async function drive(target: Target, seconds: number) {
     });
   });
   return { p50: median(latencies), failed: result.non2xx + result.errors + result.timeouts };
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ port, host: "127.0.0.1" });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }
 
 /** Portkey's gateway from node_modules, on a port of its own, without its console UI. */

@@ -121,15 +121,18 @@ export function watchPeakResident(pid: number, everyMs = 250): { stop(): Promise
 /**
  * CPU time of every PostgreSQL process of this machine (the server and its backends), in ms,
  * with the time of backends that have exited: the postmaster reaps them, so their time is in its
- * cutime and cstime. (Without it, a row whose connections close reads a negative figure.)
+ * cutime and cstime. (Without it, a row whose connections close reads a negative figure.) With
+ * `postmaster`, only that server's: it and its children.
  */
-export async function postgresCpuMs(): Promise<number> {
+export async function postgresCpuMs(postmaster?: number): Promise<number> {
   clockTicks ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
   let ticks = 0;
   for (const pid of pids()) {
     const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
     if (!stat?.includes("(postgres)")) continue;
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (postmaster !== undefined && pid !== postmaster && Number(fields[1]) !== postmaster)
+      continue;
     // utime, stime, cutime, cstime: fields 14 to 17 of the whole line.
     ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
   }

@@ -1,10 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { freePort } from "./server";
+import { accepts, freePort } from "./server";
 
 /** PgBouncer from Debian's package (`.ci/run` installs it). */
 export const PGBOUNCER = "/usr/sbin/pgbouncer";
@@ -83,15 +82,4 @@ export async function startPgBouncer(
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ port, host: "127.0.0.1" });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { TEST_ADMIN_KEY } from "./admin-key";
@@ -27,6 +27,18 @@ export { TEST_ADMIN_KEY } from "./admin-key";
 
 /** The V8 flags `npm start` runs the service with (package.json; README, "Memory"). */
 export const SERVER_NODE_OPTIONS = "--max-old-space-size=1024 --max-semi-space-size=16";
+
+/** Whether something accepts a connection on the loopback `port` now. */
+export function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: "127.0.0.1" });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
