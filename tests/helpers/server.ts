@@ -28,6 +28,23 @@ export { TEST_ADMIN_KEY } from "./admin-key";
 /** The V8 flags `npm start` runs the service with (package.json; README, "Memory"). */
 export const SERVER_NODE_OPTIONS = "--max-old-space-size=1024 --max-semi-space-size=16";
 
+/** A request with the admin key and a JSON body, if any; its status and its JSON, if any. */
+export async function sendAsAdmin(
+  server: { url: string },
+  method: string,
+  path: string,
+  body?: unknown,
+  // biome-ignore lint/suspicious/noExplicitAny: the tests read whichever fields their operation answers with
+): Promise<{ status: number; json: any }> {
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, json: text ? JSON.parse(text) : undefined };
+}
+
 /** Whether something accepts a connection on the loopback `port` now. */
 export function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {

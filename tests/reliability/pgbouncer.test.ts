@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/database-kinds";
 import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai";
 import { pgbouncerInstalled, type RunningPgBouncer, startPgBouncer } from "../helpers/pgbouncer";
-import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
+import { type RunningServer, sendAsAdmin, startServer } from "../helpers/server";
 import { startWebhookReceiver, until, type WebhookReceiver } from "../helpers/webhook-receiver";
 
 /**
@@ -13,8 +13,6 @@ import { startWebhookReceiver, until, type WebhookReceiver } from "../helpers/we
  * instance left in session mode refuses to start rather than run statements on the wrong
  * connection.
  */
-
-const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, "content-type": "application/json" };
 
 if (TEST_DATABASE_URL && !pgbouncerInstalled)
   throw new Error("PgBouncer is not installed (/usr/sbin/pgbouncer): `apt-get install pgbouncer`.");
@@ -57,15 +55,7 @@ describe.skipIf(!TEST_DATABASE_URL)("two instances behind PgBouncer, transaction
     await database?.drop();
   });
 
-  const send = async (server: RunningServer, method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: admin,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, json: text ? JSON.parse(text) : undefined };
-  };
+  const send = sendAsAdmin;
 
   it("refuses to start through it without DATABASE_POOL_MODE=transaction, saying so", async () => {
     const refused = await startServer({

@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/database-kinds";
-import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
+import { type RunningServer, sendAsAdmin, startServer, TEST_ADMIN_KEY } from "../helpers/server";
 import {
   type Received,
   startWebhookReceiver,
@@ -63,15 +63,7 @@ describe.skipIf(!TEST_DATABASE_URL)("webhooks under faults, on PostgreSQL", () =
     WEBHOOK_RETRY_BASE_S: "0.2",
     ...extra,
   });
-  const send = async (server: RunningServer, method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: admin,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, json: text ? JSON.parse(text) : undefined };
-  };
+  const send = sendAsAdmin;
 
   it("delivers after a restart the event of a run that finished just before kill -9", async () => {
     // The sender of the first process looks once, at its start, and not again for an hour.
