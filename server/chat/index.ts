@@ -2,6 +2,7 @@
 
 export { type Ask, ask, askStreaming, checkChat, sendMessage, streamMessage } from "./chat";
 export type { Opening } from "./opening";
-export { openChat, openingQuery, openingValues } from "./opening";
+export { openChat } from "./opening";
+export { type OpeningKind, openingQuery, openingValues } from "./opening-statement";
 export { purgeOldChatWindows, rateLimitHeaders } from "./rate-limit";
 export * from "./schema";

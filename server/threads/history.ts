@@ -44,17 +44,36 @@ export function historyJson(
   thread: { aid: unknown; caller: unknown; chatId: unknown },
   limit: unknown,
 ): SQL {
+  return sql`(SELECT ${HISTORY_JSON} FROM ${historyRows(thread, limit)} h)`;
+}
+
+/**
+ * The same read as a SELECT of two columns: `history_json`, and `history_chars`, the characters
+ * of its messages and their tool calls (what a chat's hold counts) summed as they are read.
+ */
+export function historyRead(
+  thread: { aid: unknown; caller: unknown; chatId: unknown },
+  limit: unknown,
+): SQL {
+  return sql`SELECT ${HISTORY_JSON} AS history_json, coalesce(sum(char_length(h.content)
+      + CASE WHEN jsonb_typeof(h.tool_calls) = 'array' THEN char_length(h.tool_calls::text) ELSE 0 END), 0)
+      AS history_chars
+    FROM ${historyRows(thread, limit)} h`;
+}
+
+const HISTORY_JSON = sql`coalesce(json_agg(json_build_array(h.role, h.content, h.tool_calls) ORDER BY h.id), '[]'::json)`;
+
+function historyRows(thread: { aid: unknown; caller: unknown; chatId: unknown }, limit: unknown) {
   // One backward scan of the thread's index (aid, caller, chat_id, id), stopping after `limit`
   // rows. chat_id is matched as a range (the same rows: collations here are deterministic): with
   // `=` PostgreSQL drops it from the order, and a generic plan may then scan the primary key
   // backwards, which reads the whole table for a short thread beside a large one.
   const m = chatMessages;
-  return sql`(SELECT coalesce(json_agg(json_build_array(h.role, h.content, h.tool_calls) ORDER BY h.id), '[]'::json)
-    FROM (SELECT ${m.id} AS id, ${m.role} AS role, ${m.content} AS content, ${m.toolCalls} AS tool_calls
+  return sql`(SELECT ${m.id} AS id, ${m.role} AS role, ${m.content} AS content, ${m.toolCalls} AS tool_calls
       FROM ${m}
       WHERE ${m.aid} = ${thread.aid} AND ${m.caller} = ${thread.caller}
         AND ${m.chatId} >= ${thread.chatId} AND ${m.chatId} <= ${thread.chatId}
-      ORDER BY ${m.chatId} DESC, ${m.id} DESC LIMIT ${limit}) h)`;
+      ORDER BY ${m.chatId} DESC, ${m.id} DESC LIMIT ${limit})`;
 }
 
 type HistoryRow = {

@@ -3,6 +3,6 @@
 export type { StoreGuard } from "./exchange";
 export { storeExchange, storeQuery, storeValues } from "./exchange";
 export type { HistoryConfig, ThreadRef } from "./history";
-export { historyFromJson, historyJson, loadHistory } from "./history";
+export { historyFromJson, historyJson, historyRead, loadHistory } from "./history";
 export { callerLabel, listMessages, listThreads } from "./listing";
 export * from "./schema";
