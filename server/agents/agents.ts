@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import {
   type AgentQuotaRow,
@@ -7,11 +7,13 @@ import {
   agentQuotas,
   agentQuotaView,
   agents,
+  chatMessages,
 } from "@/db/schema";
 import type { AuthKeys } from "@/server/auth";
 import type { Config, QuotaLimits } from "@/server/frame/config";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
+import { agentLockAlone } from "@/server/kit/agent-lock";
 import { LIMIT_COLUMNS, newQuotaRow, presentQuota, QUOTA_LIMIT_FIELDS } from "@/server/quota";
 import { nextRunAfterChange } from "@/server/schedules";
 import { DEFAULT_MAX_TOOL_STEPS, presentServers, storeServers } from "@/server/tools";
@@ -212,16 +214,20 @@ export async function upsertAgent(
  */
 export async function deleteAgent({ db, clock }: AgentsContext, aid: string): Promise<void> {
   await db.transaction(async (tx) => {
+    // Before any of its rows: uses in flight end first, and new ones wait (server/kit/agent-lock.ts).
+    await tx.execute(sql`SELECT ${agentLockAlone(aid)}`);
     const [locked] = await tx
       .select({ aid: agents.aid })
       .from(agents)
       .where(eq(agents.aid, aid))
-      // Not FOR UPDATE: chats' foreign-key checks (KEY SHARE) go on until the delete itself.
       .for("no key update");
     if (!locked) throw agentNotFound(aid);
     const now = clock.now();
     const record = await getAgent({ db: tx, clock }, aid);
     await tx.delete(agents).where(eq(agents.aid, aid));
+    // After the agent's row, whose delete waits for a reply being stored (its thread's row):
+    // messages have no foreign key to cascade from.
+    await tx.delete(chatMessages).where(eq(chatMessages.aid, aid));
     await emitEvent(tx, { type: "agent.deleted", at: now, data: record });
   });
 }

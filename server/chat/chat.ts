@@ -1,4 +1,4 @@
-import { agentNotFound, agentPaused } from "@/server/agents";
+import { agentNotFound, agentPaused, assertAgentExists } from "@/server/agents";
 import { type Caller, callerId } from "@/server/callers";
 import type { Config } from "@/server/frame/config";
 import type { DataContext } from "@/server/frame/data-context";
@@ -109,7 +109,10 @@ async function send(ctx: ChatContext, question: Ask, signal?: AbortSignal): Prom
     if (signal?.aborted) throw exchange.call.failure(signal.reason);
     return await completeExchange(ctx, exchange, reply);
   } catch (error) {
-    await releaseMessage(ctx.db, exchange.opened.reservationId);
+    await releaseMessage(ctx.db, {
+      aid: exchange.ask.aid,
+      reservationId: exchange.opened.reservationId,
+    });
     throw withRateLimit(error, exchange.opened.rateLimit);
   } finally {
     exchange.call.end();
@@ -201,7 +204,11 @@ async function* stream(
     yield { type: "done", ...done };
   } finally {
     // Also reached when the consumer stops early (the client went away): not delivered.
-    if (!delivered) await releaseMessage(ctx.db, exchange.opened.reservationId);
+    if (!delivered)
+      await releaseMessage(ctx.db, {
+        aid: exchange.ask.aid,
+        reservationId: exchange.opened.reservationId,
+      });
     exchange.call.end();
   }
 }
@@ -254,7 +261,7 @@ async function beginExchange(
       });
       return { ask: question, thread, askedAt, opened: opening, call };
     } catch (error) {
-      await releaseMessage(ctx.db, opening.reservationId);
+      await releaseMessage(ctx.db, { aid, reservationId: opening.reservationId });
       throw error;
     }
   } catch (error) {
@@ -318,14 +325,16 @@ async function completeExchange(
     settleMessage(opened.reservationId),
     "message",
   );
-  // Its reservation was swept (the chat outlived any live chat's bound): the use is given
-  // back, and the reply is not kept.
-  if (!stored)
+  // Its reservation was swept (the chat outlived any live chat's bound), or the agent was
+  // deleted meanwhile: the use is given back, and the reply is not kept.
+  if (!stored) {
+    await assertAgentExists(ctx.db, ask.aid);
     throw new AppError(
       "service_unavailable",
       "The reply took too long to be stored and was not kept; ask again.",
       { retryAfterS: 1 },
     );
+  }
   const quota = presentQuota(opened.quotaRow, answeredAt);
   return {
     aid: ask.aid,

@@ -4,6 +4,7 @@ import { prepared } from "@/db/prepared";
 import { agentKeys, agents, agentTokenUsage, chatRateLimits, usageHourly } from "@/db/schema";
 import { type Caller, callerId } from "@/server/callers";
 import type { ChatConfig } from "@/server/frame/config";
+import { agentLockShared } from "@/server/kit/agent-lock";
 import { type CalledAgent, CHARS_PER_TOKEN } from "@/server/model-call";
 import { reserveMessage, reservePeriods, utcHour } from "@/server/quota";
 import { historyRead } from "@/server/threads";
@@ -65,13 +66,19 @@ const AGENT_COLUMNS = {
 };
 
 // Who may chat: an admin, a live key of the agent, anyone if it is public; none while paused.
-function admissionSteps(db: Db, kind: OpeningKind) {
+function admissionSteps(db: Db, kind: OpeningKind, { locked }: { locked: boolean }) {
   const p = (name: string) => sql.placeholder(name);
+  // A chat that counts takes the agent's lock before any row (server/kit/agent-lock.ts).
   const agent = db.$with("agent").as(
     db
       .select(AGENT_COLUMNS)
       .from(agents)
-      .where(eq(agents.aid, p("aid"))),
+      .where(
+        and(
+          eq(agents.aid, p("aid")),
+          locked ? sql`(SELECT ${agentLockShared(p("aid"))}) IS NOT NULL` : undefined,
+        ),
+      ),
   );
   const callerKey = db.$with("caller_key").as(
     db
@@ -100,7 +107,7 @@ function admissionSteps(db: Db, kind: OpeningKind) {
 
 export function admissionStatement(db: Db, kind: OpeningKind) {
   return prepared(db, `chat-admission-${kind}`, () => {
-    const { agent, callerKey, admitted, withKey } = admissionSteps(db, kind);
+    const { agent, callerKey, admitted, withKey } = admissionSteps(db, kind, { locked: false });
     return db
       .with(agent, ...(withKey ? [callerKey] : []), admitted)
       .select({ admitted: sql<boolean>`EXISTS (SELECT 1 FROM admitted)`, paused: agent.paused })
@@ -121,7 +128,7 @@ export function admissionValues(caller: Caller, aid: string, now: Date) {
 export function openingQuery(db: Db, kind: OpeningKind) {
   const p = (name: string) => sql.placeholder(name);
   const now = sql`${p("now")}::timestamptz`;
-  const { agent, callerKey, admitted, withKey } = admissionSteps(db, kind);
+  const { agent, callerKey, admitted, withKey } = admissionSteps(db, kind, { locked: true });
   const rpm = withKey
     ? sql`COALESCE((SELECT rate_limit_rpm FROM caller_key), (SELECT rate_limit_rpm FROM agent))`
     : sql`(SELECT rate_limit_rpm FROM agent)`;

@@ -2,6 +2,7 @@ import { eq, lt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { agentQuotas, chatReservations } from "@/db/schema";
+import { agentLockShared } from "@/server/kit/agent-lock";
 import { writeReliably } from "@/server/kit/write-reliably";
 import { COUNTERS, periodValue } from "./counters";
 
@@ -11,11 +12,15 @@ import { COUNTERS, periodValue } from "./counters";
  * `running`) gives it back, so never twice and never after the reply was stored.
  */
 
-export async function releaseMessage(db: Db, reservationId: number): Promise<void> {
+export async function releaseMessage(
+  db: Db,
+  { aid, reservationId }: { aid: string; reservationId: number },
+): Promise<void> {
   await writeReliably(`giving back the message use of chat reservation ${reservationId}`, () =>
     giveBackMessages(
       db,
       sql`DELETE FROM ${chatReservations} WHERE ${chatReservations.id} = ${reservationId}
+          AND (SELECT ${agentLockShared(aid)}) IS NOT NULL
           RETURNING aid, day, month, held_tokens`,
     ),
   );
@@ -43,11 +48,14 @@ export async function releaseRun(
 
 /** Gives back chats' uses reserved before `before`, or all (start of the embedded database). */
 export async function sweepReservations(db: Db, before?: Date): Promise<number> {
-  const which =
-    before === undefined ? sql`` : sql`WHERE ${lt(chatReservations.reservedAt, before)}`;
+  const old = before === undefined ? sql`true` : lt(chatReservations.reservedAt, before);
+  // Their agents' locks first, in one order (server/kit/agent-lock.ts).
   return giveBackMessages(
     db,
-    sql`DELETE FROM ${chatReservations} ${which} RETURNING aid, day, month, held_tokens`,
+    sql`DELETE FROM ${chatReservations} WHERE ${old}
+        AND (SELECT count(${agentLockShared(sql`a.aid`)}) FROM (SELECT DISTINCT aid
+          FROM ${chatReservations} WHERE ${old} ORDER BY aid) AS a) IS NOT NULL
+        RETURNING aid, day, month, held_tokens`,
   );
 }
 

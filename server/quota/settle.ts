@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { toSnakeCase } from "drizzle-orm/casing";
 import { agentTokenUsage, chatReservations, modelPrices, usageHourly } from "@/db/schema";
+import { agentLockShared } from "@/server/kit/agent-lock";
 import { periodsAt, utcHour } from "./periods";
 import { periodOf, TOKEN_BUDGETS } from "./tokens";
 
@@ -39,9 +40,11 @@ export function settleMessage(id: number): {
 } {
   return {
     key: "reservation",
+    // The agent's lock first (server/kit/agent-lock.ts): a one-time filter, before the row.
     build: () =>
       sql`DELETE FROM ${chatReservations}
           WHERE ${chatReservations.id} = ${sql.placeholder("guardReservationId")}::bigint
+            AND (SELECT ${agentLockShared(sql.placeholder("aid"))}) IS NOT NULL
           RETURNING id, held_tokens`,
     values: { guardReservationId: id },
   };

@@ -4,6 +4,7 @@ import { type AutonomousRunRow, agents, autonomousRuns, runInFlight } from "@/db
 import { agentNotFound, agentPaused } from "@/server/agents";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
+import { agentLockShared } from "@/server/kit/agent-lock";
 import { writeReliably } from "@/server/kit/write-reliably";
 import {
   type ModelCall,
@@ -63,7 +64,8 @@ export async function executeRun(
               input_tokens = ${p("inputTokens")}::integer,
               output_tokens = ${p("outputTokens")}::integer,
               tokens_estimated = ${p("estimated")}::boolean, cost = (SELECT cost FROM price)
-            WHERE id = ${p("guardRunId")}::bigint AND ${runInFlight} RETURNING *`;
+            WHERE id = ${p("guardRunId")}::bigint AND ${runInFlight}
+              AND (SELECT ${agentLockShared(p("aid"))}) IS NOT NULL RETURNING *`;
         },
         // Its run.succeeded event, in the same statement: from the run as the guard wrote it.
         effects: () =>
@@ -111,6 +113,7 @@ async function failRun(
   error: string,
 ): Promise<void> {
   await ctx.db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT ${agentLockShared(run.agent.aid)}`);
     const now = ctx.clock.now();
     const [updated] = await tx
       .update(autonomousRuns)

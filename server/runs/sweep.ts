@@ -1,6 +1,7 @@
-import { and, inArray, lt } from "drizzle-orm";
+import { and, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { autonomousRuns, runInFlight } from "@/db/schema";
+import { agentLockShared } from "@/server/kit/agent-lock";
 import type { Clock } from "@/server/kit/clock";
 import { releaseRun } from "@/server/quota";
 import { runEventsSql } from "./record-json";
@@ -15,6 +16,11 @@ export async function sweepInterruptedRuns(
 ): Promise<number> {
   return db.transaction(async (tx) => {
     const now = clock.now();
+    const staleSince = new Date(now.getTime() - staleAfterMs);
+    // Their agents' locks before their rows, in one order (server/kit/agent-lock.ts).
+    await tx.execute(sql`SELECT count(${agentLockShared(sql`a.aid`)}) FROM (SELECT DISTINCT aid
+        FROM ${autonomousRuns} WHERE ${runInFlight} AND ${lt(autonomousRuns.startedAt, staleSince)}
+        ORDER BY aid) AS a`);
     const stale = await tx
       .select({
         id: autonomousRuns.id,
@@ -22,7 +28,7 @@ export async function sweepInterruptedRuns(
         quotaMonth: autonomousRuns.quotaMonth,
       })
       .from(autonomousRuns)
-      .where(and(runInFlight, lt(autonomousRuns.startedAt, new Date(now.getTime() - staleAfterMs))))
+      .where(and(runInFlight, lt(autonomousRuns.startedAt, staleSince)))
       .for("update", { skipLocked: true });
     if (stale.length === 0) return 0;
     await tx

@@ -1,6 +1,6 @@
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { agentQuotas, agents } from "@/db/schema";
+import { agentQuotas, agents, chatMessages } from "@/db/schema";
 import { fixedClock } from "@/server/kit/clock";
 import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
@@ -237,6 +237,34 @@ describe.each(DATABASE_KINDS)("agents on %s", (kind) => {
       code: "agent_not_found",
       detail: "Agent 'unknown' not found.",
     });
+  });
+
+  it("deletes an agent with its threads and messages, also those stored while it is deleted", async () => {
+    const messagesOf = async (aid: string) =>
+      (
+        await testDatabase()
+          .db.select({ n: sql<number>`count(*)::int` })
+          .from(chatMessages)
+          .where(eq(chatMessages.aid, aid))
+      )[0]?.n;
+    await caller().agents.upsert({ aid: "kept" });
+    await caller().chat.send({ aid: "kept", q: "stays" });
+    await caller().agents.upsert({ aid: "gone" });
+    await caller().chat.send({ aid: "gone", q: "first" });
+    // Chats in flight while the agent is deleted: each is stored whole before the delete, or not.
+    const chats = Array.from({ length: 20 }, (_, i) =>
+      caller()
+        .chat.send({ aid: "gone", q: `q${i}`, chat_id: `t${i}` })
+        .then(
+          () => "stored",
+          async (error: unknown) => (await problemOf(Promise.reject(error))).code,
+        ),
+    );
+    await caller().agents.delete({ aid: "gone" });
+    for (const outcome of await Promise.all(chats))
+      expect(["stored", "agent_not_found"]).toContain(outcome);
+    expect(await messagesOf("gone")).toBe(0);
+    expect(await messagesOf("kept")).toBe(2);
   });
 
   it("reports a healthy database", async () => {

@@ -70,7 +70,11 @@ describe.skipIf(!TEST_DATABASE_URL)("concurrency on real PostgreSQL", () => {
       Array.from({ length: 200 }, async (_, i) => {
         const opening = await openingOf("churn");
         if (opening.outcome !== "opened") throw new Error("unexpected refusal");
-        if (i % 2 === 0) await releaseMessage(testDatabase().db, opening.reservationId);
+        if (i % 2 === 0)
+          await releaseMessage(testDatabase().db, {
+            aid: "churn",
+            reservationId: opening.reservationId,
+          });
         return i % 2 === 0 ? 0 : 1;
       }),
     );

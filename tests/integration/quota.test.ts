@@ -28,7 +28,8 @@ describe.each(DATABASE_KINDS)("quota reserve and release on %s", (kind) => {
       { aid, caller: { kind: "admin" }, chatId: "default", inputChars: 1 },
       { historyMessages: 20, historyMaxChars: 10_000 },
     );
-  const release = (reservationId: number) => releaseMessage(testDatabase().db, reservationId);
+  const release = ({ aid, id }: { aid: string; id: number }) =>
+    releaseMessage(testDatabase().db, { aid, reservationId: id });
   const admin = () => callerFor(testDatabase().db, { clock });
   const agent = (aid: string, quota: Record<string, number | null>) =>
     admin().agents.upsert({ aid, autonomous_prompt: "Report.", ...limits(quota) });
@@ -98,7 +99,7 @@ describe.each(DATABASE_KINDS)("quota reserve and release on %s", (kind) => {
     await agent("refund", { message_limit_daily: 1 });
     const reservation = expectOk(await reserve("refund"));
     expect((await reserve("refund")).outcome).toBe("quota_exceeded");
-    await release(reservation);
+    await release({ aid: "refund", id: reservation });
     expect(await quotaOf("refund")).toMatchObject({
       message_count_daily: 0,
       message_count_total: 0,
@@ -110,8 +111,8 @@ describe.each(DATABASE_KINDS)("quota reserve and release on %s", (kind) => {
     await agent("twice", { message_limit_daily: 5 });
     const first = expectOk(await reserve("twice"));
     expectOk(await reserve("twice"));
-    await release(first);
-    await release(first);
+    await release({ aid: "twice", id: first });
+    await release({ aid: "twice", id: first });
     expect(await quotaOf("twice")).toMatchObject({
       message_count_daily: 1,
       message_count_total: 1,
@@ -123,7 +124,7 @@ describe.each(DATABASE_KINDS)("quota reserve and release on %s", (kind) => {
     const yesterday = expectOk(await reserve("late"));
     clock.set("2026-11-22T00:00:01Z");
     expectOk(await reserve("late"));
-    await release(yesterday);
+    await release({ aid: "late", id: yesterday });
     // Today's use stays counted; yesterday's is gone from the total.
     expect(await quotaOf("late")).toMatchObject({ message_count_daily: 1, message_count_total: 1 });
   });
