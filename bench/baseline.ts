@@ -134,7 +134,7 @@ export async function startBaseline(
       return;
     }
     const agent = begun.row.object("agent") as AgentFields;
-    const quota = begun.row.object("quota");
+    const quota = begun.row.get("quota");
     const { history } = begun;
     const stream = format === "sse";
     // The client's going away ends the model call, as in the service.

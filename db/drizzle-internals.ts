@@ -1,4 +1,15 @@
-import { Column, getTableName, is, noopDecoder, SQL, Subquery } from "drizzle-orm";
+import {
+  Column,
+  getTableColumns,
+  getTableName,
+  type InferSelectModel,
+  is,
+  noopDecoder,
+  SQL,
+  Subquery,
+  type Table,
+} from "drizzle-orm";
+import { toSnakeCase } from "drizzle-orm/casing";
 import type postgres from "postgres";
 
 /**
@@ -140,4 +151,21 @@ export function inTransaction(tx: postgres.TransactionSql, client: postgres.Sql)
           ? client.options
           : Reflect.get(target, property, receiver),
   }) as unknown as postgres.Sql;
+}
+
+/**
+ * A table's row from its JSON (`to_json(t)`, keys named as the columns), each value decoded as
+ * drizzle decodes that column's: one JSON column is cheaper for PostgreSQL to send through a
+ * plan than a column for each field (server/chat's opening).
+ */
+export function rowFromJson<T extends Table>(table: T, json: unknown): InferSelectModel<T> | null {
+  if (json === null || json === undefined) return null;
+  const fields = (typeof json === "string" ? JSON.parse(json) : json) as Record<string, unknown>;
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(getTableColumns(table))) {
+    // As the schema's snake_case casing names it in the database (db/client.ts).
+    const value = fields[column.keyAsName ? toSnakeCase(column.name) : column.name];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as InferSelectModel<T>;
 }

@@ -1,12 +1,13 @@
-import { and, eq, getTableColumns, isNull, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, eq, isNull, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { rowFromJson } from "@/db/drizzle-internals";
 import { prepared } from "@/db/prepared";
 import { agentKeys, agents, agentTokenUsage, chatRateLimits, usageHourly } from "@/db/schema";
 import { type Caller, callerId } from "@/server/callers";
 import type { ChatConfig } from "@/server/frame/config";
 import { agentLockShared } from "@/server/kit/agent-lock";
 import { type CalledAgent, CHARS_PER_TOKEN } from "@/server/model-call";
-import { reserveMessage, reservePeriods, utcHour } from "@/server/quota";
+import { quotaRowFromJson, reserveMessage, reservePeriods, utcHour } from "@/server/quota";
 import { historyRead } from "@/server/threads";
 import { RATE_WINDOW_MS } from "./rate-limit";
 
@@ -165,7 +166,7 @@ export function openingQuery(db: Db, kind: OpeningKind) {
     })
     .as(historyRead({ aid: p("aid"), caller: p("caller"), chatId: p("chatId") }, p("limit")));
   const hold = inputHold(db, p("inputChars"), p("historyMaxChars"));
-  const { counted, reserved, row } = reserveMessage(db, {
+  const { counted, reserved } = reserveMessage(db, {
     aid: p("aid"),
     when:
       kind === "admin"
@@ -205,15 +206,19 @@ export function openingQuery(db: Db, kind: OpeningKind) {
       ),
       rateCount: kind === "admin" ? sql<null>`NULL::int` : rate.count,
       rateWindowStartedMs: kind === "admin" ? sql<null>`NULL::float8` : rate.startedMs,
-      quota: row,
-      tokenUsage: getTableColumns(agentTokenUsage),
+      // The counted row, and the token counters as of the statement's start (none before the
+      // first stored reply), each as one JSON column.
+      quota: sql`${counted.quota}`.mapWith(quotaRowFromJson),
+      tokenUsage:
+        sql`(SELECT to_json(u) FROM ${agentTokenUsage} AS u WHERE u.aid = agent.aid)`.mapWith(
+          (json: unknown) => rowFromJson(agentTokenUsage, json),
+        ),
       reservationId: reserved.id,
       hold: sql<number>`(SELECT held_tokens FROM hold)`.mapWith(Number),
       history: sql<unknown>`(SELECT history_json FROM history)`.mapWith((json: unknown) => json),
     })
     .from(agent)
     .leftJoin(counted, sql`true`)
-    .leftJoin(agentTokenUsage, eq(agentTokenUsage.aid, agent.aid))
     .leftJoin(reserved, sql`true`);
   return kind === "admin" ? query : query.leftJoin(rate, sql`true`);
 }

@@ -1,11 +1,10 @@
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 
 /**
- * An agent's lock, taken before any of its rows: alone (exclusive) by its deletion, shared by
- * every statement that writes its rows for a use in flight (a chat's opening, store and release,
- * a run's end). A deletion then waits for those and they for it, and neither can hold a row the
- * other waits for: without it, deleting an agent amid its chats deadlocked (tests/integration/
- * agents.test.ts). A transaction-level advisory lock, so PgBouncer's transaction pooling keeps it.
+ * An agent's lock, taken before any of its rows: alone by its deletion, shared by every statement
+ * of a use in flight (a chat's opening, store and release, a run's end), so neither holds a row
+ * the other waits for (deleting an agent amid its chats deadlocked). Transaction-level, as
+ * PgBouncer's transaction pooling needs.
  */
 
 /** Its own class of advisory locks, apart from the migrations' (db/client.ts). */

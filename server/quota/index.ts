@@ -26,7 +26,13 @@ export {
   reservationLifetimeMs,
   sweepReservations,
 } from "./release";
-export { reserveMessage, reservePeriods, reserveRuns, whyRefused } from "./reserve";
+export {
+  quotaRowFromJson,
+  reserveMessage,
+  reservePeriods,
+  reserveRuns,
+  whyRefused,
+} from "./reserve";
 export { resetQuotaCounts } from "./reset";
 export * from "./schema";
 export type { Accounted } from "./settle";

@@ -5,8 +5,9 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { describe, expect, it } from "vitest";
-import { inTransaction, mapRowsByPlan, rowMapper } from "@/db/drizzle-internals";
-import { agents, agentTokenUsage } from "@/db/schema";
+import { inTransaction, mapRowsByPlan, rowFromJson, rowMapper } from "@/db/drizzle-internals";
+import { rowsOf } from "@/db/rows";
+import { agentQuotas, agents, agentTokenUsage } from "@/db/schema";
 import { openingQuery, openingValues } from "@/server/chat";
 import { fixedClock } from "@/server/kit/clock";
 import { settleMessage } from "@/server/quota";
@@ -159,6 +160,37 @@ describe.each(DATABASE_KINDS)("rows mapped by a plan on %s", (kind) => {
       aliased: 7,
     });
     expect((planned as { at: unknown }).at).toBeInstanceOf(Date);
+  });
+
+  it("reads a row from its JSON as drizzle reads the row, for every column type", async () => {
+    const { db } = testDatabase();
+    await callerFor(db, { clock }).agents.upsert({
+      aid: "json-row",
+      quota: { message_limit_daily: 7, token_limit_total: 5_000_000_000 },
+    } as { aid: string });
+    await db
+      .update(agentQuotas)
+      .set({ lastMessageAt: new Date("2026-11-26T15:59:58.123Z"), messageCountDaily: 3 })
+      .where(eq(agentQuotas.aid, "json-row"));
+    await db
+      .insert(agentTokenUsage)
+      .values({
+        aid: "json-row",
+        inputTokensTotal: 2 ** 40,
+        costTotal: 0.125,
+        tokenDay: "2026-11-26",
+      });
+    for (const table of [agentQuotas, agentTokenUsage]) {
+      const [selected] = await db.select().from(table).where(eq(table.aid, "json-row"));
+      const json = rowsOf<{ row: unknown }>(
+        await db.execute(sql`SELECT to_json(t) AS row FROM ${table} AS t WHERE t.aid = 'json-row'`),
+      )[0]?.row;
+      expect(
+        rowFromJson(table, json),
+        relyingOn("drizzle-orm", "db/drizzle-internals.ts", "a column's keyAsName and casing"),
+      ).toStrictEqual(selected);
+    }
+    expect(rowFromJson(agentQuotas, null)).toBeNull();
   });
 });
 
