@@ -1,15 +1,4 @@
-import {
-  and,
-  eq,
-  getTableColumns,
-  inArray,
-  isNull,
-  lt,
-  or,
-  type SQL,
-  type SQLWrapper,
-  sql,
-} from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { rowFromJson } from "@/db/drizzle-internals";
 import {

@@ -172,14 +172,12 @@ describe.each(DATABASE_KINDS)("rows mapped by a plan on %s", (kind) => {
       .update(agentQuotas)
       .set({ lastMessageAt: new Date("2026-11-26T15:59:58.123Z"), messageCountDaily: 3 })
       .where(eq(agentQuotas.aid, "json-row"));
-    await db
-      .insert(agentTokenUsage)
-      .values({
-        aid: "json-row",
-        inputTokensTotal: 2 ** 40,
-        costTotal: 0.125,
-        tokenDay: "2026-11-26",
-      });
+    await db.insert(agentTokenUsage).values({
+      aid: "json-row",
+      inputTokensTotal: 2 ** 40,
+      costTotal: 0.125,
+      tokenDay: "2026-11-26",
+    });
     for (const table of [agentQuotas, agentTokenUsage]) {
       const [selected] = await db.select().from(table).where(eq(table.aid, "json-row"));
       const json = rowsOf<{ row: unknown }>(

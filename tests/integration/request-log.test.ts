@@ -290,6 +290,40 @@ describe.each(DATABASE_KINDS)("the request log on %s", (kind) => {
     expect(await ids()).toEqual([]);
   });
 
+  it("writes rows that come during a write in a batch of their own, not right after it", async () => {
+    const db = testDatabase().db;
+    let inserts = 0;
+    // The database as it is, its statements counted; five rows come while the first is written.
+    const counted = new Proxy(db, {
+      get: (target, property, receiver) =>
+        property === "execute"
+          ? (...args: Parameters<typeof db.execute>) => {
+              const written = target.execute(...args);
+              if (inserts++ === 0)
+                for (let i = 0; i < 5; i++) log.record(entry({ chat_id: `later-${i}` }));
+              return written;
+            }
+          : Reflect.get(target, property, receiver),
+    });
+    const log = new RequestLog(counted);
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      for (let i = 0; i < 10; i++) log.record(entry({ chat_id: `first-${i}` }));
+      await log.flush();
+      expect(inserts).toBe(1);
+      expect(log.pending).toBe(5);
+      // Their own batch, when its time comes.
+      await vi.advanceTimersByTimeAsync(1000);
+      await log.flush();
+      expect(inserts).toBe(2);
+      expect(log.pending).toBe(0);
+    } finally {
+      vi.useRealTimers();
+      await log.close();
+    }
+    expect((await list({ limit: 100 })).requests).toHaveLength(15);
+  });
+
   it("deletes a large backlog in batches, oldest first", async () => {
     const db = testDatabase().db;
     const log = requestLogOf(db);
