@@ -386,14 +386,15 @@ async function measureModelRows({
         });
         const split = cpuSpent(splitBefore, await cpuSplit(pid, fake.pid));
         const cpu = split.service;
-        const rss = await memory.stop();
+        const peak = await memory.stop();
         const model = await fakeStats();
         await drained();
         return {
           ...result,
           slots_left_busy: isService ? await slotsLeftBusy(base, connections) : null,
           ideal_ratio: result.chats_per_s / ideal,
-          rss_max_mib: rss,
+          rss_max_mib: peak.rss,
+          pss_max_mib: peak.pss,
           cpu_ms: cpu,
           cpu_cores: cpu / (result.seconds * 1000),
           cpu_ms_per_chat: result.chats === 0 ? Number.NaN : cpu / result.chats,
@@ -430,7 +431,7 @@ async function measureModelRows({
       });
       const label = `model ${format === "json" ? "JSON" : "SSE"} saturation, ${saturationAgent.name}`;
       const line = (who: string, m: typeof s) =>
-        `${who.padEnd(10)} ${fmt(m.chats_per_s, 1).padStart(6)} chats/s (${fmt(m.ideal_ratio, 2)} of ideal ${fmt(ideal)}) p50 ${fmt(m.p50)} p99 ${fmt(m.p99)} ms; 2xx ${m.status_2xx}, 503 ${m.status_503}, other non-2xx ${m.status_other_non2xx}, errors ${m.errors} (timeouts ${m.timeouts}), incomplete ${m.incomplete_2xx}; RSS max ${fmt(m.rss_max_mib)} MiB; CPU ${fmt(m.cpu_cores, 2)} cores, ${fmt(m.cpu_ms_per_chat, 2)} ms/chat (split: ${Object.entries(
+        `${who.padEnd(10)} ${fmt(m.chats_per_s, 1).padStart(6)} chats/s (${fmt(m.ideal_ratio, 2)} of ideal ${fmt(ideal)}) p50 ${fmt(m.p50)} p99 ${fmt(m.p99)} ms; 2xx ${m.status_2xx}, 503 ${m.status_503}, other non-2xx ${m.status_other_non2xx}, errors ${m.errors} (timeouts ${m.timeouts}), incomplete ${m.incomplete_2xx}; RSS max ${fmt(m.rss_max_mib)} MiB (PSS ${fmt(m.pss_max_mib)}); CPU ${fmt(m.cpu_cores, 2)} cores, ${fmt(m.cpu_ms_per_chat, 2)} ms/chat (split: ${Object.entries(
           m.cpu_split_cores,
         )
           .map(([part, cores]) => `${part} ${fmt(cores, 2)}`)

@@ -97,13 +97,35 @@ export async function residentMiB(pid: number): Promise<number> {
   return kib / 1024;
 }
 
-/** Follows a process's resident memory every `everyMs` until `stop`, which gives its maximum. */
-export function watchPeakResident(pid: number, everyMs = 250): { stop(): Promise<number> } {
-  let peak = Number.NaN;
+/**
+ * The memory of a process and its children together, in MiB, as their proportional set sizes
+ * (Linux's smaps_rollup): a page several of them share (the Node.js binary, forked pages) counted
+ * once in all, as a container's memory limit counts it, where summed RSS counts it in each.
+ */
+export async function proportionalMiB(pid: number): Promise<number> {
+  let kib = 0;
+  for (const member of processTree(pid)) {
+    const rollup = await readFile(`/proc/${member}/smaps_rollup`, "utf8").catch(() => undefined);
+    if (rollup !== undefined) kib += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+  }
+  return kib / 1024;
+}
+
+/**
+ * Follows a process tree's memory every `everyMs` until `stop`, which gives the maxima of its
+ * summed resident set sizes and of its summed proportional set sizes.
+ */
+export function watchPeakResident(
+  pid: number,
+  everyMs = 250,
+): { stop(): Promise<{ rss: number; pss: number }> } {
+  const peak = { rss: Number.NaN, pss: Number.NaN };
+  const higher = (a: number, b: number) => (Number.isNaN(a) ? b : Math.max(a, b));
   const sample = () =>
-    residentMiB(pid).then(
-      (rss) => {
-        peak = Number.isNaN(peak) ? rss : Math.max(peak, rss);
+    Promise.all([residentMiB(pid), proportionalMiB(pid)]).then(
+      ([rss, pss]) => {
+        peak.rss = higher(peak.rss, rss);
+        peak.pss = higher(peak.pss, pss);
       },
       () => {},
     );

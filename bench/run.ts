@@ -21,8 +21,10 @@ import { hashAddress } from "@/server/callers";
 import { encodeCursor } from "@/server/pagination";
 import { startServer, TEST_ADMIN_KEY } from "../tests/helpers/server";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
+import { runDatabaseInstructions } from "./database-instructions";
 import { runDatabasePerChat } from "./database-per-chat";
 import { runGatewayBenchmarks } from "./gateway-rows";
+import { runHotAgent } from "./hot-agent";
 import { median } from "./median";
 import { runModelBenchmarks } from "./model-rows";
 import { cpuSpent, cpuSplit, residentMiB, startChild } from "./processes";
@@ -42,7 +44,9 @@ const SCHEDULER_AGENTS = Number(process.env.BENCH_SCHEDULER_AGENTS ?? 10_000);
  * `echo`: only the echo chat row, on 1,000 agents (what issue 29's echo ratio is read from);
  * `scheduler`: only the scheduler, 10,000 agents due at once (issue 29's scheduler row);
  * `request-log`: only the request log's queries, writes and purge (bench/request-log.ts);
- * `database`: only PostgreSQL's CPU a chat and its statements (bench/database-per-chat.ts);
+ * `database`: only PostgreSQL's CPU and instructions a chat and its statements, and chats a core
+ * with budgets on (bench/database-per-chat.ts, database-instructions.ts); `hot-agent`: only one
+ * busy agent with one and two workers (bench/hot-agent.ts);
  * `gateway`: only the overhead against Portkey's gateway (bench/gateway-rows.ts).
  */
 const ONLY = process.env.BENCH_ONLY || undefined;
@@ -54,6 +58,7 @@ const KINDS = [
   "scheduler",
   "request-log",
   "database",
+  "hot-agent",
   "gateway",
 ] as const;
 if (ONLY !== undefined && !(KINDS as readonly string[]).includes(ONLY)) {
@@ -396,7 +401,10 @@ async function runBenchmarks(database: { url: string }) {
   const webhookRow = runs("webhooks") ? await runWebhookBenchmarks(database.url) : undefined;
   const scheduler = runs("scheduler") ? await runScheduler(database) : undefined;
   const requestLog = runs("request-log") ? await runRequestLogBenchmarks(database.url) : undefined;
-  const databaseRows = runs("database") ? await runDatabasePerChat() : undefined;
+  const databaseRows = runs("database")
+    ? { ...(await runDatabasePerChat()), instructions: await runDatabaseInstructions() }
+    : undefined;
+  const hotAgent = runs("hot-agent") ? await runHotAgent() : undefined;
   const gatewayRow = runs("gateway") ? await runGatewayBenchmarks(database.url) : undefined;
 
   const report = {
@@ -416,6 +424,7 @@ async function runBenchmarks(database: { url: string }) {
     ...(scheduler ? { scheduler } : {}),
     ...(requestLog ? { request_log: requestLog } : {}),
     ...(databaseRows ? { database_per_chat: databaseRows } : {}),
+    ...(hotAgent ? { hot_agent: hotAgent } : {}),
     ...(gatewayRow ? { gateway_row: gatewayRow } : {}),
   };
   await mkdir("bench/results", { recursive: true });
