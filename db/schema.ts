@@ -604,7 +604,10 @@ export const requestLog = pgTable(
     index("request_log_by_status").on(t.status, t.startedAt, t.id),
     index("request_log_failed").on(t.startedAt, t.id).where(sql`${t.status} <> 200`),
     index("request_log_agent_failed").on(t.aid, t.startedAt, t.id).where(sql`${t.status} <> 200`),
-    check("request_log_via", sql`${t.via} IN ('chat', 'completions')`),
+    check(
+      "request_log_via",
+      sql`${t.via} IN (${sql.raw(REQUEST_VIAS.map((via) => `'${via}'`).join(", "))})`,
+    ),
   ],
 );
 

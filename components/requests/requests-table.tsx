@@ -8,6 +8,13 @@ import { RelativeTime } from "../ui/relative-time";
 import { StatusBadge, type Tone } from "../ui/status-badge";
 import { Table, Td, Th } from "../ui/table";
 
+/** How each way in is named in the table. */
+const VIA_LABELS: Record<RequestRecord["via"], string> = {
+  chat: "chat",
+  completions: "chat completion",
+  mcp: "MCP",
+};
+
 /** 200 replied; a refusal (4xx) is the caller's to fix; a failure (5xx) the service's. */
 function toneOf(status: number): Tone {
   if (status === 200) return "ok";
@@ -44,9 +51,7 @@ export function RequestsTable({ requests }: { requests: RequestRecord[] }) {
           <tr key={row.id} data-testid="request-row">
             <Td label="Time">
               <RelativeTime value={row.started_at} />
-              <div className="muted small-text">
-                {row.via === "completions" ? "chat completion" : "chat"}
-              </div>
+              <div className="muted small-text">{VIA_LABELS[row.via]}</div>
             </Td>
             <Td label="Agent">
               <Link href={`/dashboard/agents/${encodeURIComponent(row.aid)}`}>{row.aid}</Link>

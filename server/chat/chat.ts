@@ -213,13 +213,17 @@ async function* stream(
   }
 }
 
-/** Whether a chat would be taken, without calling the model or counting anything. */
+/**
+ * Whether a chat would be taken, without calling the model or counting anything: the agent's
+ * name if so, its refusal if not.
+ */
 export async function checkChat(
   { db, caller, clock }: DataContext & { caller: Caller },
-  input: ChatInput,
-): Promise<void> {
-  const admission = await admissionOf(db, { aid: input.aid, caller }, clock.now());
-  if (admission !== "admitted") throw refusal(input.aid, { outcome: admission });
+  { aid }: Pick<ChatInput, "aid">,
+): Promise<{ aid: string; name: string }> {
+  const admission = await admissionOf(db, { aid, caller }, clock.now());
+  if (admission.outcome !== "admitted") throw refusal(aid, admission);
+  return { aid, name: admission.name };
 }
 
 /** What the caller sends the model: its question and the history it brings, if any. */

@@ -111,7 +111,11 @@ export function admissionStatement(db: Db, kind: OpeningKind) {
     const { agent, callerKey, admitted, withKey } = admissionSteps(db, kind, { locked: false });
     return db
       .with(agent, ...(withKey ? [callerKey] : []), admitted)
-      .select({ admitted: sql<boolean>`EXISTS (SELECT 1 FROM admitted)`, paused: agent.paused })
+      .select({
+        admitted: sql<boolean>`EXISTS (SELECT 1 FROM admitted)`,
+        paused: agent.paused,
+        name: agent.name,
+      })
       .from(agent)
       .prepare(`chat_admission_${kind}`);
   });

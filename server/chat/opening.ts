@@ -115,18 +115,25 @@ async function noticeRefusal(db: Db, refusal: LimitRefusal, now: Date): Promise<
   });
 }
 
-/** Whether the caller may chat with the agent, counting nothing: for HEAD, which answers as GET. */
+export type Admission =
+  | { outcome: "admitted"; name: string }
+  | { outcome: "not_found" | "paused" | "key_required" | "key_invalid" };
+
+/**
+ * Whether the caller may chat with the agent, counting nothing: for HEAD, which answers as GET,
+ * and an MCP client's requests before a tool is called.
+ */
 export async function admissionOf(
   db: Db,
   { aid, caller }: { aid: string; caller: Caller },
   now: Date,
-): Promise<"admitted" | "not_found" | "paused" | "key_required" | "key_invalid"> {
+): Promise<Admission> {
   const [row] = await admissionStatement(db, openingKind(caller)).execute(
     admissionValues(caller, aid, now),
   );
-  if (!row) return "not_found";
-  if (row.paused) return "paused";
-  return row.admitted ? "admitted" : notAdmitted(caller);
+  if (!row) return { outcome: "not_found" };
+  if (row.paused) return { outcome: "paused" };
+  return row.admitted ? { outcome: "admitted", name: row.name } : { outcome: notAdmitted(caller) };
 }
 
 function notAdmitted(caller: Caller): "key_invalid" | "key_required" {

@@ -12,7 +12,7 @@ export const Q_MAX_LENGTH = 10_000;
  * A thread chat may write to: any but the autonomous one, whose history every autonomous run is
  * given (a chat there would put words in the agent's own mouth). It can still be read.
  */
-const chatThreadIdSchema = chatIdSchema.refine(
+export const chatThreadIdSchema = chatIdSchema.refine(
   (id) => id !== AUTONOMOUS_THREAD,
   `'${AUTONOMOUS_THREAD}' is the thread of the agent's autonomous runs; chat in another thread`,
 );

@@ -25,6 +25,7 @@ const TAGS: Record<string, { name: string; description: string }> = {
   runs: { name: "runs", description: "Autonomous runs: the schedule's runs, and a run now." },
   chat: { name: "chat", description: "Chat with an agent." },
   completions: { name: "completions", description: "Agents as OpenAI chat completions." },
+  mcp: { name: "mcp", description: "Agents as MCP servers, for MCP clients and other agents." },
   openaiModels: { name: "models", description: "Agents as the models OpenAI clients list." },
   threads: {
     name: "threads",
@@ -32,7 +33,7 @@ const TAGS: Record<string, { name: string; description: string }> = {
   },
   agentKeys: { name: "agent keys", description: "The keys callers use for one agent." },
   usage: { name: "usage", description: "Messages, runs, tokens and cost over time." },
-  requestLog: { name: "request log", description: "One entry per chat or completion." },
+  requestLog: { name: "request log", description: "One entry per chat, completion or MCP chat." },
   prices: { name: "prices", description: "Prices per million tokens, by model." },
   nonces: { name: "nonces", description: "Nonces for signed (SIWE) messages." },
   deployments: {

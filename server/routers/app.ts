@@ -7,6 +7,7 @@ import { completionsRouter } from "./completions";
 import { dashboardRouter } from "./dashboard";
 import { deploymentsRouter } from "./deployments";
 import { healthRouter } from "./health";
+import { mcpRouter } from "./mcp";
 import { noncesRouter } from "./nonces";
 import { openaiModelsRouter } from "./openai-models";
 import { pricesRouter } from "./prices";
@@ -24,6 +25,7 @@ export const appRouter = router({
   runs: runsRouter,
   chat: chatRouter,
   completions: completionsRouter,
+  mcp: mcpRouter,
   openaiModels: openaiModelsRouter,
   threads: threadsRouter,
   agentKeys: agentKeysRouter,

@@ -1,0 +1,69 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ChatReply } from "@/server/chat/schema";
+import { problemFromError } from "@/server/frame/errors";
+import { log } from "@/server/observability";
+import { chatToolInput, chatToolOutput, type McpAgent } from "./schema";
+
+// An agent as an MCP server, made for one request and closed after it (stateless): any worker
+// or instance answers any request. Its tool `chat` asks the agent as GET /{aid}/chat would.
+
+export type AskAgent = (args: {
+  message: string;
+  thread_id?: string | undefined;
+}) => Promise<ChatReply>;
+
+const VERSION = "0.1.0";
+
+export async function answerMcp(
+  request: Request,
+  message: unknown,
+  agent: McpAgent,
+  askAgent: AskAgent,
+): Promise<Response> {
+  const server = new McpServer(
+    { name: `agent-service/${agent.aid}`, title: agent.name, version: VERSION },
+    {
+      instructions: `The agent '${agent.name}' (${agent.aid}) of an Agent Service. Its one tool, chat, sends it a message and returns its reply; a thread_id continues a conversation, whose recent messages the agent reads.`,
+    },
+  );
+  server.registerTool(
+    "chat",
+    {
+      title: `Chat with ${agent.name}`,
+      description: `Sends a message to the agent '${agent.name}' and returns its reply as text; thread_id and the tokens used come back as structured content.`,
+      inputSchema: chatToolInput,
+      outputSchema: chatToolOutput,
+    },
+    async ({ message: text, thread_id }) => {
+      try {
+        const reply = await askAgent({ message: text, thread_id });
+        return {
+          content: [{ type: "text", text: reply.reply }],
+          structuredContent: { thread_id: reply.chat_id, usage: reply.usage },
+        };
+      } catch (error) {
+        return toolError(error, agent);
+      }
+    },
+  );
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, { parsedBody: message });
+  } finally {
+    await server.close();
+  }
+}
+
+/** A turn that failed, as the tool's error: the sentence a chat would have answered with. */
+function toolError(error: unknown, agent: McpAgent): CallToolResult {
+  const problem = problemFromError(error);
+  if (problem.status >= 500 && problem.code === "internal_error")
+    log.error({ err: error, aid: agent.aid }, "An MCP chat with an agent failed");
+  return { isError: true, content: [{ type: "text", text: problem.detail }] };
+}
