@@ -528,6 +528,20 @@ async function measureModelRows({
         ? body.endsWith("data: [DONE]\n\n")
         : body.includes('"object":"chat.completion"'),
   });
+  // The same chat as a call of the agent's MCP tool (issue 47: within 1.1× of GET /{aid}/chat).
+  const mcpThrough = (base: string, aid: string) => ({
+    url: `${base}/${aid}/mcp`,
+    method: "POST" as const,
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "chat", arguments: { message: question, thread_id: "m-[<id>]" } },
+    }),
+    idReplacement: true,
+    complete: (body: string) => body.includes('"result"') && !body.includes('"isError":true'),
+  });
   const manyAgent = cpuAgents[1] as { aid: string; name: string };
   const cpuOfTarget = async (target: Omit<Drive, "connections">) => {
     const before = await cpuMs(service.pid);
@@ -544,6 +558,14 @@ async function measureModelRows({
   for (const format of ["json", "sse"] as const) {
     const chat1 = await cpuOfTarget(chatThrough(service.url, manyAgent.aid, format));
     const completion1 = await cpuOfTarget(completionThrough(service.url, manyAgent.aid, format));
+    // MCP answers JSON only: its calls between, in the JSON round.
+    const mcp =
+      format === "json"
+        ? [
+            await cpuOfTarget(mcpThrough(service.url, manyAgent.aid)),
+            await cpuOfTarget(mcpThrough(service.url, manyAgent.aid)),
+          ]
+        : undefined;
     const completion2 = await cpuOfTarget(completionThrough(service.url, manyAgent.aid, format));
     const chat2 = await cpuOfTarget(chatThrough(service.url, manyAgent.aid, format));
     const perChat = (a: typeof chat1, b: typeof chat1) =>
@@ -554,11 +576,15 @@ async function measureModelRows({
       connections: settings.cpu_connections,
       chat_cpu_ms_per_chat: perChat(chat1, chat2),
       completion_cpu_ms_per_chat: perChat(completion1, completion2),
-      failures: [chat1, chat2, completion1, completion2].reduce((n, m) => n + m.failures, 0),
+      mcp_cpu_ms_per_chat: mcp ? perChat(mcp[0] as typeof chat1, mcp[1] as typeof chat1) : null,
+      failures: [chat1, chat2, completion1, completion2, ...(mcp ?? [])].reduce(
+        (n, m) => n + m.failures,
+        0,
+      ),
     };
     openAi.push(row);
     console.info(
-      `${`model ${format === "json" ? "JSON" : "SSE"} CPU, chat vs completion, ${manyAgent.name}`.padEnd(50)} c=${String(settings.cpu_connections).padStart(3)}  GET /{aid}/chat ${fmt(row.chat_cpu_ms_per_chat, 2)} ms/chat | POST /v1/chat/completions ${fmt(row.completion_cpu_ms_per_chat, 2)} ms/chat (${fmt(row.completion_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)${row.failures > 0 ? ` [failed ${row.failures}]` : ""}`,
+      `${`model ${format === "json" ? "JSON" : "SSE"} CPU, chat vs completion, ${manyAgent.name}`.padEnd(50)} c=${String(settings.cpu_connections).padStart(3)}  GET /{aid}/chat ${fmt(row.chat_cpu_ms_per_chat, 2)} ms/chat | POST /v1/chat/completions ${fmt(row.completion_cpu_ms_per_chat, 2)} ms/chat (${fmt(row.completion_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)${row.mcp_cpu_ms_per_chat === null ? "" : ` | POST /{aid}/mcp tools/call ${fmt(row.mcp_cpu_ms_per_chat, 2)} ms/call (${fmt(row.mcp_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)`}${row.failures > 0 ? ` [failed ${row.failures}]` : ""}`,
     );
   }
 

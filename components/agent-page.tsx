@@ -7,6 +7,7 @@ import { lastActivity } from "@/server/quota/view";
 import { AgentForm } from "./agent-form";
 import { ChatPanel } from "./chat-panel";
 import { KeysPanel } from "./keys-panel";
+import { McpPanel } from "./mcp-panel";
 import { OpenAiPanel } from "./openai-panel";
 import { PauseAgent } from "./pause-agent";
 import { QuotaBars } from "./quota-bars";
@@ -33,6 +34,7 @@ const SECTIONS: PageSection[] = [
   { id: "usage", label: "Usage" },
   { id: "chat", label: "Chat" },
   { id: "openai", label: "OpenAI API" },
+  { id: "mcp", label: "MCP" },
   { id: "tools", label: "Tools" },
   { id: "conversations", label: "Conversations" },
   { id: "keys", label: "Agent keys" },
@@ -123,6 +125,9 @@ export function AgentPage({
           </PageSectionTarget>
           <PageSectionTarget id="openai">
             <OpenAiPanel aid={aid} publicUrl={publicUrl} keyOnly={data.chat_access === "key"} />
+          </PageSectionTarget>
+          <PageSectionTarget id="mcp">
+            <McpPanel aid={aid} publicUrl={publicUrl} keyOnly={data.chat_access === "key"} />
           </PageSectionTarget>
           <PageSectionTarget id="tools">
             <ToolsPanel

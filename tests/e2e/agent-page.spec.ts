@@ -195,6 +195,40 @@ test("the OpenAI panel gives the base URL and an SDK snippet for this agent, to 
   expect((await models.json()).data.map((m: { id: string }) => m.id)).toContain("zopenai");
 });
 
+test("the MCP panel gives the agent's MCP URL and a client configuration, to copy", async ({
+  page,
+  context,
+}) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await createAgents([{ aid: "zmcp", chat_access: "key" }]);
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/zmcp");
+  const panel = page.getByRole("region", { name: "MCP server" });
+  await panel.getByRole("button", { name: "Copy MCP URL" }).click();
+  const url = await page.evaluate(() => navigator.clipboard.readText());
+  expect(url).toMatch(/\/zmcp\/mcp$/);
+  const config = panel.getByTestId("mcp-config");
+  await expect(config).toContainText(`"url": ${JSON.stringify(url)}`);
+  await expect(config).toContainText('"Authorization": "Bearer ${input:agent-key}"');
+  await panel.getByRole("button", { name: "Copy configuration" }).click();
+  expect(
+    JSON.parse(await page.evaluate(() => navigator.clipboard.readText())).servers.zmcp.url,
+  ).toBe(url);
+  // The URL it gives is the agent's MCP server.
+  const listed = await fetch(url, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${TEST_ADMIN_KEY}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  expect((await listed.json()).result.tools.map((tool: { name: string }) => tool.name)).toEqual([
+    "chat",
+  ]);
+});
+
 test("a cron schedule is said in words as it is typed, refused beside its field when wrong, and shown with the next run", async ({
   page,
 }) => {
