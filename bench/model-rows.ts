@@ -19,6 +19,7 @@
  * puts a fresh id in `chat_id`), so every model call has the same body: system prompt and
  * question, no history (the history is still read), and no two chats wait on one thread row.
  */
+import { randomUUID } from "node:crypto";
 import autocannon from "autocannon";
 import { createDatabase } from "@/db/client";
 import { type RunningServer, startServer } from "../tests/helpers/server";
@@ -107,7 +108,8 @@ type Drive = {
   url: string;
   method?: "GET" | "POST";
   headers?: Record<string, string>;
-  body?: string;
+  /** A body, or one made for each request (autocannon sizes each). */
+  body?: string | (() => string);
   /** Replaces `[<id>]` in the URL with a fresh id per request. */
   idReplacement?: boolean;
   complete: (body: string) => boolean;
@@ -128,7 +130,18 @@ async function drive(options: Drive): Promise<ModelMeasure> {
         url: options.url,
         method: options.method ?? "GET",
         headers: options.headers ?? {},
-        body: options.body,
+        ...(typeof options.body === "function"
+          ? {
+              requests: [
+                {
+                  setupRequest: (request) => ({
+                    ...request,
+                    body: (options.body as () => string)(),
+                  }),
+                },
+              ],
+            }
+          : { body: options.body }),
         idReplacement: options.idReplacement,
         connections: options.connections,
         ...(options.amount === undefined
@@ -533,13 +546,14 @@ async function measureModelRows({
     url: `${base}/${aid}/mcp`,
     method: "POST" as const,
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: "chat", arguments: { message: question, thread_id: "m-[<id>]" } },
-    }),
-    idReplacement: true,
+    // A fresh thread for each call, as the chat's: idReplacement would change the body's length.
+    body: () =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "chat", arguments: { message: question, thread_id: `m-${randomUUID()}` } },
+      }),
     complete: (body: string) => body.includes('"result"') && !body.includes('"isError":true'),
   });
   const manyAgent = cpuAgents[1] as { aid: string; name: string };

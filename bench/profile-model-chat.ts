@@ -2,7 +2,7 @@
  * A CPU profile of the service answering streamed chats from a model endpoint, to see where a
  * chat's CPU goes (BENCHMARKS.md cites it):
  *
- *   npx tsx bench/profile-model-chat.ts [json|sse|text] [connections] [seconds]
+ *   npx tsx bench/profile-model-chat.ts [json|sse|text|mcp] [connections] [seconds]
  *
  * Needs a build (`next build`) and PostgreSQL at BENCH_DATABASE_URL or TEST_DATABASE_URL (a
  * throwaway database is made and dropped). Starts the fake model (bench/fake-model.ts) and the
@@ -13,6 +13,7 @@
  * `PROFILE_TARGET=baseline` profiles the baseline (bench/baseline-process.ts) under the same load
  * instead, so that the two profiles can be set side by side.
  */
+import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
@@ -22,6 +23,13 @@ import { createLoadAgent } from "./load-agent";
 import { startChild } from "./processes";
 
 const [format = "sse", connections = "16", seconds = "10"] = process.argv.slice(2);
+const mcpCall = () =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "chat", arguments: { message: "hello", thread_id: `m${randomUUID()}` } },
+  });
 const ACCEPT: Record<string, string> = { json: "application/json", text: "text/plain" };
 const serverUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
 if (!serverUrl)
@@ -62,13 +70,29 @@ try {
     : undefined;
   try {
     await createLoadAgent(server.url, { aid: "profiled", model });
-    const result = await autocannon({
-      url: `${target?.url ?? server.url}/profiled/chat?q=hello&chat_id=${echo ? "bench" : "c[<id>]"}`,
-      idReplacement: !echo,
-      headers: { accept: ACCEPT[format] ?? "text/event-stream" },
-      connections: Number(connections),
-      duration: Number(seconds),
-    });
+    const base = target?.url ?? server.url;
+    const result = await autocannon(
+      format === "mcp"
+        ? {
+            // The same chat as a call of the agent's MCP tool, on a fresh thread each.
+            url: `${base}/profiled/mcp`,
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+            },
+            requests: [{ setupRequest: (request) => ({ ...request, body: mcpCall() }) }],
+            connections: Number(connections),
+            duration: Number(seconds),
+          }
+        : {
+            url: `${base}/profiled/chat?q=hello&chat_id=${echo ? "bench" : "c[<id>]"}`,
+            idReplacement: !echo,
+            headers: { accept: ACCEPT[format] ?? "text/event-stream" },
+            connections: Number(connections),
+            duration: Number(seconds),
+          },
+    );
     console.info(
       `${format} at ${connections} connections: ${result.requests.average} chats/s, p50 ${result.latency.p50} ms; statuses ${JSON.stringify(result.statusCodeStats)}`,
     );

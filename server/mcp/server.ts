@@ -1,6 +1,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { ChatReply } from "@/server/chat/schema";
 import { problemFromError } from "@/server/frame/errors";
 import { log } from "@/server/observability";
@@ -16,6 +17,10 @@ export type AskAgent = (args: {
 
 const VERSION = "0.1.0";
 
+// One for every request: a server makes its own otherwise, which was half of its cost, and this
+// one never runs (it checks what a client is asked to fill in, which these servers never ask).
+let validator: AjvJsonSchemaValidator | undefined;
+
 export async function answerMcp(
   request: Request,
   message: unknown,
@@ -25,6 +30,7 @@ export async function answerMcp(
   const server = new McpServer(
     { name: `agent-service/${agent.aid}`, title: agent.name, version: VERSION },
     {
+      jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()),
       instructions: `The agent '${agent.name}' (${agent.aid}) of an Agent Service. Its one tool, chat, sends it a message and returns its reply; a thread_id continues a conversation, whose recent messages the agent reads.`,
     },
   );

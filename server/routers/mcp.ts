@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { type Ask, ask, type ChatReply, chatReplySchema, checkChat } from "@/server/chat";
+import { problemFromError } from "@/server/frame/errors";
 import { publicProcedure, router } from "@/server/frame/trpc";
 import { problem, rest } from "@/server/http";
+import { lookupAidSchema } from "@/server/kit/agent-id";
 import { parsedSynchronously } from "@/server/kit/zod-internals";
 import {
   answerMcp,
@@ -19,6 +21,9 @@ const MCP_BODY_MAX_BYTES = 64 * 1024;
 
 const PUBLIC_OR_AGENT_KEY: Record<string, string[]>[] = [{}, { agentKey: [] }];
 
+/** Refusals of who asks, answered in HTTP (401 with its challenge, 403, 404), not by the tool. */
+const CALLER_REFUSALS = new Set(["agent_not_found", "agent_paused", "key_required", "invalid_key"]);
+
 export const mcpRouter = router({
   /** The MCP SDK's transport, once the procedure (the admission check) let the caller in. */
   handle: publicProcedure
@@ -33,14 +38,23 @@ export const mcpRouter = router({
         security: PUBLIC_OR_AGENT_KEY,
         body: { required: true, maxBytes: MCP_BODY_MAX_BYTES, examples: examples.toolCall },
         handle: async ({ request, call, callProcedure, input }) => {
-          const agent = await call(input);
-          const { aid: _aid, ...message } = input;
-          return answerMcp(
-            request,
-            message,
-            agent,
-            (args) => callProcedure("mcp.chat", { aid: agent.aid, ...args }) as Promise<ChatReply>,
-          );
+          const { aid, ...message } = input;
+          // A tool call is a chat, whose opening checks the caller itself: its refusal of the
+          // caller is answered as this check's would be.
+          const toolCall =
+            message.method === "tools/call" && lookupAidSchema.safeParse(aid).success;
+          const agent = toolCall ? { aid: String(aid), name: String(aid) } : await call(input);
+          let refusedCaller: unknown;
+          const response = await answerMcp(request, message, agent, async (args) => {
+            try {
+              return (await callProcedure("mcp.chat", { aid: agent.aid, ...args })) as ChatReply;
+            } catch (error) {
+              if (CALLER_REFUSALS.has(problemFromError(error).code)) refusedCaller = error;
+              throw error;
+            }
+          });
+          if (refusedCaller) throw refusedCaller;
+          return response;
         },
         answers: {
           200: {

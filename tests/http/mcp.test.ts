@@ -136,20 +136,26 @@ describe.each(DATABASE_KINDS)("agents as MCP servers on %s", (kind) => {
     } finally {
       await client.close();
     }
-    for (const authorization of [undefined, "Bearer ak_wrong_key"]) {
-      const refused = await fetch(`${server.url}/keyed/mcp`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          ...(authorization ? { authorization } : {}),
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-      });
-      expect(refused.status).toBe(401);
-      expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer /);
-      expect(refused.headers.get("content-type")).toBe("application/problem+json");
-    }
+    // Whatever the message: a tool call is refused by the chat's own check, the rest before.
+    const call = { name: "chat", arguments: { message: "hi" } };
+    for (const authorization of [undefined, "Bearer ak_wrong_key"])
+      for (const [method, params] of [
+        ["tools/list", {}],
+        ["tools/call", call],
+      ] as const) {
+        const refused = await fetch(`${server.url}/keyed/mcp`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            ...(authorization ? { authorization } : {}),
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+        });
+        expect(refused.status, `${method} with ${authorization}`).toBe(401);
+        expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer /);
+        expect(refused.headers.get("content-type")).toBe("application/problem+json");
+      }
     await expect(connect("keyed")).rejects.toThrow();
   });
 
@@ -172,9 +178,16 @@ describe.each(DATABASE_KINDS)("agents as MCP servers on %s", (kind) => {
     expect([-32700, -32600]).toContain(error.error.code);
     const unknown = await send("/strict/mcp", { jsonrpc: "2.0", id: 2, method: "no/such" });
     expect((await unknown.json()).error.code).toBe(-32601);
-    const missing = await send("/nobody/mcp", { jsonrpc: "2.0", id: 3, method: "tools/list" });
-    expect(missing.status).toBe(404);
-    expect((await missing.json()).code).toBe("agent_not_found");
+    for (const method of ["tools/list", "tools/call"]) {
+      const missing = await send("/nobody/mcp", {
+        jsonrpc: "2.0",
+        id: 3,
+        method,
+        params: { name: "chat", arguments: { message: "hi" } },
+      });
+      expect(missing.status).toBe(404);
+      expect((await missing.json()).code).toBe("agent_not_found");
+    }
     const get = await fetch(`${server.url}/strict/mcp`);
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
