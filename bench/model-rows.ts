@@ -556,6 +556,17 @@ async function measureModelRows({
       }),
     complete: (body: string) => body.includes('"result"') && !body.includes('"isError":true'),
   });
+  // The same chat through the Responses API, kept as its default is (issue 47: within 1.1×).
+  const responseThrough = (base: string, aid: string, format: Format) => ({
+    url: `${base}/v1/responses`,
+    method: "POST" as const,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: aid, input: question, stream: format === "sse" }),
+    complete: (body: string) =>
+      format === "sse"
+        ? body.includes("event: response.completed\n")
+        : body.includes('"status":"completed"'),
+  });
   const manyAgent = cpuAgents[1] as { aid: string; name: string };
   const cpuOfTarget = async (target: Omit<Drive, "connections">) => {
     const before = await cpuMs(service.pid);
@@ -572,6 +583,7 @@ async function measureModelRows({
   for (const format of ["json", "sse"] as const) {
     const chat1 = await cpuOfTarget(chatThrough(service.url, manyAgent.aid, format));
     const completion1 = await cpuOfTarget(completionThrough(service.url, manyAgent.aid, format));
+    const response1 = await cpuOfTarget(responseThrough(service.url, manyAgent.aid, format));
     // MCP answers JSON only: its calls between, in the JSON round.
     const mcp =
       format === "json"
@@ -580,6 +592,7 @@ async function measureModelRows({
             await cpuOfTarget(mcpThrough(service.url, manyAgent.aid)),
           ]
         : undefined;
+    const response2 = await cpuOfTarget(responseThrough(service.url, manyAgent.aid, format));
     const completion2 = await cpuOfTarget(completionThrough(service.url, manyAgent.aid, format));
     const chat2 = await cpuOfTarget(chatThrough(service.url, manyAgent.aid, format));
     const perChat = (a: typeof chat1, b: typeof chat1) =>
@@ -590,15 +603,21 @@ async function measureModelRows({
       connections: settings.cpu_connections,
       chat_cpu_ms_per_chat: perChat(chat1, chat2),
       completion_cpu_ms_per_chat: perChat(completion1, completion2),
+      response_cpu_ms_per_chat: perChat(response1, response2),
       mcp_cpu_ms_per_chat: mcp ? perChat(mcp[0] as typeof chat1, mcp[1] as typeof chat1) : null,
-      failures: [chat1, chat2, completion1, completion2, ...(mcp ?? [])].reduce(
-        (n, m) => n + m.failures,
-        0,
-      ),
+      failures: [
+        chat1,
+        chat2,
+        completion1,
+        completion2,
+        response1,
+        response2,
+        ...(mcp ?? []),
+      ].reduce((n, m) => n + m.failures, 0),
     };
     openAi.push(row);
     console.info(
-      `${`model ${format === "json" ? "JSON" : "SSE"} CPU, chat vs completion, ${manyAgent.name}`.padEnd(50)} c=${String(settings.cpu_connections).padStart(3)}  GET /{aid}/chat ${fmt(row.chat_cpu_ms_per_chat, 2)} ms/chat | POST /v1/chat/completions ${fmt(row.completion_cpu_ms_per_chat, 2)} ms/chat (${fmt(row.completion_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)${row.mcp_cpu_ms_per_chat === null ? "" : ` | POST /{aid}/mcp tools/call ${fmt(row.mcp_cpu_ms_per_chat, 2)} ms/call (${fmt(row.mcp_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)`}${row.failures > 0 ? ` [failed ${row.failures}]` : ""}`,
+      `${`model ${format === "json" ? "JSON" : "SSE"} CPU, chat vs adapters, ${manyAgent.name}`.padEnd(50)} c=${String(settings.cpu_connections).padStart(3)}  GET /{aid}/chat ${fmt(row.chat_cpu_ms_per_chat, 2)} ms/chat | POST /v1/chat/completions ${fmt(row.completion_cpu_ms_per_chat, 2)} ms/chat (${fmt(row.completion_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×) | POST /v1/responses ${fmt(row.response_cpu_ms_per_chat, 2)} ms/response (${fmt(row.response_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)${row.mcp_cpu_ms_per_chat === null ? "" : ` | POST /{aid}/mcp tools/call ${fmt(row.mcp_cpu_ms_per_chat, 2)} ms/call (${fmt(row.mcp_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)`}${row.failures > 0 ? ` [failed ${row.failures}]` : ""}`,
     );
   }
 

@@ -21,6 +21,7 @@ export function McpPanel({
   const server = {
     type: "http",
     url,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: VS Code fills ${input:…} in from its prompt.
     ...(keyOnly ? { headers: { Authorization: "Bearer ${input:agent-key}" } } : {}),
   };
   const config = JSON.stringify(

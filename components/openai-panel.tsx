@@ -5,8 +5,8 @@ import { Copyable, CopyButton } from "./ui/copy-button";
 import { Panel } from "./ui/panel";
 
 /**
- * How to call the agent as an OpenAI-compatible model (POST /v1/chat/completions): the base
- * URL and a snippet for the official SDK, both ready to copy.
+ * How to call the agent as an OpenAI-compatible model (POST /v1/chat/completions and
+ * POST /v1/responses): the base URL and a snippet for the official SDK of each, ready to copy.
  */
 export function OpenAiPanel({
   aid,
@@ -30,6 +30,11 @@ const completion = await client.chat.completions.create({
   messages: [{ role: "user", content: "Hello" }],
 });
 console.log(completion.choices[0].message.content);`;
+  const responsesSnippet = `${snippet.slice(0, snippet.indexOf("const completion"))}const response = await client.responses.create({
+  model: ${JSON.stringify(aid)},
+  input: "Hello",
+});
+console.log(response.output_text);`;
   return (
     <Panel title="OpenAI-compatible API" actions={<CopyButton value={snippet} what="snippet" />}>
       <p>
@@ -39,6 +44,14 @@ console.log(completion.choices[0].message.content);`;
       </p>
       <pre className={styles.snippet} data-testid="openai-snippet">
         <code>{snippet}</code>
+      </pre>
+      <p>
+        Or through the Responses API, which keeps each response to continue with{" "}
+        <code>previous_response_id</code>:{" "}
+        <CopyButton value={responsesSnippet} what="Responses snippet" />
+      </p>
+      <pre className={styles.snippet} data-testid="responses-snippet">
+        <code>{responsesSnippet}</code>
       </pre>
     </Panel>
   );

@@ -66,3 +66,8 @@ export function isUnstorableText(error: unknown): boolean {
   // The driver's error is the cause of drizzle's "Failed query" error, not the error itself.
   return codesOf(error).some((code) => UNSTORABLE_TEXT_CODES.has(code));
 }
+
+/** PostgreSQL's foreign_key_violation: the row referred to was deleted meanwhile. */
+export function isMissingReference(error: unknown): boolean {
+  return codesOf(error).includes("23503");
+}

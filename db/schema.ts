@@ -379,6 +379,39 @@ export const usageHourly = pgTable(
   ],
 );
 
+/** An input message as a response keeps it: its role and its text. */
+export type StoredInputMessage = {
+  role: "user" | "assistant" | "system" | "developer";
+  text: string;
+};
+
+/**
+ * A response of the Responses API (POST /v1/responses) that its caller asked to keep: what it was
+ * asked and answered, to be read back, listed and continued by its caller. Its exchange is also
+ * in the caller's thread `responses`, as every chat's is.
+ */
+export const responses = pgTable(
+  "responses",
+  {
+    id: text().primaryKey(),
+    aid: text()
+      .notNull()
+      .references(() => agents.aid, { onDelete: "cascade" }),
+    caller: text().notNull(),
+    previousResponseId: text(),
+    instructions: text(),
+    input: jsonb().$type<StoredInputMessage[]>().notNull(),
+    outputText: text().notNull(),
+    inputTokens: integer().notNull(),
+    outputTokens: integer().notNull(),
+    metadata: jsonb().$type<Record<string, string>>().notNull(),
+    /** What the request set that the response object repeats (temperature, top_p, …). */
+    settings: jsonb().$type<Record<string, unknown>>().notNull(),
+    createdAt: timestamptz().notNull(),
+  },
+  (t) => [index("responses_by_agent").on(t.aid, t.caller, t.createdAt)],
+);
+
 export const siweNonces = pgTable(
   "siwe_nonces",
   {

@@ -13,6 +13,7 @@ const VIA_LABELS: Record<RequestRecord["via"], string> = {
   chat: "chat",
   completions: "chat completion",
   mcp: "MCP",
+  responses: "response",
 };
 
 /** 200 replied; a refusal (4xx) is the caller's to fix; a failure (5xx) the service's. */

@@ -23,9 +23,9 @@ const OUTCOMES: Partial<Record<ProblemCode, ChatOutcome>> = {
   database_unavailable: "unavailable",
 };
 
-export function recordChat(aid: string, error?: unknown): void {
+export function recordChat(aid: string, via: RequestVia, error?: unknown): void {
   if (error === undefined) {
-    countChat("ok", aid);
+    countChat("ok", via, aid);
     return;
   }
   // A database failure reaches here as the driver's error; the client gets it as a 503.
@@ -36,7 +36,7 @@ export function recordChat(aid: string, error?: unknown): void {
         ? "database_unavailable"
         : undefined;
   const outcome = (code && OUTCOMES[code]) || "error";
-  countChat(outcome, aid);
+  countChat(outcome, via, aid);
   if (outcome === "quota" && error instanceof AppError)
     metrics.refusals.inc({ kind: "quota", limit: String(error.extras.limit ?? "unknown") });
   if (outcome === "rate") metrics.refusals.inc({ kind: "rate", limit: "rate_limit_rpm" });
@@ -65,7 +65,7 @@ export function endChat(
   outcome: { reply: ChatReply } | { error: unknown },
 ): void {
   const failed = "error" in outcome;
-  recordChat(chat.aid, failed ? outcome.error : undefined);
+  recordChat(chat.aid, chat.via, failed ? outcome.error : undefined);
   const problem = failed ? problemFromError(outcome.error) : undefined;
   const usage = failed ? undefined : outcome.reply.usage;
   recordRequest(ctx, {

@@ -7,7 +7,7 @@ import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
 import { AID_MAX_LENGTH, AID_PATTERN } from "@/server/kit/agent-id";
 import type { ModelRuntime } from "@/server/model-call";
-import { keyAgent, modelNotFound } from "@/server/openai-models";
+import { inModelTerms, modelNotFound } from "@/server/openai-models";
 import type { ChatTurn } from "@/server/providers";
 import type {
   ChatCompletion,
@@ -188,23 +188,6 @@ function textOf(message: CompletionMessage): string {
   return typeof message.content === "string"
     ? message.content
     : message.content.map((part) => part.text).join("\n");
-}
-
-/** An agent that is not there is, in OpenAI's terms, a model that is not there. */
-/**
- * A refusal as OpenAI's clients would have it, telling no caller more than GET /v1/models would:
- * an agent it may not chat with is a model that is not there, whether the agent is missing or
- * takes its own keys only; and a key is judged alone, 401 when it is no live key at all.
- */
-async function inModelTerms(
-  ctx: CompletionContext,
-  error: unknown,
-  model: string,
-): Promise<unknown> {
-  if (!(error instanceof AppError)) return error;
-  if (!["agent_not_found", "key_required", "invalid_key"].includes(error.code)) return error;
-  if (ctx.caller.kind === "key") await keyAgent(ctx);
-  return modelNotFound(model);
 }
 
 function usageOf(reply: Pick<ChatReply, "usage">): ChatCompletion["usage"] {

@@ -200,8 +200,24 @@ export function validationProblem(error: z.ZodError): Problem {
 }
 
 export function fieldErrors(error: z.ZodError): FieldError[] {
-  return error.issues.flatMap((issue): FieldError[] => {
+  return issueErrors(error.issues);
+}
+
+function issueErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] {
+  return issues.flatMap((issue): FieldError[] => {
     const base = issue.path.map(String).join(".");
+    // A value of one of a union's types (a list where a string or a list is taken): what is wrong
+    // inside it, not "Invalid input". A union with a sentence of its own keeps that sentence.
+    if (issue.code === "invalid_union" && issue.message === "Invalid input") {
+      const taken = issue.errors.filter(
+        (branch) =>
+          !branch.every((inner) => inner.path.length === 0 && inner.code === "invalid_type"),
+      );
+      if (taken.length === 1 && taken[0])
+        return issueErrors(
+          taken[0].map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })),
+        );
+    }
     if (issue.code === "unrecognized_keys") {
       return issue.keys.map((key) => ({
         field: base ? `${base}.${key}` : key,

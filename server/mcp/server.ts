@@ -19,7 +19,7 @@ const VERSION = "0.1.0";
 
 // One for every request: a server makes its own otherwise, which was half of its cost, and this
 // one never runs (it checks what a client is asked to fill in, which these servers never ask).
-let validator: AjvJsonSchemaValidator | undefined;
+const validator = new AjvJsonSchemaValidator();
 
 export async function answerMcp(
   request: Request,
@@ -30,7 +30,7 @@ export async function answerMcp(
   const server = new McpServer(
     { name: `agent-service/${agent.aid}`, title: agent.name, version: VERSION },
     {
-      jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()),
+      jsonSchemaValidator: validator,
       instructions: `The agent '${agent.name}' (${agent.aid}) of an Agent Service. Its one tool, chat, sends it a message and returns its reply; a thread_id continues a conversation, whose recent messages the agent reads.`,
     },
   );

@@ -24,7 +24,7 @@ export type ChatOutcome =
 
 type Metrics = {
   registry: Registry;
-  chats: Counter<"outcome" | "aid">;
+  chats: Counter<"outcome" | "via" | "aid">;
   refusals: Counter<"kind" | "limit">;
   modelCall: Histogram<"stream">;
   firstToken: Histogram;
@@ -76,8 +76,8 @@ function createMetrics(): Metrics {
     sources,
     chats: new client.Counter({
       name: "agent_chat_requests_total",
-      help: "Chat requests by outcome.",
-      labelNames: ["outcome", "aid"],
+      help: "Chat requests by outcome and by the way they came in.",
+      labelNames: ["outcome", "via", "aid"],
       registers: [registry],
     }),
     refusals: new client.Counter({
@@ -157,8 +157,8 @@ export const metrics: Metrics = global.agentServiceMetrics;
 
 const perAgent = () => process.env.METRICS_PER_AGENT === "true";
 
-export function countChat(outcome: ChatOutcome, aid: string): void {
-  metrics.chats.inc(perAgent() ? { outcome, aid } : { outcome });
+export function countChat(outcome: ChatOutcome, via: string, aid: string): void {
+  metrics.chats.inc(perAgent() ? { outcome, via, aid } : { outcome, via });
 }
 
 /** The whole instance's metrics, every web worker's together, so one scrape counts every chat. */

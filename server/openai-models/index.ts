@@ -1,4 +1,4 @@
 // GET /v1/models: the agents a caller may chat with, as OpenAI's models.
 
-export { getModel, keyAgent, listModels, modelNotFound } from "./models";
+export { getModel, inModelTerms, keyAgent, listModels, modelNotFound } from "./models";
 export * from "./schema";

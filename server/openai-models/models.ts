@@ -104,3 +104,19 @@ export async function keyAgent(ctx: ModelsContext): Promise<string> {
     );
   return key.aid;
 }
+
+/**
+ * A refusal as OpenAI's clients would have it, telling no caller more than GET /v1/models would:
+ * an agent it may not chat with is a model that is not there, whether the agent is missing or
+ * takes its own keys only; and a key is judged alone, 401 when it is no live key at all.
+ */
+export async function inModelTerms(
+  ctx: ModelsContext,
+  error: unknown,
+  model: string,
+): Promise<unknown> {
+  if (!(error instanceof AppError)) return error;
+  if (!["agent_not_found", "key_required", "invalid_key"].includes(error.code)) return error;
+  if (ctx.caller.kind === "key") await keyAgent(ctx);
+  return modelNotFound(model);
+}

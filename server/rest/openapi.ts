@@ -25,6 +25,7 @@ const TAGS: Record<string, { name: string; description: string }> = {
   runs: { name: "runs", description: "Autonomous runs: the schedule's runs, and a run now." },
   chat: { name: "chat", description: "Chat with an agent." },
   completions: { name: "completions", description: "Agents as OpenAI chat completions." },
+  responses: { name: "responses", description: "Agents through OpenAI's Responses API." },
   mcp: { name: "mcp", description: "Agents as MCP servers, for MCP clients and other agents." },
   openaiModels: { name: "models", description: "Agents as the models OpenAI clients list." },
   threads: {

@@ -12,6 +12,7 @@ import { noncesRouter } from "./nonces";
 import { openaiModelsRouter } from "./openai-models";
 import { pricesRouter } from "./prices";
 import { requestLogRouter } from "./request-log";
+import { responsesRouter } from "./responses";
 import { runsRouter } from "./runs";
 import { threadsRouter } from "./threads";
 import { toolsRouter } from "./tools";
@@ -25,6 +26,7 @@ export const appRouter = router({
   runs: runsRouter,
   chat: chatRouter,
   completions: completionsRouter,
+  responses: responsesRouter,
   mcp: mcpRouter,
   openaiModels: openaiModelsRouter,
   threads: threadsRouter,

@@ -188,6 +188,11 @@ test("the OpenAI panel gives the base URL and an SDK snippet for this agent, to 
   expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(
     `baseURL: ${JSON.stringify(base)}`,
   );
+  await panel.getByRole("button", { name: "Copy Responses snippet" }).click();
+  const responses = await page.evaluate(() => navigator.clipboard.readText());
+  expect(responses).toContain(`baseURL: ${JSON.stringify(base)}`);
+  expect(responses).toContain('client.responses.create({\n  model: "zopenai"');
+  await expect(panel.getByTestId("responses-snippet")).toHaveText(responses);
   // The base URL it gives answers as OpenAI's API does.
   const models = await fetch(`${baseURL}/v1/models`, {
     headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
@@ -209,6 +214,7 @@ test("the MCP panel gives the agent's MCP URL and a client configuration, to cop
   expect(url).toMatch(/\/zmcp\/mcp$/);
   const config = panel.getByTestId("mcp-config");
   await expect(config).toContainText(`"url": ${JSON.stringify(url)}`);
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: VS Code's own input variable, verbatim.
   await expect(config).toContainText('"Authorization": "Bearer ${input:agent-key}"');
   await panel.getByRole("button", { name: "Copy configuration" }).click();
   expect(

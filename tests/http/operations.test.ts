@@ -178,7 +178,7 @@ describe("running it in production", () => {
     expect(scraped.status).toBe(200);
     expect(scraped.headers.get("content-type")).toContain("text/plain");
     const text = await scraped.text();
-    expect(text).toMatch(/^agent_chat_requests_total\{outcome="ok"\} [1-9]/m);
+    expect(text).toMatch(/^agent_chat_requests_total\{outcome="ok",via="chat"\} [1-9]/m);
     expect(text).toMatch(/^agent_model_tokens_total\{direction="out"\} [1-9]/m);
     expect(text).toMatch(/^agent_model_call_duration_seconds_count\{stream="false"\} [1-9]/m);
     expect(text).toMatch(/^agent_model_slots_in_use 0$/m);

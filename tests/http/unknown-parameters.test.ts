@@ -49,10 +49,10 @@ describe("parameters and paths the API does not have", () => {
   });
 
   it("answers an OpenAI path it does not serve in OpenAI's form, its own in problems", async () => {
-    const responses = await fetch(`${server.url}/v1/responses`, { method: "POST" });
-    expect(responses.status).toBe(404);
-    expect(responses.headers.get("content-type")).toBe("application/json");
-    expect((await responses.json()).error).toMatchObject({ type: "invalid_request_error" });
+    const embeddings = await fetch(`${server.url}/v1/embeddings`, { method: "POST" });
+    expect(embeddings.status).toBe(404);
+    expect(embeddings.headers.get("content-type")).toBe("application/json");
+    expect((await embeddings.json()).error).toMatchObject({ type: "invalid_request_error" });
     const own = await fetch(`${server.url}/v1/deployments/1/nothing`, { headers: admin });
     expect(own.status).toBe(404);
     expect(own.headers.get("content-type")).toBe("application/problem+json");

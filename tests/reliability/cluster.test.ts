@@ -126,8 +126,8 @@ describe.skipIf(!TEST_DATABASE_URL)("an instance of two web workers, on PostgreS
     expect(counts).toEqual({ 200: 100, 429: 400 });
 
     const metrics = await (await fetch(`${server.url}/metrics`, { headers: admin })).text();
-    expect(metricValue(metrics, 'agent_chat_requests_total{outcome="ok"}')).toBe(100);
-    expect(metricValue(metrics, 'agent_chat_requests_total{outcome="quota"}')).toBe(400);
+    expect(metricValue(metrics, 'agent_chat_requests_total{outcome="ok",via="chat"}')).toBe(100);
+    expect(metricValue(metrics, 'agent_chat_requests_total{outcome="quota",via="chat"}')).toBe(400);
 
     // Request lines are written in batches, within 100 ms (server/observability/log-stream.ts).
     const chatLines = await vi.waitFor(

@@ -1,0 +1,362 @@
+import { randomBytes } from "node:crypto";
+import type { z } from "zod";
+import type { StoredInputMessage } from "@/db/schema";
+import type { Caller } from "@/server/callers";
+import { type Ask, ask, askStreaming, type ChatReply, type rateLimitSchema } from "@/server/chat";
+import type { Config } from "@/server/frame/config";
+import type { DataContext } from "@/server/frame/data-context";
+import { AppError } from "@/server/frame/errors";
+import { AID_MAX_LENGTH, AID_PATTERN } from "@/server/kit/agent-id";
+import type { ModelRuntime } from "@/server/model-call";
+import { inModelTerms, modelNotFound } from "@/server/openai-models";
+import type { ChatTurn } from "@/server/providers";
+import type { OutputMessage, ResponseObject, ResponseRequest } from "./schema";
+import {
+  findResponse,
+  inputItemsPage,
+  type KeptResponse,
+  keepResponse,
+  previousTurns,
+  removeResponse,
+  turnOf,
+} from "./store";
+
+/**
+ * POST /v1/responses through the chat's own path (server/chat `ask`): the conversation of the
+ * previous response, then the input; the agent's instructions first, the request's after them.
+ * The exchange is stored in the caller's thread `responses`; the response itself is kept unless
+ * `store` is false.
+ */
+
+export const RESPONSES_THREAD = "responses";
+
+export type ResponseContext = DataContext & {
+  model: ModelRuntime;
+  caller: Caller;
+  config: Config;
+  requestId?: string;
+};
+type RateLimitView = z.infer<typeof rateLimitSchema>;
+
+export type ResponseResult = { response: ResponseObject; rate_limit: RateLimitView };
+
+/** A streamed response's events, before the stream numbers them (`sequence_number`). */
+export type ResponseEvent =
+  | { type: "start"; rate_limit: RateLimitView }
+  | ({ type: `response.${string}` } & Record<string, unknown>);
+
+/** A request made ready: what the chat is asked, and what its response object repeats. */
+type Prepared = {
+  request: ResponseRequest;
+  ask: Ask;
+  input: StoredInputMessage[];
+  id: string;
+  messageId: string;
+  createdAt: number;
+};
+
+export async function createResponse(
+  ctx: ResponseContext,
+  request: ResponseRequest,
+  signal?: AbortSignal,
+): Promise<ResponseResult> {
+  const prepared = await prepare(ctx, request);
+  let reply: ChatReply;
+  try {
+    reply = await ask(ctx, prepared.ask, signal);
+    await keep(ctx, prepared, reply);
+  } catch (error) {
+    throw await inModelTerms(ctx, error, request.model);
+  }
+  return {
+    response: responseOf(prepared, "completed", [messageOf(prepared, reply.reply)], reply),
+    rate_limit: reply.rate_limit,
+  };
+}
+
+export async function* streamResponse(
+  ctx: ResponseContext,
+  request: ResponseRequest,
+  signal?: AbortSignal,
+): AsyncGenerator<ResponseEvent, void, undefined> {
+  const prepared = await prepare(ctx, request);
+  const item = { item_id: prepared.messageId, output_index: 0 };
+  // The message is announced with its first text, as OpenAI's are: a turn that fails before
+  // it has no output.
+  let announced = false;
+  function* announce(): Generator<ResponseEvent> {
+    if (announced) return;
+    announced = true;
+    yield {
+      type: "response.output_item.added",
+      output_index: 0,
+      item: { ...messageOf(prepared, ""), status: "in_progress", content: [] },
+    };
+    yield {
+      type: "response.content_part.added",
+      ...item,
+      content_index: 0,
+      part: { type: "output_text", text: "", annotations: [] },
+    };
+  }
+  try {
+    for await (const event of askStreaming(ctx, prepared.ask, signal)) {
+      if (event.type === "start") {
+        const begun = responseOf(prepared, "in_progress", [], null);
+        yield { type: "start", rate_limit: event.rate_limit };
+        yield { type: "response.created", response: begun };
+        yield { type: "response.in_progress", response: begun };
+      } else if (event.type === "delta") {
+        yield* announce();
+        yield { type: "response.output_text.delta", ...item, content_index: 0, delta: event.text };
+      } else if (event.type === "done") {
+        yield* announce();
+        const message = messageOf(prepared, event.reply);
+        yield { type: "response.output_text.done", ...item, content_index: 0, text: event.reply };
+        yield {
+          type: "response.content_part.done",
+          ...item,
+          content_index: 0,
+          part: message.content[0],
+        };
+        yield { type: "response.output_item.done", output_index: 0, item: message };
+        await keep(ctx, prepared, event);
+        yield {
+          type: "response.completed",
+          response: responseOf(prepared, "completed", [message], event),
+        };
+      }
+      // Tool calls and results are the agent's own, made inside the service: not the client's.
+    }
+  } catch (error) {
+    throw await inModelTerms(ctx, error, request.model);
+  }
+}
+
+async function prepare(ctx: ResponseContext, request: ResponseRequest): Promise<Prepared> {
+  const { model } = request;
+  // Not an aid at all ("gpt-4o" is one; "GPT-4" is not): no agent has it.
+  if (model.length > AID_MAX_LENGTH || !AID_PATTERN.test(model)) throw modelNotFound(model);
+  const limit = ctx.model.llm.maxOutputTokens;
+  const maxTokens = request.max_output_tokens ?? undefined;
+  if (maxTokens !== undefined && maxTokens > limit)
+    throw new AppError(
+      "validation_failed",
+      `max_output_tokens is ${maxTokens.toLocaleString("en")}, more than the ${limit.toLocaleString("en")} tokens a reply of this service may have.`,
+      { errors: [{ field: "max_output_tokens", detail: `must be at most ${limit}` }] },
+    );
+  const input = inputMessages(request.input);
+  const maxChars = ctx.config.completions.maxInputChars;
+  const own = input.reduce((n, message) => n + message.text.length, 0);
+  if (own + (request.instructions?.length ?? 0) > maxChars) throw tooLong(own, maxChars);
+  const earlier = request.previous_response_id
+    ? await previousTurns(ctx, {
+        id: request.previous_response_id,
+        aid: model,
+        maxChars: maxChars - own - (request.instructions?.length ?? 0),
+      })
+    : [];
+  const last = input.length - 1;
+  const history: ChatTurn[] = [
+    ...(request.instructions ? [{ role: "system" as const, content: request.instructions }] : []),
+    ...earlier,
+    ...input.slice(0, last).map(turnOf),
+  ];
+  const suffix = randomBytes(16).toString("hex");
+  return {
+    request,
+    input,
+    id: `resp_${suffix}`,
+    messageId: `msg_${suffix}`,
+    createdAt: Math.floor(ctx.clock.now().getTime() / 1000),
+    ask: {
+      via: "responses",
+      aid: model,
+      chatId: RESPONSES_THREAD,
+      question: (input[last] as StoredInputMessage).text,
+      history,
+      settings: {
+        temperature: request.temperature ?? undefined,
+        topP: request.top_p ?? undefined,
+        maxOutputTokens: maxTokens,
+      },
+    },
+  };
+}
+
+function inputMessages(input: ResponseRequest["input"]): StoredInputMessage[] {
+  if (typeof input === "string") return [{ role: "user", text: input }];
+  return input.map((message) => ({
+    role: message.role,
+    text:
+      typeof message.content === "string"
+        ? message.content
+        : message.content.map((part) => part.text).join("\n"),
+  }));
+}
+
+function tooLong(chars: number, maxChars: number): AppError {
+  const bound = maxChars.toLocaleString("en");
+  return new AppError(
+    "validation_failed",
+    `input and instructions hold ${chars.toLocaleString("en")} characters, more than the ${bound} a response's own input may hold; send a shorter input.`,
+    { errors: [{ field: "input", detail: `must hold at most ${bound} characters in all` }] },
+  );
+}
+
+async function keep(
+  ctx: ResponseContext,
+  prepared: Prepared,
+  reply: Pick<ChatReply, "reply" | "usage">,
+): Promise<void> {
+  if (prepared.request.store === false) return;
+  const kept: KeptResponse = {
+    id: prepared.id,
+    aid: prepared.request.model,
+    previousResponseId: prepared.request.previous_response_id ?? null,
+    instructions: prepared.request.instructions ?? null,
+    input: prepared.input,
+    outputText: reply.reply,
+    inputTokens: reply.usage.input_tokens,
+    outputTokens: reply.usage.output_tokens,
+    metadata: prepared.request.metadata ?? {},
+    settings: settingsOf(prepared.request),
+    createdAt: new Date(prepared.createdAt * 1000),
+  };
+  await keepResponse(ctx, kept);
+}
+
+/** What the response object repeats of its request, as kept for reading it back. */
+export function settingsOf(request: ResponseRequest): Record<string, unknown> {
+  return {
+    max_output_tokens: request.max_output_tokens ?? null,
+    temperature: request.temperature ?? null,
+    top_p: request.top_p ?? null,
+    truncation: request.truncation ?? "disabled",
+    tool_choice: request.tool_choice ?? "auto",
+    parallel_tool_calls: request.parallel_tool_calls ?? true,
+  };
+}
+
+function messageOf(prepared: Pick<Prepared, "messageId">, text: string): OutputMessage {
+  return {
+    type: "message",
+    id: prepared.messageId,
+    status: "completed",
+    role: "assistant",
+    content: [{ type: "output_text", text, annotations: [] }],
+  };
+}
+
+/** The response object, from what was asked (and kept) and, when there is one, the reply. */
+export function responseObjectOf(
+  {
+    id,
+    model,
+    createdAt,
+    instructions,
+    previousResponseId,
+    store,
+    metadata,
+    settings,
+  }: {
+    id: string;
+    model: string;
+    createdAt: number;
+    instructions: string | null;
+    previousResponseId: string | null;
+    store: boolean;
+    metadata: Record<string, string>;
+    settings: Record<string, unknown>;
+  },
+  status: ResponseObject["status"],
+  output: OutputMessage[],
+  usage: { input_tokens: number; output_tokens: number } | null,
+): ResponseObject {
+  return {
+    id,
+    object: "response",
+    created_at: createdAt,
+    status,
+    model,
+    output,
+    usage: usage && {
+      input_tokens: usage.input_tokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: usage.output_tokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: usage.input_tokens + usage.output_tokens,
+    },
+    instructions,
+    previous_response_id: previousResponseId,
+    store,
+    metadata,
+    error: null,
+    incomplete_details: null,
+    max_output_tokens: (settings.max_output_tokens as number | null) ?? null,
+    temperature: (settings.temperature as number | null) ?? null,
+    top_p: (settings.top_p as number | null) ?? null,
+    parallel_tool_calls: (settings.parallel_tool_calls as boolean | undefined) ?? true,
+    tool_choice: (settings.tool_choice as string | undefined) ?? "auto",
+    tools: [],
+    text: { format: { type: "text" } },
+    truncation: (settings.truncation as "auto" | "disabled" | undefined) ?? "disabled",
+    background: false,
+  };
+}
+
+function responseOf(
+  prepared: Prepared,
+  status: ResponseObject["status"],
+  output: OutputMessage[],
+  reply: Pick<ChatReply, "usage"> | null,
+): ResponseObject {
+  const { request } = prepared;
+  return responseObjectOf(
+    {
+      id: prepared.id,
+      model: request.model,
+      createdAt: prepared.createdAt,
+      instructions: request.instructions ?? null,
+      previousResponseId: request.previous_response_id ?? null,
+      store: request.store !== false,
+      metadata: request.metadata ?? {},
+      settings: settingsOf(request),
+    },
+    status,
+    output,
+    reply?.usage ?? null,
+  );
+}
+
+/** GET /v1/responses/{id}: a kept response of the caller, as it was answered. */
+export async function getResponse(ctx: ResponseContext, id: string): Promise<ResponseObject> {
+  const row = await findResponse(ctx, id);
+  return responseObjectOf(
+    {
+      id: row.id,
+      model: row.aid,
+      createdAt: Math.floor(row.createdAt.getTime() / 1000),
+      instructions: row.instructions,
+      previousResponseId: row.previousResponseId,
+      store: true,
+      metadata: row.metadata,
+      settings: row.settings,
+    },
+    "completed",
+    [messageOf({ messageId: `msg_${row.id.slice("resp_".length)}` }, row.outputText)],
+    { input_tokens: row.inputTokens, output_tokens: row.outputTokens },
+  );
+}
+
+export async function deleteResponse(ctx: ResponseContext, id: string) {
+  await removeResponse(ctx, id);
+  return { id, object: "response" as const, deleted: true as const };
+}
+
+export function listInputItems(
+  ctx: ResponseContext,
+  input: { id: string; limit: number; order: "asc" | "desc"; after?: string | undefined },
+) {
+  return inputItemsPage(ctx, input);
+}

@@ -1,0 +1,203 @@
+import { mappedStream, publicProcedure, router } from "@/server/frame/trpc";
+import {
+  type EventFormat,
+  json,
+  openAiError,
+  openAiErrorSchema,
+  openAiRateLimitHeaders,
+  openAiRefusal,
+  rest,
+  sseResponse,
+} from "@/server/http";
+import { parsedSynchronously } from "@/server/kit/zod-internals";
+import {
+  createResponse,
+  deletedResponseSchema,
+  deleteResponse,
+  getResponse,
+  inputItemListSchema,
+  inputItemsInputSchema,
+  listInputItems,
+  type ResponseEvent,
+  type ResponseResult,
+  responseIdInputSchema,
+  responseObjectSchema,
+  responseRequestSchema,
+  responseResultSchema,
+  streamResponse,
+} from "@/server/responses";
+import { COMPLETION_BODY_MAX_BYTES } from "./completions";
+import * as examples from "./examples-responses";
+import { ANYONE_OR_KEY } from "./openai-models";
+
+/**
+ * POST /v1/responses and the reads of a kept response: an agent through OpenAI's Responses API.
+ * Refusals in OpenAI's error form; a failure after the stream has started is its `error` event.
+ */
+
+/**
+ * OpenAI's typed events, numbered in the order they are sent. A failure after response.created
+ * is `response.failed` (the response, failed, with its error), as OpenAI's own; before it, `error`.
+ */
+function responseEvents(): EventFormat<ResponseEvent> {
+  let sequence = 0;
+  let begun: Record<string, unknown> | undefined;
+  const framed = (data: Record<string, unknown>) =>
+    `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+  return {
+    frame: ({ type, ...data }) => {
+      if (type === "start") return undefined;
+      if (type === "response.created")
+        begun = (data as { response: Record<string, unknown> }).response;
+      return framed({ type, sequence_number: sequence++, ...data });
+    },
+    failure: (problem) => {
+      const { code, message, param } = openAiError(problem).error;
+      if (!begun)
+        return framed({ type: "error", sequence_number: sequence++, code, message, param });
+      const response = {
+        ...begun,
+        status: "failed",
+        error: { code: code ?? "server_error", message },
+      };
+      return framed({ type: "response.failed", sequence_number: sequence++, response });
+    },
+  };
+}
+
+const request = parsedSynchronously(responseRequestSchema);
+const notKept = {
+  description:
+    "not_found: no such response is kept for this caller (it was not stored, was deleted, or is another caller's).",
+  content: { "application/json": { schema: openAiErrorSchema } },
+};
+
+export const responsesRouter = router({
+  create: publicProcedure
+    .meta(
+      rest<ResponseResult>({
+        method: "POST",
+        path: "/v1/responses",
+        operationId: "createResponse",
+        summary:
+          "Ask an agent through OpenAI's Responses API (`model` is its aid), streamed or not.",
+        description:
+          "The same access, caller, rate limit, message quota, token budgets, tools and metrics as GET /{aid}/chat: one response is one message. `input` is the question, or messages ending with the user's; `instructions` go to the model after the agent's own, which they never replace, and are not carried over; `previous_response_id` continues a kept response of this caller and agent (its conversation comes first, the oldest responses dropped whole past COMPLETIONS_MAX_INPUT_CHARS). The response is kept unless `store` is false; the exchange is also kept in the caller's thread `responses`. temperature, top_p and max_output_tokens (at most LLM_MAX_OUTPUT_TOKENS) go to the model; metadata is kept and returned. Client tools, background answers, reasoning, include, text formats other than text and any field not listed are refused with 400 naming it. With stream: true the answer is OpenAI's typed events (response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.output_item.done, response.completed, each with its sequence_number), or an `error` event on a failure after the start.",
+        security: ANYONE_OR_KEY,
+        errors: "openai",
+        body: {
+          required: true,
+          maxBytes: COMPLETION_BODY_MAX_BYTES,
+          examples: examples.responseRequest,
+        },
+        handle: async ({ request: http, callProcedure, input, call }) => {
+          if (input.stream === true) {
+            const events = (await callProcedure(
+              "responses.stream",
+              input,
+            )) as AsyncIterable<ResponseEvent>;
+            return sseResponse<ResponseEvent>(
+              events,
+              http.signal,
+              (first) =>
+                openAiRateLimitHeaders(first?.type === "start" ? first.rate_limit : undefined),
+              responseEvents(),
+            );
+          }
+          const { response, rate_limit } = await call(input);
+          return json(response, 200, openAiRateLimitHeaders(rate_limit));
+        },
+        answers: {
+          200: {
+            description: "The response, or (stream: true) its events.",
+            schema: responseObjectSchema,
+            examples: examples.response,
+            content: {
+              "text/event-stream": { schema: { type: "string" }, examples: examples.events },
+            },
+          },
+        },
+        refusals: {
+          400: openAiRefusal(
+            "A field that is missing, invalid or not taken (named in `param`), an input that does not end with a user message, a previous_response_id that is no kept response of this caller and agent, max_output_tokens above the service's limit, or malformed JSON. No quota is used.",
+          ),
+          401: openAiRefusal("invalid_api_key: the key sent is no live key of any agent."),
+          403: openAiRefusal("agent_paused: the agent takes no chats while it is paused."),
+          404: openAiRefusal(
+            "model_not_found: no agent has this id, or this caller may not chat with it.",
+          ),
+          413: openAiRefusal(`The body is larger than ${COMPLETION_BODY_MAX_BYTES / 1024} KiB.`),
+          415: openAiRefusal("The body is not sent as Content-Type: application/json."),
+          429: openAiRefusal(
+            "rate_limit_exceeded: the caller's chats a minute are used up; quota_exceeded: the agent's message quota or token budget is. Retry-After says when it frees.",
+          ),
+          502: openAiRefusal("The model provider failed."),
+          503: openAiRefusal(
+            "Every model slot of this server is busy, or the database is unreachable.",
+          ),
+          504: openAiRefusal("The model provider did not answer in time."),
+        },
+      }),
+    )
+    .input(request)
+    .output(parsedSynchronously(responseResultSchema))
+    .mutation(({ ctx, input, signal }) => createResponse(ctx, input, signal)),
+
+  /** The response as it is produced; no `.output()`, as for chat.stream. */
+  stream: publicProcedure
+    .input(request)
+    .mutation(({ ctx, input, signal }) => mappedStream(streamResponse(ctx, input, signal))),
+
+  get: publicProcedure
+    .meta(
+      rest({
+        method: "GET",
+        path: "/v1/responses/{id}",
+        operationId: "getResponse",
+        summary: "A kept response of this caller, as it was answered.",
+        security: ANYONE_OR_KEY,
+        errors: "openai",
+        answers: { 200: { description: "The response." } },
+        refusals: { 400: openAiRefusal("An id that cannot be one."), 404: notKept },
+      }),
+    )
+    .input(responseIdInputSchema)
+    .output(responseObjectSchema)
+    .query(({ ctx, input }) => getResponse(ctx, input.id)),
+
+  delete: publicProcedure
+    .meta(
+      rest({
+        method: "DELETE",
+        path: "/v1/responses/{id}",
+        operationId: "deleteResponse",
+        summary: "Deletes a kept response of this caller (its exchange stays in its thread).",
+        security: ANYONE_OR_KEY,
+        errors: "openai",
+        answers: { 200: { description: "It is deleted." } },
+        refusals: { 400: openAiRefusal("An id that cannot be one."), 404: notKept },
+      }),
+    )
+    .input(responseIdInputSchema)
+    .output(deletedResponseSchema)
+    .mutation(({ ctx, input }) => deleteResponse(ctx, input.id)),
+
+  inputItems: publicProcedure
+    .meta(
+      rest({
+        method: "GET",
+        path: "/v1/responses/{id}/input_items",
+        operationId: "listResponseInputItems",
+        summary: "The input messages of a kept response of this caller, a page at a time.",
+        description:
+          "Newest first by default (`order`); pass a page's `last_id` as `after` while `has_more` is true.",
+        security: ANYONE_OR_KEY,
+        errors: "openai",
+        answers: { 200: { description: "A page of input messages." } },
+        refusals: { 400: openAiRefusal("A parameter out of its range."), 404: notKept },
+      }),
+    )
+    .input(inputItemsInputSchema)
+    .output(inputItemListSchema)
+    .query(({ ctx, input }) => listInputItems(ctx, input)),
+});
