@@ -567,6 +567,28 @@ async function measureModelRows({
         ? body.includes("event: response.completed\n")
         : body.includes('"status":"completed"'),
   });
+  // The same chat as an A2A message, answered when its task ends (issue 47: within 1.1×).
+  const a2aThrough = (base: string, aid: string) => ({
+    url: `${base}/${aid}/a2a`,
+    method: "POST" as const,
+    headers: { "content-type": "application/json", "a2a-version": "1.0" },
+    // A fresh context (thread) for each message, as the chat's.
+    body: () =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendMessage",
+        params: {
+          message: {
+            messageId: randomUUID(),
+            role: "ROLE_USER",
+            parts: [{ text: question }],
+            contextId: `a-${randomUUID()}`,
+          },
+        },
+      }),
+    complete: (body: string) => body.includes('"TASK_STATE_COMPLETED"'),
+  });
   const manyAgent = cpuAgents[1] as { aid: string; name: string };
   const cpuOfTarget = async (target: Omit<Drive, "connections">) => {
     const before = await cpuMs(service.pid);
@@ -584,14 +606,16 @@ async function measureModelRows({
     const chat1 = await cpuOfTarget(chatThrough(service.url, manyAgent.aid, format));
     const completion1 = await cpuOfTarget(completionThrough(service.url, manyAgent.aid, format));
     const response1 = await cpuOfTarget(responseThrough(service.url, manyAgent.aid, format));
-    // MCP answers JSON only: its calls between, in the JSON round.
-    const mcp =
-      format === "json"
-        ? [
-            await cpuOfTarget(mcpThrough(service.url, manyAgent.aid)),
-            await cpuOfTarget(mcpThrough(service.url, manyAgent.aid)),
-          ]
-        : undefined;
+    // MCP and A2A's SendMessage answer JSON only: their calls between, in the JSON round.
+    const json = format === "json";
+    const mcp = json
+      ? [
+          await cpuOfTarget(mcpThrough(service.url, manyAgent.aid)),
+          await cpuOfTarget(a2aThrough(service.url, manyAgent.aid)),
+          await cpuOfTarget(a2aThrough(service.url, manyAgent.aid)),
+          await cpuOfTarget(mcpThrough(service.url, manyAgent.aid)),
+        ]
+      : undefined;
     const response2 = await cpuOfTarget(responseThrough(service.url, manyAgent.aid, format));
     const completion2 = await cpuOfTarget(completionThrough(service.url, manyAgent.aid, format));
     const chat2 = await cpuOfTarget(chatThrough(service.url, manyAgent.aid, format));
@@ -604,7 +628,8 @@ async function measureModelRows({
       chat_cpu_ms_per_chat: perChat(chat1, chat2),
       completion_cpu_ms_per_chat: perChat(completion1, completion2),
       response_cpu_ms_per_chat: perChat(response1, response2),
-      mcp_cpu_ms_per_chat: mcp ? perChat(mcp[0] as typeof chat1, mcp[1] as typeof chat1) : null,
+      mcp_cpu_ms_per_chat: mcp ? perChat(mcp[0] as typeof chat1, mcp[3] as typeof chat1) : null,
+      a2a_cpu_ms_per_chat: mcp ? perChat(mcp[1] as typeof chat1, mcp[2] as typeof chat1) : null,
       failures: [
         chat1,
         chat2,
@@ -617,7 +642,7 @@ async function measureModelRows({
     };
     openAi.push(row);
     console.info(
-      `${`model ${format === "json" ? "JSON" : "SSE"} CPU, chat vs adapters, ${manyAgent.name}`.padEnd(50)} c=${String(settings.cpu_connections).padStart(3)}  GET /{aid}/chat ${fmt(row.chat_cpu_ms_per_chat, 2)} ms/chat | POST /v1/chat/completions ${fmt(row.completion_cpu_ms_per_chat, 2)} ms/chat (${fmt(row.completion_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×) | POST /v1/responses ${fmt(row.response_cpu_ms_per_chat, 2)} ms/response (${fmt(row.response_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)${row.mcp_cpu_ms_per_chat === null ? "" : ` | POST /{aid}/mcp tools/call ${fmt(row.mcp_cpu_ms_per_chat, 2)} ms/call (${fmt(row.mcp_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)`}${row.failures > 0 ? ` [failed ${row.failures}]` : ""}`,
+      `${`model ${format === "json" ? "JSON" : "SSE"} CPU, chat vs adapters, ${manyAgent.name}`.padEnd(50)} c=${String(settings.cpu_connections).padStart(3)}  GET /{aid}/chat ${fmt(row.chat_cpu_ms_per_chat, 2)} ms/chat | POST /v1/chat/completions ${fmt(row.completion_cpu_ms_per_chat, 2)} ms/chat (${fmt(row.completion_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×) | POST /v1/responses ${fmt(row.response_cpu_ms_per_chat, 2)} ms/response (${fmt(row.response_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)${row.mcp_cpu_ms_per_chat === null ? "" : ` | POST /{aid}/mcp tools/call ${fmt(row.mcp_cpu_ms_per_chat, 2)} ms/call (${fmt(row.mcp_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)`}${row.a2a_cpu_ms_per_chat === null ? "" : ` | POST /{aid}/a2a SendMessage ${fmt(row.a2a_cpu_ms_per_chat, 2)} ms/message (${fmt(row.a2a_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)`}${row.failures > 0 ? ` [failed ${row.failures}]` : ""}`,
     );
   }
 

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { lastActivity } from "@/server/quota/view";
+import { A2aPanel } from "./a2a-panel";
 import { AgentForm } from "./agent-form";
 import { ChatPanel } from "./chat-panel";
 import { KeysPanel } from "./keys-panel";
@@ -35,6 +36,7 @@ const SECTIONS: PageSection[] = [
   { id: "chat", label: "Chat" },
   { id: "openai", label: "OpenAI API" },
   { id: "mcp", label: "MCP" },
+  { id: "a2a", label: "A2A" },
   { id: "tools", label: "Tools" },
   { id: "conversations", label: "Conversations" },
   { id: "keys", label: "Agent keys" },
@@ -128,6 +130,9 @@ export function AgentPage({
           </PageSectionTarget>
           <PageSectionTarget id="mcp">
             <McpPanel aid={aid} publicUrl={publicUrl} keyOnly={data.chat_access === "key"} />
+          </PageSectionTarget>
+          <PageSectionTarget id="a2a">
+            <A2aPanel aid={aid} publicUrl={publicUrl} keyOnly={data.chat_access === "key"} />
           </PageSectionTarget>
           <PageSectionTarget id="tools">
             <ToolsPanel

@@ -31,7 +31,7 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number] | "webhook.t
 
 export const WEBHOOK_DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 
-/** The way a logged chat came in: /{aid}/chat, /v1/chat/completions, /{aid}/mcp, /v1/responses. */
-export const REQUEST_VIAS = ["chat", "completions", "mcp", "responses"] as const;
+/** The way a logged chat came in: /{aid}/chat, /v1/chat/completions, /{aid}/mcp, /v1/responses, /{aid}/a2a. */
+export const REQUEST_VIAS = ["chat", "completions", "mcp", "responses", "a2a"] as const;
 
 export type RequestVia = (typeof REQUEST_VIAS)[number];

@@ -412,6 +412,25 @@ export const responses = pgTable(
   (t) => [index("responses_by_agent").on(t.aid, t.caller, t.createdAt)],
 );
 
+/**
+ * A task of an agent's A2A server (POST /{aid}/a2a): its state, for any instance to read and to
+ * cancel it, and the task as the A2A SDK keeps it. A task in a final state is never changed.
+ */
+export const a2aTasks = pgTable(
+  "a2a_tasks",
+  {
+    id: text().primaryKey(),
+    aid: text()
+      .notNull()
+      .references(() => agents.aid, { onDelete: "cascade" }),
+    caller: text().notNull(),
+    state: text().notNull(),
+    task: jsonb().$type<Record<string, unknown>>().notNull(),
+    updatedAt: timestamptz().notNull(),
+  },
+  (t) => [index("a2a_tasks_by_agent").on(t.aid, t.caller)],
+);
+
 export const siweNonces = pgTable(
   "siwe_nonces",
   {

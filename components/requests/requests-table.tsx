@@ -14,6 +14,7 @@ const VIA_LABELS: Record<RequestRecord["via"], string> = {
   completions: "chat completion",
   mcp: "MCP",
   responses: "response",
+  a2a: "A2A",
 };
 
 /** 200 replied; a refusal (4xx) is the caller's to fix; a failure (5xx) the service's. */

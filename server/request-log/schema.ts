@@ -60,7 +60,7 @@ export const requestRecordSchema = z
     started_at: isoDateTime.meta({ description: "When the chat engine took the request." }),
     via: z.enum(REQUEST_VIAS).meta({
       description:
-        "`chat`: GET /{aid}/chat (or the dashboard's chat); `completions`: POST /v1/chat/completions; `mcp`: the agent's MCP tool `chat` (POST /{aid}/mcp); `responses`: POST /v1/responses.",
+        "`chat`: GET /{aid}/chat (or the dashboard's chat); `completions`: POST /v1/chat/completions; `mcp`: the agent's MCP tool `chat` (POST /{aid}/mcp); `responses`: POST /v1/responses; `a2a`: a message to the agent's A2A server (POST /{aid}/a2a).",
     }),
     aid: z.string(),
     caller: z.string().meta({

@@ -27,6 +27,7 @@ const TAGS: Record<string, { name: string; description: string }> = {
   completions: { name: "completions", description: "Agents as OpenAI chat completions." },
   responses: { name: "responses", description: "Agents through OpenAI's Responses API." },
   mcp: { name: "mcp", description: "Agents as MCP servers, for MCP clients and other agents." },
+  a2a: { name: "a2a", description: "Agents as A2A 1.0 servers, for other agents." },
   openaiModels: { name: "models", description: "Agents as the models OpenAI clients list." },
   threads: {
     name: "threads",

@@ -1,4 +1,5 @@
 import { createCallerFactory, router } from "@/server/frame/trpc";
+import { a2aRouter } from "./a2a";
 import { agentKeysRouter } from "./agent-keys";
 import { agentsRouter } from "./agents";
 import { authRouter } from "./auth";
@@ -28,6 +29,7 @@ export const appRouter = router({
   completions: completionsRouter,
   responses: responsesRouter,
   mcp: mcpRouter,
+  a2a: a2aRouter,
   openaiModels: openaiModelsRouter,
   threads: threadsRouter,
   agentKeys: agentKeysRouter,

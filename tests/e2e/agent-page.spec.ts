@@ -235,6 +235,29 @@ test("the MCP panel gives the agent's MCP URL and a client configuration, to cop
   ]);
 });
 
+test("the A2A panel gives the agent's card URL and a client snippet, to copy", async ({
+  page,
+  context,
+}) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await createAgents([{ aid: "za2a", name: "Card holder", chat_access: "key" }]);
+  await signInWithKey(page);
+  await page.goto("/dashboard/agents/za2a");
+  const panel = page.getByRole("region", { name: "A2A server" });
+  await panel.getByRole("button", { name: "Copy agent card URL" }).click();
+  const url = await page.evaluate(() => navigator.clipboard.readText());
+  expect(url).toMatch(/\/za2a\/\.well-known\/agent-card\.json$/);
+  await expect(panel.getByTestId("a2a-snippet")).toContainText("fetchImpl: withKey");
+  await panel.getByRole("button", { name: "Copy A2A snippet" }).click();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(
+    '"/za2a/.well-known/agent-card.json"',
+  );
+  // The URL it gives is the agent's card, naming its A2A server.
+  const card = await (await fetch(url)).json();
+  expect(card.name).toBe("Card holder");
+  expect(card.supportedInterfaces[0].url).toMatch(/\/za2a\/a2a$/);
+});
+
 test("a cron schedule is said in words as it is typed, refused beside its field when wrong, and shown with the next run", async ({
   page,
 }) => {

@@ -59,10 +59,11 @@ function normalise(value: unknown, key = ""): unknown {
     if (/^chatcmpl-/.test(value)) return "<completion>";
     if (/^resp_[0-9a-f]{32}$/.test(value)) return "<response>";
     if (/^[0-9a-f]{12,}$/.test(value) && (key === "id" || key === "nonce")) return "<random>";
-    // Each server's own port (the document's servers).
-    return value.replace(/^http:\/\/localhost:\d+$/, "http://localhost:<port>");
+    // Each server's own port (the document's servers, an agent card's interface).
+    return value.replace(/^http:\/\/localhost:\d+(?=$|\/)/, "http://localhost:<port>");
   }
-  if (typeof value === "number" && /(_ms|_s|seconds|uptime|^created|^created_at)$/.test(key)) return "<n>";
+  if (typeof value === "number" && /(_ms|_s|seconds|uptime|^created|^created_at)$/.test(key))
+    return "<n>";
   return value;
 }
 

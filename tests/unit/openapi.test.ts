@@ -21,11 +21,12 @@ function routeFiles(dir = "app", found: string[] = []) {
 
 /**
  * The route file Next.js routes an operation's path to: a catch-all under its first segment,
- * or, for an agent's own paths (`/{aid}/chat`), the file at that path.
+ * or, for an agent's own paths (`/{aid}/chat`, `/{aid}/.well-known/agent-card.json`), the file at
+ * that path.
  */
 function routeFileOf(operationPath: string): string {
-  const [first = "", second = ""] = operationPath.slice(1).split("/");
-  if (first.startsWith("{")) return `[${first.slice(1, -1)}]/${second}`;
+  const [first = "", ...rest] = operationPath.slice(1).split("/");
+  if (first.startsWith("{")) return `[${first.slice(1, -1)}]/${rest.join("/")}`;
   return first === "v1" ? "v1/[...path]" : `${first}/[[...path]]`;
 }
 

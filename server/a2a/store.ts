@@ -1,0 +1,101 @@
+import type { ListTasksResponse } from "@a2a-js/sdk";
+import { Task, TaskState, taskStateToJSON } from "@a2a-js/sdk";
+import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import type { TaskStore } from "@a2a-js/sdk/server";
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { isMissingReference } from "@/db/failures";
+import { a2aTasks } from "@/db/schema";
+import { agentNotFound } from "@/server/agents";
+import { type Caller, callerId } from "@/server/callers";
+import type { Clock } from "@/server/kit/clock";
+
+/** The states after which a task never changes: a cancel that comes later is refused. */
+export const FINAL_STATES = [
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+].map(taskStateToJSON);
+
+const finalList = sql.raw(FINAL_STATES.map((state) => `'${state}'`).join(", "));
+
+type Scope = { db: Db; caller: Caller; clock: Clock; aid: string };
+
+/**
+ * The A2A SDK's task store for one request, on `a2a_tasks`: a task's changes of state are
+ * written (so another instance reads and cancels it) from the moment the chat takes its turn;
+ * the text streamed between them is kept here only (the SDK reads the task back for every piece). A task in a final state is never
+ * written over, so a cancel and the end of the turn settle on whichever came first.
+ */
+export class TaskRows implements TaskStore {
+  private readonly held = new Map<string, Task>();
+  constructor(private readonly scope: Scope) {}
+
+  async save(task: Task): Promise<void> {
+    const state = taskStateToJSON(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED);
+    const before = this.held.get(task.id);
+    this.held.set(task.id, structuredClone(task));
+    if (before && before.status?.state === task.status?.state) return;
+    // Refused before it began (a limit, a message that is not text): nothing is kept, so that a
+    // caller past its limits writes no rows, as a refused chat writes none.
+    if (!before && FINAL_STATES.includes(state)) return;
+    const { db, caller, clock, aid } = this.scope;
+    const row = {
+      id: task.id,
+      aid,
+      caller: callerId(caller),
+      state,
+      task: Task.toJSON(task) as Record<string, unknown>,
+      updatedAt: clock.now(),
+    };
+    try {
+      await db
+        .insert(a2aTasks)
+        .values(row)
+        .onConflictDoUpdate({
+          target: a2aTasks.id,
+          set: { state: row.state, task: row.task, updatedAt: row.updatedAt },
+          setWhere: sql`${a2aTasks.state} NOT IN (${finalList}) AND ${a2aTasks.aid} = ${aid} AND ${a2aTasks.caller} = ${row.caller}`,
+        });
+    } catch (error) {
+      // The agent was deleted while it answered: its tasks went with it.
+      if (isMissingReference(error)) throw agentNotFound(aid);
+      throw error;
+    }
+  }
+
+  async load(taskId: string): Promise<Task | undefined> {
+    const held = this.held.get(taskId);
+    if (held) return structuredClone(held);
+    const { db, caller, aid } = this.scope;
+    const [row] = await db
+      .select({ task: a2aTasks.task })
+      .from(a2aTasks)
+      .where(
+        and(
+          eq(a2aTasks.id, taskId),
+          eq(a2aTasks.aid, aid),
+          caller.kind === "admin" ? undefined : eq(a2aTasks.caller, callerId(caller)),
+        ),
+      );
+    if (!row) return undefined;
+    const task = Task.fromJSON(row.task);
+    // Known as kept: a change of it (another instance's cancel) is written, whatever its state.
+    this.held.set(taskId, structuredClone(task));
+    return task;
+  }
+
+  async list(): Promise<ListTasksResponse> {
+    throw new UnsupportedOperationError("Listing tasks is not offered; get each by its id.");
+  }
+
+  /** Whether the task was cancelled, by whichever instance or worker took the cancel. */
+  async canceled(taskId: string): Promise<boolean> {
+    const [row] = await this.scope.db
+      .select({ state: a2aTasks.state })
+      .from(a2aTasks)
+      .where(eq(a2aTasks.id, taskId));
+    return row?.state === taskStateToJSON(TaskState.TASK_STATE_CANCELED);
+  }
+}
