@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Message, Part, Task } from "@a2a-js/sdk";
+import type { Artifact, Message, Part, Task } from "@a2a-js/sdk";
 import { TaskState } from "@a2a-js/sdk";
 import {
   AgentEvent,
@@ -7,23 +7,42 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from "@a2a-js/sdk/server";
-import { type ChatEvent, Q_MAX_LENGTH } from "@/server/chat/schema";
+import { type ChatEvent, type ChatReply, Q_MAX_LENGTH } from "@/server/chat/schema";
 import { problemFromError } from "@/server/frame/errors";
 import { withoutLoneSurrogate, withoutNul } from "@/server/kit/text";
 import { log } from "@/server/observability";
 import { threadOfContext } from "./schema";
 
-/** A turn of the agent, as a chat stream; stopped by `signal` as a client that leaves stops it. */
-export type Turn = (
-  args: { message: string; thread_id: string },
-  signal: AbortSignal,
-) => AsyncIterable<ChatEvent>;
+type TurnArgs = { message: string; thread_id: string };
+
+/** The agent's turn, streamed or whole; stopped by `signal` as a client that leaves stops it. */
+export type Turn = {
+  stream: (args: TurnArgs, signal: AbortSignal) => AsyncIterable<ChatEvent>;
+  whole: (args: TurnArgs) => Promise<ChatReply>;
+};
 
 /** How often a running task looks whether another instance cancelled it. */
 const CANCEL_POLL_MS = 250;
 
-/** Refusals of the turn that are the agent's decision not to do it: rejected, not failed. */
-const REJECTIONS = new Set(["quota_exceeded", "rate_limited", "validation_failed"]);
+/**
+ * Refusals of the turn, not failures of it: rejected (and so not kept). Those of the caller come
+ * only from a SendMessage, whose caller is checked by the chat itself (server/routers/a2a.ts).
+ */
+const REJECTIONS = new Set([
+  "quota_exceeded",
+  "rate_limited",
+  "validation_failed",
+  "agent_not_found",
+  "agent_paused",
+  "key_required",
+  "invalid_key",
+]);
+
+/** What the executor asks of the task store: tasks it begins, and cancels from anywhere. */
+export type TaskLookups = {
+  begin(taskId: string): void;
+  canceled(taskId: string): Promise<boolean>;
+};
 
 const textPart = (value: string): Part => ({
   content: { $case: "text", value },
@@ -31,6 +50,59 @@ const textPart = (value: string): Part => ({
   filename: "",
   mediaType: "text/plain",
 });
+
+const replyArtifact = (artifactId: string, text: string): Artifact => ({
+  artifactId,
+  name: "reply",
+  description: "",
+  parts: [textPart(text)],
+  metadata: {},
+  extensions: [],
+});
+
+/** A task's events, for one request's task. */
+function taskEvents(request: RequestContext, bus: ExecutionEventBus) {
+  const { taskId: id, contextId, userMessage } = request;
+  const statusOf = (state: TaskState, text?: string) => ({
+    state,
+    timestamp: new Date().toISOString(),
+    message: text === undefined ? undefined : agentMessage({ id, contextId }, text),
+  });
+  return {
+    /** The task's first event: working once the chat took the turn, or already settled. */
+    announce: (state: TaskState, text?: string, artifacts: Artifact[] = []) =>
+      bus.publish(
+        AgentEvent.task({
+          id,
+          contextId,
+          status: statusOf(state, text),
+          artifacts,
+          history: [userMessage],
+          metadata: {},
+        }),
+      ),
+    status: (state: TaskState, text?: string) =>
+      bus.publish(
+        AgentEvent.statusUpdate({
+          taskId: id,
+          contextId,
+          status: statusOf(state, text),
+          metadata: {},
+        }),
+      ),
+    piece: (artifact: Artifact, append: boolean, last: boolean) =>
+      bus.publish(
+        AgentEvent.artifactUpdate({
+          taskId: id,
+          contextId,
+          artifact,
+          append,
+          lastChunk: last,
+          metadata: {},
+        }),
+      ),
+  };
+}
 
 const agentMessage = (task: Pick<Task, "id" | "contextId">, text: string): Message => ({
   role: 2, // ROLE_AGENT
@@ -43,122 +115,109 @@ const agentMessage = (task: Pick<Task, "id" | "contextId">, text: string): Messa
   referenceTaskIds: [],
 });
 
+/** A turn that failed, as the task's state and the sentence its status carries. */
+function failureOf(error: unknown): [TaskState, string] {
+  const problem = problemFromError(error);
+  if (problem.status >= 500 && problem.code === "internal_error")
+    log.error({ err: error }, "An A2A task of an agent failed");
+  const state = REJECTIONS.has(problem.code)
+    ? TaskState.TASK_STATE_REJECTED
+    : TaskState.TASK_STATE_FAILED;
+  return [state, problem.detail];
+}
+
 /**
- * The agent's turn as an A2A task: working once the chat takes it, its reply streamed as one
- * text artifact, then completed; rejected when a limit refuses it, failed when the model does,
- * cancelled when any instance cancels it (seen in `a2a_tasks` within CANCEL_POLL_MS, and the chat stopped as a
- * client that leaves stops it, so its use is given back).
+ * The agent's turn as an A2A task. Asked by SendMessage, which answers when it ends (nobody
+ * knows its id before): the chat's JSON turn, the task told once, settled. Streamed, or sent to
+ * return at once: working once the chat takes it, its reply streamed as one text artifact, then
+ * completed; cancelled when any instance cancels it (seen in `a2a_tasks` within CANCEL_POLL_MS,
+ * the chat stopped as a client that leaves stops it, so its use is given back). Either way
+ * rejected when a limit refuses it, failed when the model fails.
  */
-export function chatExecutor(turn: Turn, canceled: (taskId: string) => Promise<boolean>) {
+export function chatExecutor(turn: Turn, tasks: TaskLookups, streamed: boolean) {
   const executor: AgentExecutor = {
     execute: async (request: RequestContext, bus: ExecutionEventBus) => {
-      const { taskId: id, contextId, userMessage } = request;
-      const task = { id, contextId };
-      const statusOf = (state: TaskState, text?: string) => ({
-        state,
-        timestamp: new Date().toISOString(),
-        message: text === undefined ? undefined : agentMessage(task, text),
-      });
-      const status = (state: TaskState, text?: string) =>
-        bus.publish(
-          AgentEvent.statusUpdate({
-            taskId: id,
-            contextId,
-            status: statusOf(state, text),
-            metadata: {},
-          }),
-        );
-      // The task's first event: working once the chat took the turn, or already refused.
-      const announce = (state: TaskState, text?: string) =>
-        bus.publish(
-          AgentEvent.task({
-            ...task,
-            status: statusOf(state, text),
-            artifacts: [],
-            history: [userMessage],
-            metadata: {},
-          }),
-        );
-      const texts = userMessage.parts.flatMap((part) =>
+      if (!request.task) tasks.begin(request.taskId);
+      const events = taskEvents(request, bus);
+      const { parts } = request.userMessage;
+      const texts = parts.flatMap((part) =>
         part.content?.$case === "text" ? [part.content.value] : [],
       );
-      const refusal = refusalOf(texts, userMessage.parts.length);
-      if (refusal) return announce(TaskState.TASK_STATE_REJECTED, refusal);
-      const cancel = new AbortController();
-      const iterator = turn(
-        { message: texts.join("\n"), thread_id: threadOfContext(contextId) },
-        cancel.signal,
-      )[Symbol.asyncIterator]();
-      let announced = false;
-      let stopped = false;
-      let done = false;
-      let watch: ReturnType<typeof setInterval> | undefined;
-      // The reply's pieces as the model writes them, appended; then the whole reply, replacing
-      // them, so that the task keeps it as one text part.
-      const artifactId = randomUUID();
-      let first = true;
-      const piece = (text: string, last: boolean) => {
-        bus.publish(
-          AgentEvent.artifactUpdate({
-            taskId: id,
-            contextId,
-            artifact: {
-              artifactId,
-              name: "reply",
-              description: "",
-              parts: [textPart(text)],
-              metadata: {},
-              extensions: [],
-            },
-            append: !first && !last,
-            lastChunk: last,
-            metadata: {},
-          }),
-        );
-        first = false;
-      };
+      const refusal = refusalOf(texts, parts.length);
+      if (refusal) return events.announce(TaskState.TASK_STATE_REJECTED, refusal);
+      const args = { message: texts.join("\n"), thread_id: threadOfContext(request.contextId) };
+      if (streamed || request.request.configuration?.returnImmediately)
+        return streamTurn(turn, args, request.taskId, events, (id) => tasks.canceled(id));
       try {
-        for (;;) {
-          const next = await iterator.next();
-          if (next.done) break;
-          if (next.value.type === "start") {
-            announce(TaskState.TASK_STATE_WORKING);
-            announced = true;
-            watch = setInterval(() => {
-              canceled(id).then(
-                (yes) => {
-                  if (!yes || done) return;
-                  stopped = true;
-                  cancel.abort();
-                },
-                () => {},
-              );
-            }, CANCEL_POLL_MS);
-          } else if (next.value.type === "delta") piece(next.value.text, false);
-          else if (next.value.type === "done") piece(next.value.reply, true);
-        }
-        if (stopped) status(TaskState.TASK_STATE_CANCELED, "The task was cancelled.");
-        else status(TaskState.TASK_STATE_COMPLETED);
+        const reply = await turn.whole(args);
+        const artifact = replyArtifact(randomUUID(), reply.reply);
+        events.announce(TaskState.TASK_STATE_COMPLETED, undefined, [artifact]);
       } catch (error) {
-        if (stopped) return status(TaskState.TASK_STATE_CANCELED, "The task was cancelled.");
-        const problem = problemFromError(error);
-        if (problem.status >= 500 && problem.code === "internal_error")
-          log.error({ err: error }, "An A2A task of an agent failed");
-        const state = REJECTIONS.has(problem.code)
-          ? TaskState.TASK_STATE_REJECTED
-          : TaskState.TASK_STATE_FAILED;
-        if (announced) status(state, problem.detail);
-        else announce(state, problem.detail);
-      } finally {
-        done = true;
-        clearInterval(watch);
-        await iterator.return?.().catch(() => {});
+        events.announce(...failureOf(error));
       }
     },
     // A cancel is written to the task's row by the SDK's handler; the running turn sees it there.
     cancelTask: async () => {},
   };
   return executor;
+}
+
+async function streamTurn(
+  turn: Turn,
+  args: TurnArgs,
+  id: string,
+  events: ReturnType<typeof taskEvents>,
+  canceled: (taskId: string) => Promise<boolean>,
+): Promise<void> {
+  const cancel = new AbortController();
+  const iterator = turn.stream(args, cancel.signal)[Symbol.asyncIterator]();
+  let announced = false;
+  let stopped = false;
+  let done = false;
+  let watch: ReturnType<typeof setInterval> | undefined;
+  // The reply's pieces as the model writes them, appended; then the whole reply, replacing
+  // them, so that the task keeps it as one text part.
+  const artifactId = randomUUID();
+  let first = true;
+  try {
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) break;
+      const event = next.value;
+      if (event.type === "start") {
+        events.announce(TaskState.TASK_STATE_WORKING);
+        announced = true;
+        watch = setInterval(() => {
+          canceled(id).then(
+            (yes) => {
+              if (!yes || done) return;
+              stopped = true;
+              cancel.abort();
+            },
+            () => {},
+          );
+        }, CANCEL_POLL_MS);
+      } else if (event.type === "delta" || event.type === "done") {
+        const last = event.type === "done";
+        events.piece(
+          replyArtifact(artifactId, last ? event.reply : event.text),
+          !first && !last,
+          last,
+        );
+        first = false;
+      }
+    }
+    if (stopped) events.status(TaskState.TASK_STATE_CANCELED, "The task was cancelled.");
+    else events.status(TaskState.TASK_STATE_COMPLETED);
+  } catch (error) {
+    if (stopped) return events.status(TaskState.TASK_STATE_CANCELED, "The task was cancelled.");
+    if (announced) events.status(...failureOf(error));
+    else events.announce(...failureOf(error));
+  } finally {
+    done = true;
+    clearInterval(watch);
+    await iterator.return?.().catch(() => {});
+  }
 }
 
 /** Why a message is not taken, if it is not: the sentence the rejected task carries. */

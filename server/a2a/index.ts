@@ -4,5 +4,5 @@
 export { a2aUrl, agentCardJson, type CardAgent } from "./card";
 export type { Turn } from "./executor";
 export * from "./schema";
-export { type A2aAnswer, answerA2a, jsonRpcError } from "./server";
+export { type A2aAnswer, answerA2a, answeredWhole, jsonRpcError } from "./server";
 export { TaskRows } from "./store";

@@ -22,10 +22,11 @@ export function answerA2a(
   turn: Turn,
   requestedVersion: string,
 ): Promise<A2aAnswer> {
+  const streamed = message.method === "SendStreamingMessage";
   const handler = new DefaultRequestHandler(
     agentCardOf(agent),
     tasks,
-    chatExecutor(turn, (id) => tasks.canceled(id)),
+    chatExecutor(turn, tasks, streamed),
   );
   const context = defaultServerCallContextBuilder({
     extensions: undefined,
@@ -41,3 +42,10 @@ export const jsonRpcError = (id: unknown, error: unknown) => ({
   id: id ?? null,
   error: JsonRpcTransportHandler.mapToJSONRPCError(error),
 });
+
+/** A SendMessage answered when its task ends: its caller is checked by the chat's own opening. */
+export function answeredWhole(message: Record<string, unknown>): boolean {
+  if (message.method !== "SendMessage") return false;
+  const params = message.params as { configuration?: { returnImmediately?: unknown } } | undefined;
+  return params?.configuration?.returnImmediately !== true;
+}

@@ -18,6 +18,8 @@ export const FINAL_STATES = [
   TaskState.TASK_STATE_REJECTED,
 ].map(taskStateToJSON);
 
+const REJECTED = taskStateToJSON(TaskState.TASK_STATE_REJECTED);
+
 const finalList = sql.raw(FINAL_STATES.map((state) => `'${state}'`).join(", "));
 
 type Scope = { db: Db; caller: Caller; clock: Clock; aid: string };
@@ -29,17 +31,20 @@ type Scope = { db: Db; caller: Caller; clock: Clock; aid: string };
  * written over, so a cancel and the end of the turn settle on whichever came first.
  */
 export class TaskRows implements TaskStore {
-  private readonly held = new Map<string, Task>();
+  /** The state each task was last written in, and the task as last given (the SDK's copy). */
+  private readonly held = new Map<string, { state: string; task: Task }>();
+  /** Tasks this request begins: not in the table, so not looked for there. */
+  private readonly begun = new Set<string>();
   constructor(private readonly scope: Scope) {}
 
   async save(task: Task): Promise<void> {
     const state = taskStateToJSON(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED);
     const before = this.held.get(task.id);
-    this.held.set(task.id, structuredClone(task));
-    if (before && before.status?.state === task.status?.state) return;
+    this.held.set(task.id, { state, task });
+    if (before?.state === state) return;
     // Refused before it began (a limit, a message that is not text): nothing is kept, so that a
     // caller past its limits writes no rows, as a refused chat writes none.
-    if (!before && FINAL_STATES.includes(state)) return;
+    if (!before && state === REJECTED) return;
     const { db, caller, clock, aid } = this.scope;
     const row = {
       id: task.id,
@@ -66,11 +71,13 @@ export class TaskRows implements TaskStore {
   }
 
   async load(taskId: string): Promise<Task | undefined> {
+    // The SDK clones what it is given and what it gives back: nothing to copy here.
     const held = this.held.get(taskId);
-    if (held) return structuredClone(held);
+    if (held) return held.task;
+    if (this.begun.has(taskId)) return undefined;
     const { db, caller, aid } = this.scope;
     const [row] = await db
-      .select({ task: a2aTasks.task })
+      .select({ state: a2aTasks.state, task: a2aTasks.task })
       .from(a2aTasks)
       .where(
         and(
@@ -82,12 +89,17 @@ export class TaskRows implements TaskStore {
     if (!row) return undefined;
     const task = Task.fromJSON(row.task);
     // Known as kept: a change of it (another instance's cancel) is written, whatever its state.
-    this.held.set(taskId, structuredClone(task));
+    this.held.set(taskId, { state: row.state, task });
     return task;
   }
 
   async list(): Promise<ListTasksResponse> {
     throw new UnsupportedOperationError("Listing tasks is not offered; get each by its id.");
+  }
+
+  /** A task this request begins (the SDK looks for it before its first save). */
+  begin(taskId: string): void {
+    this.begun.add(taskId);
   }
 
   /** Whether the task was cancelled, by whichever instance or worker took the cancel. */

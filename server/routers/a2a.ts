@@ -7,12 +7,14 @@ import {
   agentCardInputSchema,
   agentCardJson,
   answerA2a,
+  answeredWhole,
   jsonRpcError,
   TaskRows,
   type Turn,
 } from "@/server/a2a";
 import { getAgent } from "@/server/agents";
-import { askStreaming, checkChat } from "@/server/chat";
+import { ask, askStreaming, checkChat } from "@/server/chat";
+import { problemFromError } from "@/server/frame/errors";
 import { mappedStream, publicProcedure, router } from "@/server/frame/trpc";
 import { json, problem, rest, sseResponse } from "@/server/http";
 import * as examples from "./examples-a2a";
@@ -23,6 +25,9 @@ import * as examples from "./examples-a2a";
 const A2A_BODY_MAX_BYTES = 64 * 1024;
 
 const PUBLIC_OR_AGENT_KEY: Record<string, string[]>[] = [{}, { agentKey: [] }];
+
+/** Refusals of who asks, answered in HTTP (401, 403, 404), not as a task. */
+const CALLER_REFUSALS = new Set(["agent_not_found", "agent_paused", "key_required", "invalid_key"]);
 
 const isStream = (answer: A2aAnswer): answer is AsyncGenerator<Record<string, unknown>> =>
   Symbol.asyncIterator in answer;
@@ -80,18 +85,36 @@ export const a2aRouter = router({
     .input(a2aMessageSchema)
     .mutation(async ({ ctx, input, signal }) => {
       const { aid, ...message } = input;
-      const agent = await checkChat(ctx, { aid });
-      const turn: Turn = ({ message: question, thread_id }, cancel) =>
-        mappedStream(
-          askStreaming(
-            ctx,
-            { via: "a2a", aid, chatId: thread_id, question },
-            signal ? AbortSignal.any([signal, cancel]) : cancel,
+      // A message answered whole is a chat, whose opening checks the caller itself: its refusal
+      // of the caller is answered in HTTP, as this check's would be. Anything else is checked.
+      const whole = answeredWhole(message);
+      const agent = whole ? { aid, name: aid } : await checkChat(ctx, { aid });
+      let refusedCaller: unknown;
+      const asked = (args: { message: string; thread_id: string }) => ({
+        via: "a2a" as const,
+        aid,
+        chatId: args.thread_id,
+        question: args.message,
+      });
+      const turn: Turn = {
+        stream: (args, cancel) =>
+          mappedStream(
+            askStreaming(ctx, asked(args), signal ? AbortSignal.any([signal, cancel]) : cancel),
           ),
-        );
+        whole: async (args) => {
+          try {
+            return await ask(ctx, asked(args), signal);
+          } catch (error) {
+            if (CALLER_REFUSALS.has(problemFromError(error).code)) refusedCaller = error;
+            throw error;
+          }
+        },
+      };
       const tasks = new TaskRows({ db: ctx.db, caller: ctx.caller, clock: ctx.clock, aid });
       const card = { aid, name: agent.name, keyOnly: false, publicUrl: ctx.config.publicUrl };
-      return answerA2a(message, card, tasks, turn, A2A_PROTOCOL_VERSION);
+      const answer = await answerA2a(message, card, tasks, turn, A2A_PROTOCOL_VERSION);
+      if (refusedCaller) throw refusedCaller;
+      return answer;
     }),
 
   card: publicProcedure

@@ -213,13 +213,22 @@ describe.each(DATABASE_KINDS)("agents as A2A servers on %s", (kind) => {
     expect(textOf(await sent(await connect(server.url, "keyed", key), "hi"))).toBe(REPLY);
     const anonymous = await connect(server.url, "keyed");
     await expect(anonymous.sendMessage(send("hi"))).rejects.toThrow();
-    const raw = await fetch(`${server.url}/keyed/a2a`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "a2a-version": "1.0" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }),
-    });
-    expect(raw.status).toBe(401);
-    expect(raw.headers.get("content-type")).toBe("application/problem+json");
+    // Whatever the method: a message is refused by the chat's own check, the rest before.
+    const hi = { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "hi" }] } };
+    for (const [aid, method, params, status] of [
+      ["keyed", "GetTask", { id: "x" }, 401],
+      ["keyed", "SendMessage", hi, 401],
+      ["keyed", "SendStreamingMessage", hi, 401],
+      ["nobody", "SendMessage", hi, 404],
+    ] as const) {
+      const raw = await fetch(`${server.url}/${aid}/a2a`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "a2a-version": "1.0" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      });
+      expect(raw.status, `${aid} ${method}`).toBe(status);
+      expect(raw.headers.get("content-type")).toBe("application/problem+json");
+    }
   });
 
   it("rejects a message a limit refuses, and one not text, keeping no task of either", async () => {

@@ -297,6 +297,36 @@ describe.each(DATABASE_KINDS)("the Responses API on %s", (kind) => {
     expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
+  it("gives everything back when the client leaves mid-stream", async () => {
+    await createAgent({ aid: "leaver" });
+    fake.behave({ kind: "stall", text: "partial answer" });
+    const controller = new AbortController();
+    const stream = await openai().responses.create(
+      { model: "leaver", input: "hi", stream: true },
+      { signal: controller.signal },
+    );
+    const iterator = stream[Symbol.asyncIterator]();
+    await iterator.next(); // response.created: the quota is taken
+    expect((await agent("leaver")).quota.message_count_total).toBe(1);
+    controller.abort();
+    await vi.waitFor(
+      async () => expect((await agent("leaver")).quota.message_count_total).toBe(0),
+      { timeout: 5000, interval: 100 },
+    );
+    // Given back because the client left, not at the model's deadline.
+    await vi.waitFor(
+      async () => {
+        const logged = await (
+          await fetch(`${server.url}/requests?aid=leaver`, { headers: admin })
+        ).json();
+        expect(logged.requests.map((entry: { code: string }) => entry.code)).toEqual([
+          "client_closed_request",
+        ]);
+      },
+      { timeout: 5000, interval: 250 },
+    );
+  });
+
   it("serves the AI SDK's OpenAI provider in responses mode, whole and streamed", async () => {
     await createAgent({ aid: "ai-sdk" });
     const provider = createOpenAI({ baseURL: `${server.url}/v1`, apiKey: "anonymous" });
