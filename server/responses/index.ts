@@ -1,10 +1,8 @@
 // POST /v1/responses and its reads: agents through OpenAI's Responses API.
 
+export { deleteResponse, getResponse, listInputItems } from "./reads";
 export {
   createResponse,
-  deleteResponse,
-  getResponse,
-  listInputItems,
   RESPONSES_THREAD,
   type ResponseEvent,
   type ResponseResult,

@@ -10,16 +10,9 @@ import { AID_MAX_LENGTH, AID_PATTERN } from "@/server/kit/agent-id";
 import type { ModelRuntime } from "@/server/model-call";
 import { inModelTerms, modelNotFound } from "@/server/openai-models";
 import type { ChatTurn } from "@/server/providers";
+import { messageOf, responseObjectOf, settingsOf } from "./object";
 import type { OutputMessage, ResponseObject, ResponseRequest } from "./schema";
-import {
-  findResponse,
-  inputItemsPage,
-  type KeptResponse,
-  keepResponse,
-  previousTurns,
-  removeResponse,
-  turnOf,
-} from "./store";
+import { type KeptResponse, keepResponse, previousTurns, turnOf } from "./store";
 
 /**
  * POST /v1/responses through the chat's own path (server/chat `ask`): the conversation of the
@@ -226,85 +219,6 @@ async function keep(
   await keepResponse(ctx, kept);
 }
 
-/** What the response object repeats of its request, as kept for reading it back. */
-export function settingsOf(request: ResponseRequest): Record<string, unknown> {
-  return {
-    max_output_tokens: request.max_output_tokens ?? null,
-    temperature: request.temperature ?? null,
-    top_p: request.top_p ?? null,
-    truncation: request.truncation ?? "disabled",
-    tool_choice: request.tool_choice ?? "auto",
-    parallel_tool_calls: request.parallel_tool_calls ?? true,
-  };
-}
-
-function messageOf(prepared: Pick<Prepared, "messageId">, text: string): OutputMessage {
-  return {
-    type: "message",
-    id: prepared.messageId,
-    status: "completed",
-    role: "assistant",
-    content: [{ type: "output_text", text, annotations: [] }],
-  };
-}
-
-/** The response object, from what was asked (and kept) and, when there is one, the reply. */
-export function responseObjectOf(
-  {
-    id,
-    model,
-    createdAt,
-    instructions,
-    previousResponseId,
-    store,
-    metadata,
-    settings,
-  }: {
-    id: string;
-    model: string;
-    createdAt: number;
-    instructions: string | null;
-    previousResponseId: string | null;
-    store: boolean;
-    metadata: Record<string, string>;
-    settings: Record<string, unknown>;
-  },
-  status: ResponseObject["status"],
-  output: OutputMessage[],
-  usage: { input_tokens: number; output_tokens: number } | null,
-): ResponseObject {
-  return {
-    id,
-    object: "response",
-    created_at: createdAt,
-    status,
-    model,
-    output,
-    usage: usage && {
-      input_tokens: usage.input_tokens,
-      input_tokens_details: { cached_tokens: 0 },
-      output_tokens: usage.output_tokens,
-      output_tokens_details: { reasoning_tokens: 0 },
-      total_tokens: usage.input_tokens + usage.output_tokens,
-    },
-    instructions,
-    previous_response_id: previousResponseId,
-    store,
-    metadata,
-    error: null,
-    incomplete_details: null,
-    max_output_tokens: (settings.max_output_tokens as number | null) ?? null,
-    temperature: (settings.temperature as number | null) ?? null,
-    top_p: (settings.top_p as number | null) ?? null,
-    parallel_tool_calls: (settings.parallel_tool_calls as boolean | undefined) ?? true,
-    tool_choice: (settings.tool_choice as string | undefined) ?? "auto",
-    tools: [],
-    text: { format: { type: "text" } },
-    truncation: (settings.truncation as "auto" | "disabled" | undefined) ?? "disabled",
-    background: false,
-  };
-}
-
 function responseOf(
   prepared: Prepared,
   status: ResponseObject["status"],
@@ -327,36 +241,4 @@ function responseOf(
     output,
     reply?.usage ?? null,
   );
-}
-
-/** GET /v1/responses/{id}: a kept response of the caller, as it was answered. */
-export async function getResponse(ctx: ResponseContext, id: string): Promise<ResponseObject> {
-  const row = await findResponse(ctx, id);
-  return responseObjectOf(
-    {
-      id: row.id,
-      model: row.aid,
-      createdAt: Math.floor(row.createdAt.getTime() / 1000),
-      instructions: row.instructions,
-      previousResponseId: row.previousResponseId,
-      store: true,
-      metadata: row.metadata,
-      settings: row.settings,
-    },
-    "completed",
-    [messageOf({ messageId: `msg_${row.id.slice("resp_".length)}` }, row.outputText)],
-    { input_tokens: row.inputTokens, output_tokens: row.outputTokens },
-  );
-}
-
-export async function deleteResponse(ctx: ResponseContext, id: string) {
-  await removeResponse(ctx, id);
-  return { id, object: "response" as const, deleted: true as const };
-}
-
-export function listInputItems(
-  ctx: ResponseContext,
-  input: { id: string; limit: number; order: "asc" | "desc"; after?: string | undefined },
-) {
-  return inputItemsPage(ctx, input);
 }

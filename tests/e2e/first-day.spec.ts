@@ -267,6 +267,8 @@ for (const width of [1440, 390]) {
       "Usage",
       "Chat",
       "OpenAI API",
+      "MCP",
+      "A2A",
       "Tools",
       "Conversations",
       "Agent keys",
@@ -276,6 +278,7 @@ for (const width of [1440, 390]) {
     expect(await scrollsSideways(page)).toBe(false);
     for (const [link, heading] of [
       ["Configuration", "Configuration"],
+      ["A2A", "A2A server"],
       ["Tools", "Tools"],
       ["Agent keys", "Agent keys"],
     ]) {
