@@ -54,20 +54,31 @@ export class TaskRows implements TaskStore {
       task: Task.toJSON(task) as Record<string, unknown>,
       updatedAt: clock.now(),
     };
+    const mine = caller.kind === "admin" ? sql`true` : sql`${a2aTasks.caller} = ${row.caller}`;
+    let written: { id: string }[];
     try {
-      await db
+      written = await db
         .insert(a2aTasks)
         .values(row)
         .onConflictDoUpdate({
           target: a2aTasks.id,
           set: { state: row.state, task: row.task, updatedAt: row.updatedAt },
-          setWhere: sql`${a2aTasks.state} NOT IN (${finalList}) AND ${a2aTasks.aid} = ${aid} AND ${a2aTasks.caller} = ${row.caller}`,
-        });
+          setWhere: sql`${a2aTasks.state} NOT IN (${finalList}) AND ${a2aTasks.aid} = ${aid} AND ${mine}`,
+        })
+        .returning({ id: a2aTasks.id });
     } catch (error) {
       // The agent was deleted while it answered: its tasks went with it.
       if (isMissingReference(error)) throw agentNotFound(aid);
       throw error;
     }
+    if (written.length > 0) return;
+    // Settled first elsewhere (a cancel lost to the end of the turn, or the reverse): the table
+    // holds what is true, and what the SDK reads back next.
+    const [kept] = await db
+      .select({ state: a2aTasks.state, task: a2aTasks.task })
+      .from(a2aTasks)
+      .where(eq(a2aTasks.id, task.id));
+    if (kept) this.held.set(task.id, { state: kept.state, task: Task.fromJSON(kept.task) });
   }
 
   async load(taskId: string): Promise<Task | undefined> {
