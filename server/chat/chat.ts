@@ -34,7 +34,8 @@ import { type ChatEvent, type ChatInput, type ChatReply, Q_MAX_LENGTH } from "./
  * and stores nothing; a delivered one is stored with its question, settling the use.
  */
 
-type ChatContext = DataContext & {
+/** What a chat needs of its request: the database and clock, the model, the caller, the config. */
+export type ChatContext = DataContext & {
   model: ModelRuntime;
   caller: Caller;
   config: Config;

@@ -1,6 +1,14 @@
 // GET /{aid}/chat: opening a chat in one statement, the model call, the reply, its outcome.
 
-export { type Ask, ask, askStreaming, checkChat, sendMessage, streamMessage } from "./chat";
+export {
+  type Ask,
+  ask,
+  askStreaming,
+  type ChatContext,
+  checkChat,
+  sendMessage,
+  streamMessage,
+} from "./chat";
 export type { Opening } from "./opening";
 export { openChat } from "./opening";
 export { type OpeningKind, openingQuery, openingValues } from "./opening-statement";

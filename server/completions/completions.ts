@@ -1,13 +1,15 @@
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
-import type { Caller } from "@/server/callers";
-import { type Ask, ask, askStreaming, type ChatReply, type rateLimitSchema } from "@/server/chat";
-import type { Config } from "@/server/frame/config";
-import type { DataContext } from "@/server/frame/data-context";
+import {
+  type Ask,
+  ask,
+  askStreaming,
+  type ChatContext,
+  type ChatReply,
+  type rateLimitSchema,
+} from "@/server/chat";
 import { AppError } from "@/server/frame/errors";
-import { AID_MAX_LENGTH, AID_PATTERN } from "@/server/kit/agent-id";
-import type { ModelRuntime } from "@/server/model-call";
-import { inModelTerms, modelNotFound } from "@/server/openai-models";
+import { askedAid, checkTokenBound, inModelTerms } from "@/server/openai-models";
 import type { ChatTurn } from "@/server/providers";
 import type {
   ChatCompletion,
@@ -23,12 +25,7 @@ import type {
 
 export const COMPLETIONS_THREAD = "openai";
 
-type CompletionContext = DataContext & {
-  model: ModelRuntime;
-  caller: Caller;
-  config: Config;
-  requestId?: string;
-};
+type CompletionContext = ChatContext;
 type RateLimitView = z.infer<typeof rateLimitSchema>;
 
 export type CompletionResult = { completion: ChatCompletion; rate_limit: RateLimitView };
@@ -125,19 +122,10 @@ export async function* streamCompletion(
 }
 
 function askOf(ctx: CompletionContext, request: CompletionRequest): Ask {
-  const { model } = request;
-  // Not an aid at all ("gpt-4o" is one; "GPT-4" is not): no agent has it.
-  if (model.length > AID_MAX_LENGTH || !AID_PATTERN.test(model)) throw modelNotFound(model);
-  const limit = ctx.model.llm.maxOutputTokens;
+  const model = askedAid(request.model);
   const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? undefined;
-  if (maxTokens !== undefined && maxTokens > limit) {
-    const field = request.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens";
-    throw new AppError(
-      "validation_failed",
-      `${field} is ${maxTokens.toLocaleString("en")}, more than the ${limit.toLocaleString("en")} tokens a reply of this service may have.`,
-      { errors: [{ field, detail: `must be at most ${limit}` }] },
-    );
-  }
+  const field = request.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens";
+  checkTokenBound(field, maxTokens, ctx.model.llm.maxOutputTokens);
   const texts = request.messages.map(textOf);
   boundInput(texts, ctx.config.completions.maxInputChars);
   const last = texts.length - 1;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { rateLimitSchema } from "@/server/chat/schema";
 import { storableString } from "@/server/kit/text";
+import { askedModelSchema } from "@/server/openai-models/schema";
 
 /**
  * OpenAI's chat completion request and answers, with an agent's aid as `model`. Optional fields
@@ -77,11 +78,7 @@ function boundedJson(value: unknown, context: z.RefinementCtx): void {
 
 export const completionRequestSchema = z
   .strictObject({
-    model: z
-      .string({ error: "is required: the aid of the agent to ask (GET /v1/models lists them)" })
-      .min(1, "is required: the aid of the agent to ask (GET /v1/models lists them)")
-      .max(200, "must be at most 200 characters")
-      .meta({ description: "The aid of the agent to ask (GET /v1/models lists them)." }),
+    model: askedModelSchema,
     messages: z
       .array(messageSchema, { error: "is required: the conversation, a list of messages" })
       .min(1, "must hold at least one message")

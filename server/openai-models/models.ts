@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { agentKeys, agents } from "@/db/schema";
 import type { Caller } from "@/server/callers";
 import { AppError } from "@/server/frame/errors";
+import { AID_MAX_LENGTH, AID_PATTERN } from "@/server/kit/agent-id";
 import type { Clock } from "@/server/kit/clock";
 import type { Model, ModelList } from "./schema";
 
@@ -44,6 +45,22 @@ export async function getModel(ctx: ModelsContext, model: string): Promise<Model
     .where(and(eq(agents.aid, model), visible));
   if (!row) throw modelNotFound(model);
   return modelOf(row);
+}
+
+/** The aid a completion or a response names; one that is no aid at all ("GPT-4") is a 404. */
+export function askedAid(model: string): string {
+  if (model.length > AID_MAX_LENGTH || !AID_PATTERN.test(model)) throw modelNotFound(model);
+  return model;
+}
+
+/** A reply's bound asked above the service's own (max_tokens, max_output_tokens): a 400. */
+export function checkTokenBound(field: string, tokens: number | undefined, limit: number): void {
+  if (tokens === undefined || tokens <= limit) return;
+  throw new AppError(
+    "validation_failed",
+    `${field} is ${tokens.toLocaleString("en")}, more than the ${limit.toLocaleString("en")} tokens a reply of this service may have.`,
+    { errors: [{ field, detail: `must be at most ${limit}` }] },
+  );
 }
 
 /** The 404 of a model the caller cannot use; like OpenAI, unknown and not open look the same. */

@@ -16,6 +16,13 @@ export const modelSchema = z
 
 export type Model = z.infer<typeof modelSchema>;
 
+/** `model` of a completion or a response: the agent to ask. */
+export const askedModelSchema = z
+  .string({ error: "is required: the aid of the agent to ask (GET /v1/models lists them)" })
+  .min(1, "is required: the aid of the agent to ask (GET /v1/models lists them)")
+  .max(200, "must be at most 200 characters")
+  .meta({ description: "The aid of the agent to ask (GET /v1/models lists them)." });
+
 export const listModelsInputSchema = z.strictObject({
   limit: z.coerce
     .number({ error: `must be a whole number from 1 to ${MODELS_PAGE_MAX}` })

@@ -1,14 +1,16 @@
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import type { StoredInputMessage } from "@/db/schema";
-import type { Caller } from "@/server/callers";
-import { type Ask, ask, askStreaming, type ChatReply, type rateLimitSchema } from "@/server/chat";
-import type { Config } from "@/server/frame/config";
-import type { DataContext } from "@/server/frame/data-context";
+import {
+  type Ask,
+  ask,
+  askStreaming,
+  type ChatContext,
+  type ChatReply,
+  type rateLimitSchema,
+} from "@/server/chat";
 import { AppError } from "@/server/frame/errors";
-import { AID_MAX_LENGTH, AID_PATTERN } from "@/server/kit/agent-id";
-import type { ModelRuntime } from "@/server/model-call";
-import { inModelTerms, modelNotFound } from "@/server/openai-models";
+import { askedAid, checkTokenBound, inModelTerms } from "@/server/openai-models";
 import type { ChatTurn } from "@/server/providers";
 import { messageOf, responseObjectOf, settingsOf } from "./object";
 import type { OutputMessage, ResponseObject, ResponseRequest } from "./schema";
@@ -23,12 +25,7 @@ import { type KeptResponse, keepResponse, previousTurns, turnOf } from "./store"
 
 export const RESPONSES_THREAD = "responses";
 
-export type ResponseContext = DataContext & {
-  model: ModelRuntime;
-  caller: Caller;
-  config: Config;
-  requestId?: string;
-};
+export type ResponseContext = ChatContext;
 type RateLimitView = z.infer<typeof rateLimitSchema>;
 
 export type ResponseResult = { response: ResponseObject; rate_limit: RateLimitView };
@@ -127,17 +124,9 @@ export async function* streamResponse(
 }
 
 async function prepare(ctx: ResponseContext, request: ResponseRequest): Promise<Prepared> {
-  const { model } = request;
-  // Not an aid at all ("gpt-4o" is one; "GPT-4" is not): no agent has it.
-  if (model.length > AID_MAX_LENGTH || !AID_PATTERN.test(model)) throw modelNotFound(model);
-  const limit = ctx.model.llm.maxOutputTokens;
+  const model = askedAid(request.model);
   const maxTokens = request.max_output_tokens ?? undefined;
-  if (maxTokens !== undefined && maxTokens > limit)
-    throw new AppError(
-      "validation_failed",
-      `max_output_tokens is ${maxTokens.toLocaleString("en")}, more than the ${limit.toLocaleString("en")} tokens a reply of this service may have.`,
-      { errors: [{ field: "max_output_tokens", detail: `must be at most ${limit}` }] },
-    );
+  checkTokenBound("max_output_tokens", maxTokens, ctx.model.llm.maxOutputTokens);
   const input = inputMessages(request.input);
   const maxChars = ctx.config.completions.maxInputChars;
   const own = input.reduce((n, message) => n + message.text.length, 0);

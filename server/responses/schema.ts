@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { rateLimitSchema } from "@/server/chat/schema";
 import { storableString } from "@/server/kit/text";
+import { askedModelSchema } from "@/server/openai-models/schema";
 
 /**
  * OpenAI's Responses API, with an agent's aid as `model`. As for chat completions, what the
@@ -55,11 +56,7 @@ const metadataSchema = z
 
 export const responseRequestSchema = z
   .strictObject({
-    model: z
-      .string({ error: "is required: the aid of the agent to ask (GET /v1/models lists them)" })
-      .min(1, "is required: the aid of the agent to ask (GET /v1/models lists them)")
-      .max(200, "must be at most 200 characters")
-      .meta({ description: "The aid of the agent to ask (GET /v1/models lists them)." }),
+    model: askedModelSchema,
     input: z
       .union([
         storableString().min(1, "must not be empty"),

@@ -53,6 +53,33 @@ const rateLimitHeaderDocs = {
 
 const completionRequest = parsedSynchronously(completionRequestSchema);
 
+/** The refusals of a chat asked in OpenAI's terms: a completion's, and a response's. */
+export const OPENAI_CHAT_REFUSALS = {
+  401: openAiRefusal(
+    "key_required: the agent takes chats from its keys only; invalid_api_key: the key sent (a bearer token that starts with `ak_`) is wrong, malformed, revoked, or another agent's.",
+  ),
+  403: openAiRefusal("agent_paused: the agent takes no chats while it is paused."),
+  404: {
+    description: "model_not_found: no agent has this id, or this caller may not chat with it.",
+    content: {
+      "application/json": { schema: openAiErrorSchema, examples: examples.modelNotFound },
+    },
+  },
+  413: openAiRefusal(`The body is larger than ${COMPLETION_BODY_MAX_BYTES / 1024} KiB.`),
+  415: openAiRefusal("The body is not sent as Content-Type: application/json."),
+  429: {
+    description:
+      "rate_limit_exceeded (type requests): the caller's chats a minute are used up; quota_exceeded (type insufficient_quota): the agent's message quota or token budget is. Retry-After says when it frees; x-should-retry: false when that is more than a minute away or never.",
+    headers: rateLimitHeaderDocs,
+    content: {
+      "application/json": { schema: openAiErrorSchema, examples: examples.quotaExceeded },
+    },
+  },
+  502: openAiRefusal("The model provider failed."),
+  503: openAiRefusal("Every model slot of this server is busy, or the database is unreachable."),
+  504: openAiRefusal("The model provider did not answer in time."),
+};
+
 export const completionsRouter = router({
   /** Public, like GET /{aid}/chat: the agent's access rule and quota are what bound it. */
   create: publicProcedure
@@ -106,31 +133,7 @@ export const completionsRouter = router({
           400: openAiRefusal(
             "A field that is missing, invalid or not taken (named in `param`), a conversation that does not end with a user message, max_tokens above the service's limit, or malformed JSON. No quota is used.",
           ),
-          401: openAiRefusal(
-            "key_required: the agent takes chats from its keys only; invalid_api_key: the key sent (a bearer token that starts with `ak_`) is wrong, malformed, revoked, or another agent's.",
-          ),
-          404: {
-            description:
-              "model_not_found: no agent has this id, or this caller may not chat with it.",
-            content: {
-              "application/json": { schema: openAiErrorSchema, examples: examples.modelNotFound },
-            },
-          },
-          413: openAiRefusal(`The body is larger than ${COMPLETION_BODY_MAX_BYTES / 1024} KiB.`),
-          415: openAiRefusal("The body is not sent as Content-Type: application/json."),
-          429: {
-            description:
-              "rate_limit_exceeded (type requests): the caller's chats a minute are used up; quota_exceeded (type insufficient_quota): the agent's message quota or token budget is. Retry-After says when it frees; x-should-retry: false when that is more than a minute away or never.",
-            headers: rateLimitHeaderDocs,
-            content: {
-              "application/json": { schema: openAiErrorSchema, examples: examples.quotaExceeded },
-            },
-          },
-          502: openAiRefusal("The model provider failed."),
-          503: openAiRefusal(
-            "Every model slot of this server is busy, or the database is unreachable.",
-          ),
-          504: openAiRefusal("The model provider did not answer in time."),
+          ...OPENAI_CHAT_REFUSALS,
         },
       }),
     )

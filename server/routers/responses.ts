@@ -26,7 +26,7 @@ import {
   responseResultSchema,
   streamResponse,
 } from "@/server/responses";
-import { COMPLETION_BODY_MAX_BYTES } from "./completions";
+import { COMPLETION_BODY_MAX_BYTES, OPENAI_CHAT_REFUSALS } from "./completions";
 import * as examples from "./examples-responses";
 import { ANYONE_OR_KEY } from "./openai-models";
 
@@ -121,21 +121,7 @@ export const responsesRouter = router({
           400: openAiRefusal(
             "A field that is missing, invalid or not taken (named in `param`), an input that does not end with a user message, a previous_response_id that is no kept response of this caller and agent, max_output_tokens above the service's limit, or malformed JSON. No quota is used.",
           ),
-          401: openAiRefusal("invalid_api_key: the key sent is no live key of any agent."),
-          403: openAiRefusal("agent_paused: the agent takes no chats while it is paused."),
-          404: openAiRefusal(
-            "model_not_found: no agent has this id, or this caller may not chat with it.",
-          ),
-          413: openAiRefusal(`The body is larger than ${COMPLETION_BODY_MAX_BYTES / 1024} KiB.`),
-          415: openAiRefusal("The body is not sent as Content-Type: application/json."),
-          429: openAiRefusal(
-            "rate_limit_exceeded: the caller's chats a minute are used up; quota_exceeded: the agent's message quota or token budget is. Retry-After says when it frees.",
-          ),
-          502: openAiRefusal("The model provider failed."),
-          503: openAiRefusal(
-            "Every model slot of this server is busy, or the database is unreachable.",
-          ),
-          504: openAiRefusal("The model provider did not answer in time."),
+          ...OPENAI_CHAT_REFUSALS,
         },
       }),
     )
