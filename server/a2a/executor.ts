@@ -7,7 +7,7 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from "@a2a-js/sdk/server";
-import { type ChatEvent, type ChatReply, Q_MAX_LENGTH } from "@/server/chat/schema";
+import { type ChatEvent, type ChatReply, Q_MAX_LENGTH } from "@/server/chat";
 import { problemFromError } from "@/server/frame/errors";
 import { withoutLoneSurrogate, withoutNul } from "@/server/kit/text";
 import { log } from "@/server/observability";

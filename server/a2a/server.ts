@@ -1,3 +1,4 @@
+import { A2A_PROTOCOL_VERSION } from "@a2a-js/sdk";
 import {
   DefaultRequestHandler,
   defaultServerCallContextBuilder,
@@ -20,7 +21,6 @@ export function answerA2a(
   agent: CardAgent,
   tasks: TaskRows,
   turn: Turn,
-  requestedVersion: string,
 ): Promise<A2aAnswer> {
   const streamed = message.method === "SendStreamingMessage";
   const handler = new DefaultRequestHandler(
@@ -32,7 +32,8 @@ export function answerA2a(
     extensions: undefined,
     user: new UnauthenticatedUser(),
     headers: {},
-    requestedVersion,
+    // The route answers any other A2A-Version itself.
+    requestedVersion: A2A_PROTOCOL_VERSION,
   });
   return new JsonRpcTransportHandler(handler).handle(message, context) as Promise<A2aAnswer>;
 }

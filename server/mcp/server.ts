@@ -2,7 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type { ChatReply } from "@/server/chat/schema";
+import type { ChatReply } from "@/server/chat";
 import { problemFromError } from "@/server/frame/errors";
 import { log } from "@/server/observability";
 import { chatToolInput, chatToolOutput, type McpAgent } from "./schema";

@@ -112,7 +112,7 @@ export const a2aRouter = router({
       };
       const tasks = new TaskRows({ db: ctx.db, caller: ctx.caller, clock: ctx.clock, aid });
       const card = { aid, name: agent.name, keyOnly: false, publicUrl: ctx.config.publicUrl };
-      const answer = await answerA2a(message, card, tasks, turn, A2A_PROTOCOL_VERSION);
+      const answer = await answerA2a(message, card, tasks, turn);
       if (refusedCaller) throw refusedCaller;
       return answer;
     }),
