@@ -6,17 +6,18 @@ import {
   JsonRpcTransportFactory,
 } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { adminApi, adminHeaders } from "../helpers/admin-api";
 import { createThrowawayPostgres, DATABASE_KINDS } from "../helpers/database-kinds";
 import type { FakeOpenAi } from "../helpers/fake-openai";
 import { type ModelServer, startModelServer } from "../helpers/model-server";
-import { type RunningServer, startServer, TEST_ADMIN_KEY } from "../helpers/server";
+import { type RunningServer, startServer } from "../helpers/server";
 
 /**
  * Agents as A2A 1.0 servers (their card, and POST /{aid}/a2a), called by `@a2a-js/sdk`'s own
  * client from the card's URL, against the built service, its model a fake OpenAI endpoint.
  */
 
-const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, "content-type": "application/json" };
+const admin = adminHeaders;
 const REPLY = "Hello from the fake model.";
 
 /** A client of `base`'s agent `aid`, found from its card, sending `key` as a bearer token. */
@@ -96,19 +97,7 @@ describe.each(DATABASE_KINDS)("agents as A2A servers on %s", (kind) => {
     fake.behave({ kind: "reply", text: REPLY });
   });
 
-  const post = async (path: string, body: unknown, expected = 201) => {
-    const response = await fetch(`${server.url}${path}`, {
-      method: "POST",
-      headers: admin,
-      body: JSON.stringify(body),
-    });
-    expect(response.status, `${path}: ${await response.clone().text()}`).toBe(expected);
-    return response.json();
-  };
-  const createAgent = (body: Record<string, unknown>) => post("/agents", body);
-  const keyOf = async (aid: string) => (await post(`/agents/${aid}/keys`, { name: "a2a" })).key;
-  const agent = async (aid: string) =>
-    (await fetch(`${server.url}/agents/${aid}`, { headers: admin })).json();
+  const { post, createAgent, keyOf, agent } = adminApi(() => server.url, "a2a");
 
   it("serves a card naming the agent, its JSON-RPC interface and its bearer scheme", async () => {
     await createAgent({ aid: "carded", name: "Order helper" });

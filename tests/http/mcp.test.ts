@@ -2,17 +2,18 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { adminApi, adminHeaders } from "../helpers/admin-api";
 import { DATABASE_KINDS } from "../helpers/database-kinds";
 import type { FakeOpenAi } from "../helpers/fake-openai";
 import { type ModelServer, startModelServer } from "../helpers/model-server";
-import { type RunningServer, TEST_ADMIN_KEY } from "../helpers/server";
+import type { RunningServer } from "../helpers/server";
 
 /**
  * Agents as MCP servers (POST /{aid}/mcp), called by the MCP SDK's own client over Streamable
  * HTTP, against the built service, its model a fake OpenAI endpoint on loopback.
  */
 
-const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, "content-type": "application/json" };
+const admin = adminHeaders;
 const REPLY = "Hello from the fake model.";
 
 describe.each(DATABASE_KINDS)("agents as MCP servers on %s", (kind) => {
@@ -35,19 +36,7 @@ describe.each(DATABASE_KINDS)("agents as MCP servers on %s", (kind) => {
     fake.behave({ kind: "reply", text: REPLY });
   });
 
-  const post = async (path: string, body: unknown, expected = 201) => {
-    const response = await fetch(`${server.url}${path}`, {
-      method: "POST",
-      headers: admin,
-      body: JSON.stringify(body),
-    });
-    expect(response.status, `${path}: ${await response.clone().text()}`).toBe(expected);
-    return response.json();
-  };
-  const createAgent = (body: Record<string, unknown>) => post("/agents", body);
-  const keyOf = async (aid: string) => (await post(`/agents/${aid}/keys`, { name: "mcp" })).key;
-  const agent = async (aid: string) =>
-    (await fetch(`${server.url}/agents/${aid}`, { headers: admin })).json();
+  const { post, createAgent, keyOf, agent } = adminApi(() => server.url, "mcp");
 
   /** The MCP SDK's client, connected to the agent's server (with a key, as a bearer token). */
   const connect = async (aid: string, key?: string) => {

@@ -2,6 +2,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { APICallError, generateText, streamText } from "ai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { adminApi, adminHeaders } from "../helpers/admin-api";
 import { DATABASE_KINDS } from "../helpers/database-kinds";
 import { type FakeOpenAi, repliesAfter } from "../helpers/fake-openai";
 import { type ModelServer, startModelServer } from "../helpers/model-server";
@@ -14,7 +15,7 @@ import { type RunningServer, TEST_ADMIN_KEY } from "../helpers/server";
  * The SDKs' own retries are off (maxRetries 0), so that each refusal is seen once.
  */
 
-const admin = { authorization: `Bearer ${TEST_ADMIN_KEY}`, "content-type": "application/json" };
+const admin = adminHeaders;
 const REPLY = "Hello from the fake model.";
 
 describe.each(DATABASE_KINDS)("the OpenAI-compatible API on %s", (kind) => {
@@ -39,19 +40,7 @@ describe.each(DATABASE_KINDS)("the OpenAI-compatible API on %s", (kind) => {
     fake.behave({ kind: "reply", text: REPLY });
   });
 
-  const post = async (path: string, body: unknown, expected = 201) => {
-    const response = await fetch(`${server.url}${path}`, {
-      method: "POST",
-      headers: admin,
-      body: JSON.stringify(body),
-    });
-    expect(response.status, `${path}: ${await response.clone().text()}`).toBe(expected);
-    return response.json();
-  };
-  const createAgent = (body: Record<string, unknown>) => post("/agents", body);
-  const keyOf = async (aid: string) => (await post(`/agents/${aid}/keys`, { name: "sdk" })).key;
-  const agent = async (aid: string) =>
-    (await fetch(`${server.url}/agents/${aid}`, { headers: admin })).json();
+  const { createAgent, keyOf, agent } = adminApi(() => server.url, "sdk");
   /** The official client; anonymous callers send a placeholder key (the client needs one). */
   const openai = (apiKey = "anonymous") =>
     new OpenAI({ baseURL: `${server.url}/v1`, apiKey, maxRetries: 0 });
