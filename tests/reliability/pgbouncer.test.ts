@@ -1,4 +1,6 @@
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDatabase } from "@/db/client";
 import { createThrowawayPostgres, TEST_DATABASE_URL } from "../helpers/database-kinds";
 import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai";
 import { pgbouncerInstalled, type RunningPgBouncer, startPgBouncer } from "../helpers/pgbouncer";
@@ -73,6 +75,30 @@ describe.skipIf(!TEST_DATABASE_URL)("two instances behind PgBouncer, transaction
     expect(refused).toMatch(
       /DATABASE_POOL_MODE: DATABASE_URL leads to a pooler in transaction mode/,
     );
+  });
+
+  it("tells transaction pooling every time, while other clients keep its connections busy", async () => {
+    // Busy clients take the server connection the probe has just left, between its statements.
+    const busy = postgres(bouncer.url, { max: 8, prepare: false, onnotice: () => {} });
+    let running = true;
+    const load = Array.from({ length: 8 }, async () => {
+      while (running) await busy`SELECT pg_sleep(0.001)`;
+    });
+    const pooled = createDatabase({ kind: "postgres", url: bouncer.url, poolMode: "transaction" });
+    const direct = createDatabase({ kind: "postgres", url: database.url });
+    try {
+      const seen = { pooled: [] as boolean[], direct: [] as boolean[] };
+      for (let round = 0; round < 20; round += 1) {
+        seen.pooled.push(await pooled.sharesServerConnections());
+        seen.direct.push(await direct.sharesServerConnections());
+      }
+      expect(seen.pooled).toEqual(Array(20).fill(true));
+      expect(seen.direct).toEqual(Array(20).fill(false));
+    } finally {
+      running = false;
+      await Promise.all(load);
+      await Promise.all([busy.end(), pooled.close(), direct.close()]);
+    }
   });
 
   it("holds a daily limit of 100 exactly over 300 chats at once through both instances", async () => {
