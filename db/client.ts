@@ -20,8 +20,8 @@ export type Database = {
   /** Applies the committed migrations; safe to call from many processes at once. */
   migrate(): Promise<void>;
   /**
-   * Whether two connections held at once were served by one PostgreSQL process, which only a
-   * pooler in transaction mode does (PostgreSQL gives each session its own).
+   * Whether one connection's statements were served by more than one PostgreSQL process, which
+   * only a pooler in transaction mode does (PostgreSQL gives each session its own for its life).
    */
   sharesServerConnections(): Promise<boolean>;
   close(): Promise<void>;

@@ -431,6 +431,30 @@ export const a2aTasks = pgTable(
   (t) => [index("a2a_tasks_by_agent").on(t.aid, t.caller)],
 );
 
+/**
+ * The answers of requests sent with an `Idempotency-Key`, by caller and key: a retry within a day
+ * replays the answer instead of doing the work again. `answered_at` is null while the first is in
+ * flight; `claim` fences its end, so a claim taken over from a process that died is not overwritten.
+ */
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    caller: text().notNull(),
+    key: text().notNull(),
+    fingerprint: text().notNull(),
+    claim: text().notNull(),
+    claimedAt: timestamptz().notNull(),
+    answeredAt: timestamptz(),
+    status: integer(),
+    headers: jsonb().$type<Record<string, string>>(),
+    body: text(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.caller, t.key] }),
+    index("idempotency_keys_by_age").on(t.claimedAt),
+  ],
+);
+
 export const siweNonces = pgTable(
   "siwe_nonces",
   {

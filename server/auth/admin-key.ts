@@ -8,6 +8,7 @@ import {
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "@/server/frame/config";
+import { sealingKey } from "@/server/kit/secret-box";
 import { headerSecretKey } from "@/server/tools";
 import { webhookSecretKey } from "@/server/webhooks";
 
@@ -72,6 +73,8 @@ export type AuthKeys = {
   adminKeyFingerprint: string;
   headerKey: Uint8Array;
   webhookKey: Uint8Array;
+  /** Seals the answers kept for Idempotency-Keys: they hold replies, and keys shown once. */
+  answerKey: Uint8Array;
   adminKeyMatches(presented: string): boolean;
   /** Whether a bearer could be the admin key at all: only such a one is a guess at it. */
   couldBeAdminKey(presented: string): boolean;
@@ -86,6 +89,7 @@ export function authKeys(adminKey: string): AuthKeys {
       .digest("base64url"),
     headerKey: headerSecretKey(adminKey),
     webhookKey: webhookSecretKey(adminKey),
+    answerKey: sealingKey(adminKey, "idempotent answers v1"),
     adminKeyMatches: (presented) => isAdminKey(presented, adminKey),
     couldBeAdminKey: (presented) =>
       presented.length === adminKey.length &&

@@ -1,6 +1,7 @@
 import type { Db } from "@/db/client";
 import { purgeExpiredSessions, purgeOldFailures } from "@/server/auth";
 import { purgeOldChatWindows } from "@/server/chat";
+import { purgeOldIdempotencyKeys } from "@/server/idempotency";
 import type { Clock } from "@/server/kit/clock";
 import { purgeExpiredNonces } from "@/server/nonces";
 import { log } from "@/server/observability";
@@ -53,6 +54,7 @@ export function startHousekeeping(
     await purgeOldFailures(db, now);
     await purgeOldDeliveries(db, now);
     await purgeOldNotices(db, now);
+    await purgeOldIdempotencyKeys(db, now);
   };
   const timer = setInterval(() => {
     tick().catch((error: unknown) =>

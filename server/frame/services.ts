@@ -4,6 +4,7 @@ import { embeddedDatabaseFailure } from "@/db/failures";
 import { rowsOf } from "@/db/rows";
 import { type AdminKey, type AuthKeys, authKeys, resolveAdminKey } from "@/server/auth";
 import { type Config, ConfigError, parseConfig } from "@/server/frame/config";
+import { releaseEveryClaim } from "@/server/idempotency";
 import { markStart } from "@/server/instance";
 import { type Clock, systemClock } from "@/server/kit/clock";
 import { createModelRuntime, type ModelRuntime } from "@/server/model-call";
@@ -82,7 +83,7 @@ export async function startServices(env: Record<string, string | undefined>): Pr
     // the migrations' lock would wait forever: refused before either.
     if (config.databasePoolMode === "session" && (await database.sharesServerConnections()))
       throw new ConfigError(
-        "Invalid configuration:\n  DATABASE_POOL_MODE: DATABASE_URL leads to a pooler in transaction mode (two connections were served by one PostgreSQL process, as PgBouncer's pool_mode = transaction does); set DATABASE_POOL_MODE=transaction.",
+        "Invalid configuration:\n  DATABASE_POOL_MODE: DATABASE_URL leads to a pooler in transaction mode (one session was served by two PostgreSQL processes in turn, as PgBouncer's pool_mode = transaction does); set DATABASE_POOL_MODE=transaction.",
       );
     await database.migrate();
     // The embedded database has one process (its directory is locked): a chat reservation
@@ -93,6 +94,12 @@ export async function startServices(env: Record<string, string | undefined>): Pr
         log.info(
           { uses: given },
           `Agent Service: gave back ${given} message uses of chats cut off by a stop.`,
+        );
+      const freed = await releaseEveryClaim(database.db);
+      if (freed > 0)
+        log.info(
+          { keys: freed },
+          `Agent Service: freed ${freed} Idempotency-Keys of requests cut off by a stop.`,
         );
     }
     await applyConfiguredPrices({ db: database.db, clock: systemClock }, config.modelPrices);

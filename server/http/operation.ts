@@ -53,6 +53,11 @@ export type Documentation = {
    * whose callers are browsers and scripts that add their own).
    */
   query?: "open";
+  /**
+   * It creates or spends: an `Idempotency-Key` makes a retry replay the first answer
+   * (server/idempotency), and the document lists the header and its refusals.
+   */
+  idempotent?: true;
 };
 
 /** What a handler is given: the request, the procedures, and its procedure's input as collected. */

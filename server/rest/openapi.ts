@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import {
   createDocument,
   type oas31,
@@ -7,7 +7,7 @@ import {
   type ZodOpenApiResponsesObject,
 } from "zod-openapi";
 import packageJson from "@/package.json" with { type: "json" };
-import { jsonContent, refusedBeforeRouting } from "@/server/http";
+import { jsonContent, openAiRefusal, problem, refusedBeforeRouting } from "@/server/http";
 import type { Operation } from "./operation";
 
 /**
@@ -141,17 +141,19 @@ function operationOf(operation: Operation): ZodOpenApiOperationObject {
     };
   }
   Object.assign(responses, operation.refusals, refusedBeforeRouting);
+  if (operation.idempotent) addRefusals(responses, idempotencyRefusals(operation));
   return {
     operationId: operation.operationId,
     tags: [tagName(operation.tag)],
     summary: operation.summary,
     ...(operation.description ? { description: operation.description } : {}),
     security: operation.security,
-    ...(path || (hasRest && !operation.body)
+    ...(path || (hasRest && !operation.body) || operation.idempotent
       ? {
           requestParams: {
             ...(path ? { path } : {}),
             ...(hasRest && !operation.body ? { query: rest } : {}),
+            ...(operation.idempotent ? { header: idempotencyHeader } : {}),
           },
         }
       : {}),
@@ -165,6 +167,36 @@ function operationOf(operation: Operation): ZodOpenApiOperationObject {
       : {}),
     responses: responses as ZodOpenApiResponsesObject,
   };
+}
+
+const idempotencyHeader = z.object({
+  "Idempotency-Key": z.string().min(1).max(255).optional().meta({
+    description:
+      "A key of the client's choosing (a UUID), 1 to 255 visible ASCII characters, bare or as a quoted string. A retry with the same key and request within 24 hours replays the first successful answer, marked `Idempotent-Replayed: true`, without doing the work again; an answer that was not a success keeps nothing, so a retry does the work.",
+  }),
+});
+
+function idempotencyRefusals(operation: Operation): ZodOpenApiResponsesObject {
+  const shape = operation.errors === "openai" ? openAiRefusal : problem;
+  return {
+    "409": shape(
+      "idempotency_key_in_use: a request with the same Idempotency-Key is still being answered; Retry-After says when to retry.",
+    ),
+    "422": shape(
+      "idempotency_key_reused: the Idempotency-Key was sent with another request (operation or body) in the last 24 hours.",
+    ),
+  };
+}
+
+/** Adds refusals, a status the operation already gives described as either. */
+function addRefusals(responses: Record<string, unknown>, added: ZodOpenApiResponsesObject): void {
+  for (const [status, refusal] of Object.entries(added)) {
+    const given = responses[status] as { description: string } | undefined;
+    const ours = refusal as { description: string };
+    responses[status] = given
+      ? { ...given, description: `${given.description} Or ${ours.description}` }
+      : ours;
+  }
 }
 
 let built: { publicUrl: string; document: oas31.OpenAPIObject } | undefined;

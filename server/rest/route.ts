@@ -11,6 +11,7 @@ import {
 import { servedDirectly } from "@/server/instance";
 import { requestIdOf } from "@/server/observability";
 import { createProcedureCaller } from "@/server/routers";
+import { answerOnceIfAsked } from "./idempotent";
 import type { Operation } from "./operation";
 import { collectInput, OPERATIONS } from "./operations";
 
@@ -195,7 +196,8 @@ function procedureHandler(operation: Operation) {
       // The request's signal reaches the procedures: a client that leaves cancels the model call.
       const procedures = createProcedureCaller(context, { signal: request.signal });
       const input = await collectInput(operation, request, params);
-      response = await operation.handle({ request, procedures, input, params });
+      const work = () => operation.handle({ request, procedures, input, params });
+      response = await answerOnceIfAsked(operation, context, request, input, work);
     } catch (error) {
       response = refuse(error, requestId);
     }

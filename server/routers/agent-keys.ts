@@ -23,6 +23,7 @@ export const agentKeysRouter = router({
       rest({
         method: "POST",
         path: "/agents/{aid}/keys",
+        idempotent: true,
         operationId: "createAgentKey",
         summary: "Make an agent key; the key is in the answer, and only there.",
         body: { required: true, examples: examples.createKey },

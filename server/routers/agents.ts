@@ -31,6 +31,7 @@ export const agentsRouter = router({
       rest<z.output<typeof upsertAgentOutputSchema>>({
         method: "POST",
         path: "/agents",
+        idempotent: true,
         operationId: "upsertAgent",
         summary: "Create an agent, or update the fields given (omitted fields keep their value).",
         body: { required: true, examples: examples.upsertAgent },

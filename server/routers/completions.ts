@@ -87,6 +87,7 @@ export const completionsRouter = router({
       rest<CompletionResult>({
         method: "POST",
         path: "/v1/chat/completions",
+        idempotent: true,
         operationId: "createChatCompletion",
         summary: "Ask an agent as an OpenAI chat completion (`model` is its aid), streamed or not.",
         description:

@@ -46,6 +46,7 @@ export const deploymentsRouter = router({
       rest({
         method: "POST",
         path: "/v1/deployments",
+        idempotent: true,
         operationId: "createDeployment",
         summary: "Creates a deployment in init for an owner and a proposal.",
         body: { required: true },

@@ -78,6 +78,7 @@ export const responsesRouter = router({
       rest<ResponseResult>({
         method: "POST",
         path: "/v1/responses",
+        idempotent: true,
         operationId: "createResponse",
         summary:
           "Ask an agent through OpenAI's Responses API (`model` is its aid), streamed or not.",

@@ -50,6 +50,7 @@ export const runsRouter = router({
       rest({
         method: "POST",
         path: "/agents/{aid}/runs",
+        idempotent: true,
         operationId: "runNow",
         summary:
           "Run the agent's autonomous prompt now, outside its schedule (which it leaves as it is); answers once the run has finished.",

@@ -35,6 +35,7 @@ export const webhooksRouter = router({
       rest({
         method: "POST",
         path: "/webhooks",
+        idempotent: true,
         operationId: "createWebhook",
         summary:
           "Add an endpoint that events are POSTed to, signed (Standard Webhooks); its secret is in the answer, and only there.",
@@ -131,6 +132,7 @@ export const webhooksRouter = router({
       rest({
         method: "POST",
         path: "/webhooks/{id}/rotate-secret",
+        idempotent: true,
         operationId: "rotateWebhookSecret",
         summary: "A new signing secret, in the answer only; the old one signs nothing from now on.",
         answers: { 200: { description: "The endpoint with its new secret." } },

@@ -3,7 +3,13 @@ import { type FakeOpenAi, startFakeOpenAi } from "./fake-openai";
 import { type RunningServer, startServer } from "./server";
 
 /** The built service on `kind` (a throwaway PostgreSQL database, or PGlite), with a fake model. */
-export type ModelServer = { server: RunningServer; fake: FakeOpenAi; stop(): Promise<void> };
+export type ModelServer = {
+  server: RunningServer;
+  fake: FakeOpenAi;
+  /** The throwaway PostgreSQL database's URL; undefined on PGlite. */
+  databaseUrl?: string;
+  stop(): Promise<void>;
+};
 
 export async function startModelServer(
   kind: DatabaseKind,
@@ -20,6 +26,7 @@ export async function startModelServer(
   return {
     server,
     fake,
+    ...(throwaway ? { databaseUrl: throwaway.url } : {}),
     stop: async () => {
       await server.stop();
       await fake.close();

@@ -225,9 +225,9 @@ describe.each(DATABASE_KINDS)("tool failures over HTTP on %s", (kind) => {
   beforeAll(async () => {
     mcp = await startMcpServer();
     broken = await startBrokenMcpServer(MARKER);
-    const gone = await startMcpServer();
-    goneUrl = gone.url;
-    await gone.close();
+    // Port 1: never an ephemeral port, so no server another test starts meanwhile can take it
+    // (a closed server's port could be, and would answer where nothing should).
+    goneUrl = "http://127.0.0.1:1/mcp";
     running = await startModelServer(kind, {
       LLM_MAX_RETRIES: "0",
       MCP_TOOL_TIMEOUT_MS: "1000",

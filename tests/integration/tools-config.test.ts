@@ -158,9 +158,8 @@ describe.each(DATABASE_KINDS)("MCP servers of agents on %s", (kind) => {
   });
 
   it("lists each server's tools for the agent page, and an unreachable one as such", async () => {
-    const gone = await startMcpServer();
-    const goneUrl = gone.url;
-    await gone.close();
+    // Port 1 is never an ephemeral port: no server another test starts can answer there.
+    const goneUrl = "http://127.0.0.1:1/mcp";
     await agent("lister", {
       mcp_servers: [
         { name: "calc", url: server().url, allowed_tools: ["add", "lookup"] },

@@ -8,7 +8,8 @@ import { CHAT_ID_PATTERN } from "@/server/threads";
 /**
  * The document's path and query parameters are the procedures' own input fields: for each
  * operation, the procedure its declaration says it calls is looked up, and
- * every parameter must be one of its input's fields, rendered the same, and none left out.
+ * every parameter must be one of its input's fields, rendered the same, and none left out. The
+ * one header parameter, Idempotency-Key, is on the operations declared idempotent and no other.
  */
 
 type Parameter = { name: string; in: string; required?: boolean; schema: unknown };
@@ -33,7 +34,15 @@ function inputOf(procedure: string): z.ZodObject {
 }
 
 const operations = Object.entries(paths).flatMap(([path, methods]) =>
-  Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+  Object.entries(methods).map(([method, { parameters, ...operation }]) => ({
+    path,
+    method,
+    headers: (parameters ?? []).filter((parameter) => parameter.in === "header"),
+    operation: {
+      ...operation,
+      parameters: (parameters ?? []).filter((parameter) => parameter.in !== "header"),
+    },
+  })),
 );
 const withParameters = operations.filter(({ operation }) => operation.parameters?.length);
 
@@ -71,6 +80,21 @@ describe("the OpenAPI document's parameters", () => {
       }
     },
   );
+
+  it("have Idempotency-Key as a header on the operations declared idempotent, and only there", () => {
+    const declared = OPERATIONS.filter((o) => o.idempotent && !o.hidden).map(
+      (o) => `${o.method} ${o.path}`,
+    );
+    const documented = operations
+      .filter(({ headers }) => headers.length > 0)
+      .map(({ path, method }) => `${method.toUpperCase()} ${path}`);
+    expect(documented.sort()).toEqual(declared.sort());
+    expect(declared).toEqual(expect.arrayContaining(["POST /v1/chat/completions", "POST /agents"]));
+    for (const { headers } of operations.filter((o) => o.headers.length > 0))
+      expect(headers.map((h) => [h.name, h.required ?? false])).toEqual([
+        ["Idempotency-Key", false],
+      ]);
+  });
 
   it("give the aid, chat_id and address rules of the procedures' schemas", () => {
     const parameter = (path: string, method: string, name: string) =>
