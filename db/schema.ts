@@ -408,8 +408,45 @@ export const responses = pgTable(
     /** What the request set that the response object repeats (temperature, top_p, …). */
     settings: jsonb().$type<Record<string, unknown>>().notNull(),
     createdAt: timestamptz().notNull(),
+    /** `in_progress` only while a background response is answered; then how it ended. */
+    status: text().$type<ResponseStatus>().notNull().default("completed"),
+    background: boolean().notNull().default(false),
+    /** Why it failed, as the response object says it. */
+    error: jsonb().$type<{ code: string; message: string }>(),
+    /** Set by a cancel on any instance; the one answering it reads it as it writes its events. */
+    cancelRequestedAt: timestamptz(),
+    /** The answering instance's last sign of life: a background response left past it failed. */
+    heartbeatAt: timestamptz(),
   },
-  (t) => [index("responses_by_agent").on(t.aid, t.caller, t.createdAt)],
+  (t) => [
+    index("responses_by_agent").on(t.aid, t.caller, t.createdAt),
+    index("responses_in_progress").on(t.heartbeatAt).where(sql`${t.status} = 'in_progress'`),
+    check(
+      "responses_status",
+      sql`${t.status} IN ('in_progress', 'completed', 'failed', 'cancelled')`,
+    ),
+  ],
+);
+
+export const RESPONSE_STATUSES = ["in_progress", "completed", "failed", "cancelled"] as const;
+export type ResponseStatus = (typeof RESPONSE_STATUSES)[number];
+
+/**
+ * The events of a background response's stream as they were sent, numbered from 0 (their
+ * `sequence_number`): a client that reconnects to any instance is sent those after the last it
+ * had, then the rest as they come.
+ */
+export const responseEvents = pgTable(
+  "response_events",
+  {
+    responseId: text()
+      .notNull()
+      .references(() => responses.id, { onDelete: "cascade" }),
+    seq: integer().notNull(),
+    /** The event's JSON, as sent. */
+    data: text().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.responseId, t.seq] })],
 );
 
 /**

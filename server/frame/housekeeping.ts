@@ -8,6 +8,7 @@ import { log } from "@/server/observability";
 import { purgeOldNotices, reservationLifetimeMs, sweepReservations } from "@/server/quota";
 import { purgeOldWindows } from "@/server/rate-limits";
 import { purgeOldRequests } from "@/server/request-log";
+import { failStalledResponses, purgeOldResponseEvents } from "@/server/responses";
 import { purgeOldDeliveries } from "@/server/webhooks";
 
 /**
@@ -45,6 +46,12 @@ export function startHousekeeping(
         { uses: given },
         `Agent Service: gave back ${given} message uses of chats whose process died.`,
       );
+    const stalled = await failStalledResponses(db, now);
+    if (stalled.length > 0)
+      log.warn(
+        { responses: stalled },
+        `Agent Service: failed ${stalled.length} background responses whose instance stopped.`,
+      );
     if (ticks++ % 12 !== 0) return;
     purgeRequests(now);
     await purgeOldChatWindows(db, now);
@@ -55,6 +62,7 @@ export function startHousekeeping(
     await purgeOldDeliveries(db, now);
     await purgeOldNotices(db, now);
     await purgeOldIdempotencyKeys(db, now);
+    await purgeOldResponseEvents(db, now);
   };
   const timer = setInterval(() => {
     tick().catch((error: unknown) =>

@@ -11,6 +11,7 @@ import { createModelRuntime, type ModelRuntime } from "@/server/model-call";
 import { log, metrics } from "@/server/observability";
 import { applyConfiguredPrices } from "@/server/prices";
 import { sweepReservations } from "@/server/quota";
+import { failEveryResponseInProgress } from "@/server/responses";
 
 export type Services = {
   config: Config;
@@ -94,6 +95,12 @@ export async function startServices(env: Record<string, string | undefined>): Pr
         log.info(
           { uses: given },
           `Agent Service: gave back ${given} message uses of chats cut off by a stop.`,
+        );
+      const failed = await failEveryResponseInProgress(database.db, systemClock.now());
+      if (failed > 0)
+        log.info(
+          { responses: failed },
+          `Agent Service: failed ${failed} background responses cut off by a stop.`,
         );
       const freed = await releaseEveryClaim(database.db);
       if (freed > 0)

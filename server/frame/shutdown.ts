@@ -1,6 +1,7 @@
 import type { Services } from "@/server/frame/services";
 import { log } from "@/server/observability";
 import { requestLogOf } from "@/server/request-log";
+import { backgroundResponsesDrained } from "@/server/responses";
 import type { Scheduler } from "@/server/runs";
 import type { WebhookSender } from "@/server/webhooks";
 
@@ -38,7 +39,9 @@ export function installGracefulShutdown(
       sender ? sender.stop(left()) : true,
     ]);
     const callsDone = await services.model.slots.drained(left());
-    if (!runsDone || !callsDone || !sendsDone)
+    // Their model calls are done or cut: what is left is writing their ends.
+    const responsesDone = await backgroundResponsesDrained(left());
+    if (!runsDone || !callsDone || !sendsDone || !responsesDone)
       log.warn("Agent Service: work still in flight was cut short.");
     // After the calls: a chat or run still in flight may be using a connection. The request
     // log's last rows (the chats just finished) are written before the database closes.

@@ -1,6 +1,17 @@
 // POST /v1/responses and its reads: agents through OpenAI's Responses API.
 
-export { deleteResponse, getResponse, listInputItems } from "./reads";
+export {
+  backgroundResponsesDrained,
+  beginBackgroundResponse,
+  type NumberedEvent,
+} from "./background";
+export { followResponse } from "./follow";
+export {
+  failEveryResponseInProgress,
+  failStalledResponses,
+  purgeOldResponseEvents,
+} from "./lifecycle";
+export { cancelResponse, deleteResponse, getResponse, listInputItems } from "./reads";
 export {
   createResponse,
   RESPONSES_THREAD,

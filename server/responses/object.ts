@@ -35,6 +35,7 @@ export function responseObjectOf(
     store,
     metadata,
     settings,
+    background = false,
   }: {
     id: string;
     model: string;
@@ -44,10 +45,12 @@ export function responseObjectOf(
     store: boolean;
     metadata: Record<string, string>;
     settings: Record<string, unknown>;
+    background?: boolean;
   },
   status: ResponseObject["status"],
   output: OutputMessage[],
   usage: { input_tokens: number; output_tokens: number } | null,
+  error: ResponseObject["error"] = null,
 ): ResponseObject {
   return {
     id,
@@ -67,7 +70,7 @@ export function responseObjectOf(
     previous_response_id: previousResponseId,
     store,
     metadata,
-    error: null,
+    error,
     incomplete_details: null,
     max_output_tokens: (settings.max_output_tokens as number | null) ?? null,
     temperature: (settings.temperature as number | null) ?? null,
@@ -77,6 +80,6 @@ export function responseObjectOf(
     tools: [],
     text: { format: { type: "text" } },
     truncation: (settings.truncation as "auto" | "disabled" | undefined) ?? "disabled",
-    background: false,
+    background,
   };
 }

@@ -1,13 +1,24 @@
+import type { responses } from "@/db/schema";
+import { AppError } from "@/server/frame/errors";
+import { runningHere } from "./background";
+import { askToCancel } from "./lifecycle";
 import { messageOf, responseObjectOf } from "./object";
 import type { ResponseContext } from "./responses";
 import type { ResponseObject } from "./schema";
-import { findResponse, inputItemsPage, removeResponse } from "./store";
+import { findResponse, inputItemsPage, removeResponse, whose } from "./store";
 
-// The reads of a kept response: GET and DELETE /v1/responses/{id}, and its input items.
+// The reads of a kept response: GET and DELETE /v1/responses/{id}, its input items, its cancel.
 
-/** GET /v1/responses/{id}: a kept response of the caller, as it was answered. */
+/** How long a cancel waits to answer with the response ended; then it answers as it stands. */
+const CANCEL_WAIT_MS = 3_000;
+
+/** GET /v1/responses/{id}: a kept response of the caller, as it stands. */
 export async function getResponse(ctx: ResponseContext, id: string): Promise<ResponseObject> {
-  const row = await findResponse(ctx, id);
+  return objectOf(await findResponse(ctx, id));
+}
+
+function objectOf(row: typeof responses.$inferSelect): ResponseObject {
+  const completed = row.status === "completed";
   return responseObjectOf(
     {
       id: row.id,
@@ -18,11 +29,44 @@ export async function getResponse(ctx: ResponseContext, id: string): Promise<Res
       store: true,
       metadata: row.metadata,
       settings: row.settings,
+      background: row.background,
     },
-    "completed",
-    [messageOf({ messageId: `msg_${row.id.slice("resp_".length)}` }, row.outputText)],
-    { input_tokens: row.inputTokens, output_tokens: row.outputTokens },
+    row.status,
+    completed
+      ? [messageOf({ messageId: `msg_${row.id.slice("resp_".length)}` }, row.outputText)]
+      : [],
+    completed ? { input_tokens: row.inputTokens, output_tokens: row.outputTokens } : null,
+    row.error ?? null,
   );
+}
+
+/**
+ * POST /v1/responses/{id}/cancel: asks whichever instance answers the background response to stop
+ * its model call, and answers with the response once it has ended (cancelled, or how it ended
+ * first). One that has ended is answered as it is.
+ */
+export async function cancelResponse(ctx: ResponseContext, id: string): Promise<ResponseObject> {
+  const row = await findResponse(ctx, id);
+  if (!row.background)
+    throw new AppError(
+      "validation_failed",
+      "Only a background response can be cancelled; this one was answered while its request was open.",
+      { errors: [{ field: "id", detail: "is not a background response" }] },
+    );
+  if (row.status !== "in_progress") return objectOf(row);
+  await askToCancel(ctx.db, id, whose(ctx.caller), ctx.clock.now());
+  const here = runningHere(id);
+  if (here) {
+    here.cancel();
+    await here.ended;
+    return getResponse(ctx, id);
+  }
+  const deadline = Date.now() + CANCEL_WAIT_MS;
+  for (;;) {
+    const now = await findResponse(ctx, id);
+    if (now.status !== "in_progress" || Date.now() > deadline) return objectOf(now);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 export async function deleteResponse(ctx: ResponseContext, id: string) {

@@ -14,7 +14,13 @@ import { askedAid, checkTokenBound, inModelTerms } from "@/server/openai-models"
 import type { ChatTurn } from "@/server/providers";
 import { messageOf, responseObjectOf, settingsOf } from "./object";
 import type { OutputMessage, ResponseObject, ResponseRequest } from "./schema";
-import { type KeptResponse, keepResponse, previousTurns, turnOf } from "./store";
+import {
+  type KeptResponse,
+  keepBackgroundReply,
+  keepResponse,
+  previousTurns,
+  turnOf,
+} from "./store";
 
 /**
  * POST /v1/responses through the chat's own path (server/chat `ask`): the conversation of the
@@ -36,7 +42,7 @@ export type ResponseEvent =
   | ({ type: `response.${string}` } & Record<string, unknown>);
 
 /** A request made ready: what the chat is asked, and what its response object repeats. */
-type Prepared = {
+export type Prepared = {
   request: ResponseRequest;
   ask: Ask;
   input: StoredInputMessage[];
@@ -69,7 +75,16 @@ export async function* streamResponse(
   request: ResponseRequest,
   signal?: AbortSignal,
 ): AsyncGenerator<ResponseEvent, void, undefined> {
-  const prepared = await prepare(ctx, request);
+  yield* eventsOf(ctx, await prepare(ctx, request), signal);
+}
+
+/** The events of a prepared response, as the chat answers it. */
+export async function* eventsOf(
+  ctx: ResponseContext,
+  prepared: Prepared,
+  signal?: AbortSignal,
+): AsyncGenerator<ResponseEvent, void, undefined> {
+  const { request } = prepared;
   const item = { item_id: prepared.messageId, output_index: 0 };
   // The message is announced with its first text, as OpenAI's are: a turn that fails before
   // it has no output.
@@ -123,7 +138,7 @@ export async function* streamResponse(
   }
 }
 
-async function prepare(ctx: ResponseContext, request: ResponseRequest): Promise<Prepared> {
+export async function prepare(ctx: ResponseContext, request: ResponseRequest): Promise<Prepared> {
   const model = askedAid(request.model);
   const maxTokens = request.max_output_tokens ?? undefined;
   checkTokenBound("max_output_tokens", maxTokens, ctx.model.llm.maxOutputTokens);
@@ -192,6 +207,8 @@ async function keep(
   reply: Pick<ChatReply, "reply" | "usage">,
 ): Promise<void> {
   if (prepared.request.store === false) return;
+  // Its row was written when it began; its status is set once its last events are (background.ts).
+  if (prepared.request.background) return keepBackgroundReply(ctx, prepared.id, reply);
   const kept: KeptResponse = {
     id: prepared.id,
     aid: prepared.request.model,
@@ -208,11 +225,33 @@ async function keep(
   await keepResponse(ctx, kept);
 }
 
-function responseOf(
+/** The row of a background response as it begins: in progress, its reply to come. */
+export function beginningRow(prepared: Prepared, now: Date): KeptResponse {
+  const { request } = prepared;
+  return {
+    id: prepared.id,
+    aid: request.model,
+    previousResponseId: request.previous_response_id ?? null,
+    instructions: request.instructions ?? null,
+    input: prepared.input,
+    outputText: "",
+    inputTokens: 0,
+    outputTokens: 0,
+    metadata: request.metadata ?? {},
+    settings: settingsOf(request),
+    createdAt: new Date(prepared.createdAt * 1000),
+    status: "in_progress",
+    background: true,
+    heartbeatAt: now,
+  };
+}
+
+export function responseOf(
   prepared: Prepared,
   status: ResponseObject["status"],
   output: OutputMessage[],
   reply: Pick<ChatReply, "usage"> | null,
+  error: ResponseObject["error"] = null,
 ): ResponseObject {
   const { request } = prepared;
   return responseObjectOf(
@@ -225,9 +264,11 @@ function responseOf(
       store: request.store !== false,
       metadata: request.metadata ?? {},
       settings: settingsOf(request),
+      background: request.background === true,
     },
     status,
     output,
     reply?.usage ?? null,
+    error,
   );
 }

@@ -6,7 +6,7 @@ import { askedModelSchema } from "@/server/openai-models/schema";
 /**
  * OpenAI's Responses API, with an agent's aid as `model`. As for chat completions, what the
  * service cannot honour is refused with 400 naming it, never ignored: unknown fields, client
- * tools, background answers, formats other than text.
+ * tools, formats other than text.
  */
 
 /** Items an input may hold; the body's own bound is usually reached first. */
@@ -109,15 +109,20 @@ export const responseRequestSchema = z
         verbosity: z.enum(["low", "medium", "high"]).nullish(),
       })
       .nullish(),
-    background: z
-      .literal(false, {
-        error: "is not available yet: answers are given while the request is open",
-      })
-      .nullish(),
+    background: z.boolean().nullish().meta({
+      description:
+        "true: answered in the background, on after the request ends (the response is `in_progress` until it has ended); read it, stream it from any point and cancel it by its id. Needs store.",
+    }),
     include: z.array(z.string()).max(0, "is not available from this service").nullish(),
     reasoning: z.null({ error: "is not available from this service" }).optional(),
   })
   .superRefine((request, ctx) => {
+    if (request.background === true && request.store === false)
+      ctx.addIssue({
+        code: "custom",
+        path: ["background"],
+        message: "needs store: a background response is read back by its id, so it is kept",
+      });
     if (typeof request.input === "string") return;
     const last = request.input.at(-1);
     if (last && last.role !== "user")
@@ -160,7 +165,7 @@ export const responseObjectSchema = z
     id: z.string(),
     object: z.literal("response"),
     created_at: z.int().meta({ description: "When it was asked, in Unix seconds." }),
-    status: z.enum(["completed", "in_progress", "incomplete", "failed"]),
+    status: z.enum(["completed", "in_progress", "incomplete", "failed", "cancelled"]),
     model: z.string().meta({ description: "The agent's aid." }),
     output: z.array(outputMessageSchema),
     usage: usageSchema.nullable(),
@@ -178,7 +183,7 @@ export const responseObjectSchema = z
     tools: z.array(z.never()),
     text: z.object({ format: z.object({ type: z.literal("text") }) }),
     truncation: z.enum(["auto", "disabled"]),
-    background: z.literal(false),
+    background: z.boolean(),
   })
   .meta({ id: "Response" });
 
@@ -191,6 +196,20 @@ export const responseResultSchema = z.object({
 });
 
 export const responseIdInputSchema = z.strictObject({ id: z.string().min(1).max(200) });
+
+/** GET /v1/responses/{id}: the response, or (stream=true, background responses) its events. */
+export const responseReadInputSchema = z.strictObject({
+  id: z.string().min(1).max(200),
+  stream: z.stringbool().optional().meta({
+    description:
+      "true: a background response's events, from the first (or after `starting_after`) to its end.",
+  }),
+  starting_after: z.coerce.number().int().min(-1).max(1_000_000_000).optional().meta({
+    description: "The sequence_number of the last event received; those after it are sent.",
+  }),
+});
+
+export type ResponseReadInput = z.infer<typeof responseReadInputSchema>;
 
 export const inputItemsInputSchema = z.strictObject({
   id: z.string().min(1).max(200),

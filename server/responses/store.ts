@@ -5,6 +5,7 @@ import { rowsOf } from "@/db/rows";
 import { responses, type StoredInputMessage } from "@/db/schema";
 import { agentNotFound } from "@/server/agents";
 import { type Caller, callerId } from "@/server/callers";
+import type { ChatReply } from "@/server/chat";
 import { AppError } from "@/server/frame/errors";
 import type { ChatTurn } from "@/server/providers";
 
@@ -30,8 +31,24 @@ export async function keepResponse({ db, caller }: Ctx, kept: KeptResponse): Pro
   }
 }
 
+/** A background response's reply, once it has one; its status is set after its last events. */
+export async function keepBackgroundReply(
+  { db }: { db: Db },
+  id: string,
+  reply: Pick<ChatReply, "reply" | "usage">,
+): Promise<void> {
+  await db
+    .update(responses)
+    .set({
+      outputText: reply.reply,
+      inputTokens: reply.usage.input_tokens,
+      outputTokens: reply.usage.output_tokens,
+    })
+    .where(eq(responses.id, id));
+}
+
 /** The caller's own responses, or everyone's for the admin. */
-function whose(caller: Caller): SQL | undefined {
+export function whose(caller: Caller): SQL | undefined {
   return caller.kind === "admin" ? undefined : eq(responses.caller, callerId(caller));
 }
 
@@ -74,17 +91,18 @@ export async function previousTurns(
       WITH RECURSIVE chain AS (
         SELECT r.id, r.previous_response_id, r.input, r.output_text, 1 AS depth
         FROM ${responses} r WHERE r.id = ${id} AND r.aid = ${aid} AND ${mine}
+          AND r.status = 'completed'
         UNION ALL
         SELECT r.id, r.previous_response_id, r.input, r.output_text, c.depth + 1
         FROM chain c JOIN ${responses} r ON r.id = c.previous_response_id
-        WHERE r.aid = ${aid} AND ${mine} AND c.depth < ${CHAIN_MAX}
+        WHERE r.aid = ${aid} AND ${mine} AND r.status = 'completed' AND c.depth < ${CHAIN_MAX}
       )
       SELECT input, output_text FROM chain ORDER BY depth`),
   );
   if (chain.length === 0)
     throw new AppError(
       "validation_failed",
-      `previous_response_id '${id.slice(0, 100)}' is no response of yours to agent '${aid}' that was kept; send the conversation in input instead.`,
+      `previous_response_id '${id.slice(0, 100)}' is no completed response of yours to agent '${aid}' that was kept; send the conversation in input instead.`,
       { errors: [{ field: "previous_response_id", detail: "is not a kept response of yours" }] },
     );
   // Newest first, as read: kept while they fit, then put back in order.

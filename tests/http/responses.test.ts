@@ -367,7 +367,7 @@ describe.each(DATABASE_KINDS)("the Responses API on %s", (kind) => {
     expect(
       await refused({ tools: [{ type: "function", name: "f", parameters: {}, strict: true }] }),
     ).toBe("tools");
-    expect(await refused({ background: true })).toBe("background");
+    expect(await refused({ background: true, store: false })).toBe("background");
     expect(await refused({ reasoning: { effort: "low" } })).toBe("reasoning");
     expect(await refused({ max_output_tokens: 501 })).toBe("max_output_tokens");
     expect(await refused({ text: { format: { type: "json_object" } } })).toBe("text.format.type");

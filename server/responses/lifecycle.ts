@@ -1,0 +1,139 @@
+import { and, eq, inArray, lt, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { rowsOf } from "@/db/rows";
+import { type ResponseStatus, responseEvents, responses } from "@/db/schema";
+
+/**
+ * A background response's life in the database, where every instance sees it: its row's status,
+ * heartbeat and cancel flag, and its stream's events. Its instance writes them; any instance
+ * reads them, and any may ask it to cancel.
+ */
+
+/** An answering instance silent this long has stopped: its responses failed (housekeeping). */
+export const HEARTBEAT_LAPSE_MS = 30_000;
+/** How long the events of an ended response can still be streamed again. */
+export const EVENTS_KEPT_MS = 24 * 60 * 60 * 1000;
+
+export type RecordedEvent = { seq: number; data: string };
+
+/**
+ * Writes events and the heartbeat in one transaction; answers whether a cancel was asked for.
+ */
+export async function recordEvents(
+  db: Db,
+  id: string,
+  events: RecordedEvent[],
+  now: Date,
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    if (events.length > 0)
+      await tx.insert(responseEvents).values(events.map((event) => ({ responseId: id, ...event })));
+    const [row] = await tx
+      .update(responses)
+      .set({ heartbeatAt: now })
+      .where(eq(responses.id, id))
+      .returning({ cancelRequestedAt: responses.cancelRequestedAt });
+    return row?.cancelRequestedAt != null;
+  });
+}
+
+/** Ends a response still in progress (not one the sweep has already failed). */
+export async function endResponse(
+  db: Db,
+  id: string,
+  status: Exclude<ResponseStatus, "in_progress">,
+  now: Date,
+  error: { code: string; message: string } | null = null,
+): Promise<void> {
+  await db
+    .update(responses)
+    .set({ status, error, heartbeatAt: now })
+    .where(and(eq(responses.id, id), eq(responses.status, "in_progress")));
+}
+
+/**
+ * Asks for the cancel of the response (by `whose` caller): true if it was in progress. The
+ * instance answering it sees the flag with its next heartbeat.
+ */
+export async function askToCancel(
+  db: Db,
+  id: string,
+  mine: ReturnType<typeof sql> | undefined,
+  now: Date,
+): Promise<boolean> {
+  const asked = await db
+    .update(responses)
+    .set({ cancelRequestedAt: now })
+    .where(and(eq(responses.id, id), eq(responses.status, "in_progress"), mine))
+    .returning({ id: responses.id });
+  return asked.length > 0;
+}
+
+/**
+ * The events after `after` (at most `limit`) and the response's status, read together: a status
+ * that has ended means every event is among those written, since the last are written first.
+ */
+export async function eventsAfter(
+  db: Db,
+  id: string,
+  after: number,
+  limit: number,
+): Promise<{ status: ResponseStatus | undefined; events: RecordedEvent[] }> {
+  const rows = rowsOf<{ status: ResponseStatus; seq: number | null; data: string | null }>(
+    await db.execute(sql`
+      SELECT r.status, e.seq, e.data FROM ${responses} r
+      LEFT JOIN LATERAL (
+        SELECT seq, data FROM ${responseEvents}
+        WHERE response_id = r.id AND seq > ${after} ORDER BY seq LIMIT ${limit}
+      ) e ON true
+      WHERE r.id = ${id}
+      ORDER BY e.seq`),
+  );
+  return {
+    status: rows[0]?.status,
+    events: rows.flatMap((row) =>
+      row.seq === null ? [] : [{ seq: Number(row.seq), data: row.data as string }],
+    ),
+  };
+}
+
+/** Fails the responses whose instance stopped answering them; returns their ids. */
+export async function failStalledResponses(db: Db, now: Date): Promise<string[]> {
+  const stalled = await db
+    .update(responses)
+    .set({
+      status: "failed",
+      error: {
+        code: "server_error",
+        message: "The instance answering this response stopped before it ended; ask again.",
+      },
+    })
+    .where(
+      and(
+        eq(responses.status, "in_progress"),
+        lt(responses.heartbeatAt, new Date(now.getTime() - HEARTBEAT_LAPSE_MS)),
+      ),
+    )
+    .returning({ id: responses.id });
+  return stalled.map((row) => row.id);
+}
+
+/** On the embedded database's start: every response in progress was its last process's. */
+export async function failEveryResponseInProgress(db: Db, now: Date): Promise<number> {
+  return (await failStalledResponses(db, new Date(now.getTime() + HEARTBEAT_LAPSE_MS))).length;
+}
+
+/** Deletes the events of responses that ended more than EVENTS_KEPT_MS ago. */
+export async function purgeOldResponseEvents(db: Db, now: Date): Promise<void> {
+  const ended = db
+    .select({ id: responses.id })
+    .from(responses)
+    .where(
+      and(
+        inArray(responses.status, ["completed", "failed", "cancelled"]),
+        eq(responses.background, true),
+        lt(responses.heartbeatAt, new Date(now.getTime() - EVENTS_KEPT_MS)),
+      ),
+    );
+  await db.delete(responseEvents).where(inArray(responseEvents.responseId, ended));
+}
