@@ -556,12 +556,18 @@ async function measureModelRows({
       }),
     complete: (body: string) => body.includes('"result"') && !body.includes('"isError":true'),
   });
-  // The same chat through the Responses API, kept as its default is (issue 47: within 1.1×).
-  const responseThrough = (base: string, aid: string, format: Format) => ({
+  // The same chat through the Responses API, kept as its default is (issue 47: within 1.1×);
+  // in the background, its events also recorded for clients that come back (issue 48).
+  const responseThrough = (base: string, aid: string, format: Format, background = false) => ({
     url: `${base}/v1/responses`,
     method: "POST" as const,
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model: aid, input: question, stream: format === "sse" }),
+    body: JSON.stringify({
+      model: aid,
+      input: question,
+      stream: format === "sse",
+      ...(background ? { background: true } : {}),
+    }),
     complete: (body: string) =>
       format === "sse"
         ? body.includes("event: response.completed\n")
@@ -606,6 +612,9 @@ async function measureModelRows({
     const chat1 = await cpuOfTarget(chatThrough(service.url, manyAgent.aid, format));
     const completion1 = await cpuOfTarget(completionThrough(service.url, manyAgent.aid, format));
     const response1 = await cpuOfTarget(responseThrough(service.url, manyAgent.aid, format));
+    // A background response streamed: the same events, numbered and written as they come.
+    const recorded = () => cpuOfTarget(responseThrough(service.url, manyAgent.aid, "sse", true));
+    const recorded1 = format === "sse" ? await recorded() : undefined;
     // MCP and A2A's SendMessage answer JSON only: their calls between, in the JSON round.
     const json = format === "json";
     const mcp = json
@@ -616,6 +625,7 @@ async function measureModelRows({
           await cpuOfTarget(mcpThrough(service.url, manyAgent.aid)),
         ]
       : undefined;
+    const recorded2 = format === "sse" ? await recorded() : undefined;
     const response2 = await cpuOfTarget(responseThrough(service.url, manyAgent.aid, format));
     const completion2 = await cpuOfTarget(completionThrough(service.url, manyAgent.aid, format));
     const chat2 = await cpuOfTarget(chatThrough(service.url, manyAgent.aid, format));
@@ -630,6 +640,8 @@ async function measureModelRows({
       response_cpu_ms_per_chat: perChat(response1, response2),
       mcp_cpu_ms_per_chat: mcp ? perChat(mcp[0] as typeof chat1, mcp[3] as typeof chat1) : null,
       a2a_cpu_ms_per_chat: mcp ? perChat(mcp[1] as typeof chat1, mcp[2] as typeof chat1) : null,
+      recorded_response_cpu_ms_per_chat:
+        recorded1 && recorded2 ? perChat(recorded1, recorded2) : null,
       failures: [
         chat1,
         chat2,
@@ -638,11 +650,12 @@ async function measureModelRows({
         response1,
         response2,
         ...(mcp ?? []),
+        ...(recorded1 && recorded2 ? [recorded1, recorded2] : []),
       ].reduce((n, m) => n + m.failures, 0),
     };
     openAi.push(row);
     console.info(
-      `${`model ${format === "json" ? "JSON" : "SSE"} CPU, chat vs adapters, ${manyAgent.name}`.padEnd(50)} c=${String(settings.cpu_connections).padStart(3)}  GET /{aid}/chat ${fmt(row.chat_cpu_ms_per_chat, 2)} ms/chat | POST /v1/chat/completions ${fmt(row.completion_cpu_ms_per_chat, 2)} ms/chat (${fmt(row.completion_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×) | POST /v1/responses ${fmt(row.response_cpu_ms_per_chat, 2)} ms/response (${fmt(row.response_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)${row.mcp_cpu_ms_per_chat === null ? "" : ` | POST /{aid}/mcp tools/call ${fmt(row.mcp_cpu_ms_per_chat, 2)} ms/call (${fmt(row.mcp_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)`}${row.a2a_cpu_ms_per_chat === null ? "" : ` | POST /{aid}/a2a SendMessage ${fmt(row.a2a_cpu_ms_per_chat, 2)} ms/message (${fmt(row.a2a_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)`}${row.failures > 0 ? ` [failed ${row.failures}]` : ""}`,
+      `${`model ${format === "json" ? "JSON" : "SSE"} CPU, chat vs adapters, ${manyAgent.name}`.padEnd(50)} c=${String(settings.cpu_connections).padStart(3)}  GET /{aid}/chat ${fmt(row.chat_cpu_ms_per_chat, 2)} ms/chat | POST /v1/chat/completions ${fmt(row.completion_cpu_ms_per_chat, 2)} ms/chat (${fmt(row.completion_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×) | POST /v1/responses ${fmt(row.response_cpu_ms_per_chat, 2)} ms/response (${fmt(row.response_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)${row.mcp_cpu_ms_per_chat === null ? "" : ` | POST /{aid}/mcp tools/call ${fmt(row.mcp_cpu_ms_per_chat, 2)} ms/call (${fmt(row.mcp_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)`}${row.a2a_cpu_ms_per_chat === null ? "" : ` | POST /{aid}/a2a SendMessage ${fmt(row.a2a_cpu_ms_per_chat, 2)} ms/message (${fmt(row.a2a_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)`}${row.recorded_response_cpu_ms_per_chat === null ? "" : ` | background (recorded) ${fmt(row.recorded_response_cpu_ms_per_chat, 2)} ms/response (${fmt(row.recorded_response_cpu_ms_per_chat / row.response_cpu_ms_per_chat, 2)}× unrecorded)`}${row.failures > 0 ? ` [failed ${row.failures}]` : ""}`,
     );
   }
 

@@ -11,7 +11,7 @@ import {
   type ResponseResult,
   responseOf,
 } from "./responses";
-import type { ResponseRequest } from "./schema";
+import type { ResponseObject, ResponseRequest } from "./schema";
 import { keepResponse } from "./store";
 
 /**
@@ -26,7 +26,10 @@ const FLUSH_MS = 100;
 /** How often a response with no new events beats (and sees a cancel). */
 const BEAT_MS = 250;
 
-export type NumberedEvent = Record<string, unknown> & { type: string; sequence_number: number };
+/** An event as it is sent: its type, its number, and its JSON, made once. */
+export type NumberedEvent = { type: string; sequence_number: number; json: string };
+
+type Reply = { text: string; usage: { input_tokens: number; output_tokens: number } };
 
 const running = new Map<string, BackgroundRun>();
 
@@ -94,6 +97,7 @@ export class BackgroundRun {
   private lastWrite = 0;
   private done = false;
   private stopped = false;
+  private reply: Reply | undefined;
   private endNow: () => void = () => {};
 
   constructor(
@@ -171,7 +175,12 @@ export class BackgroundRun {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     try {
-      await endResponse(db, this.prepared.id, ending.status, clock.now(), ending.error);
+      await endResponse(db, this.prepared.id, {
+        status: ending.status,
+        now: clock.now(),
+        error: ending.error,
+        reply: ending.status === "completed" ? this.reply : undefined,
+      });
     } catch (error) {
       log.error(
         { err: error },
@@ -187,9 +196,12 @@ export class BackgroundRun {
   private add(event: ResponseEvent): void {
     const { type, ...data } = event;
     if (type === "start") return;
-    const numbered = { type, sequence_number: this.events.length, ...data } as NumberedEvent;
-    this.events.push(numbered);
-    this.unwritten.push({ seq: numbered.sequence_number, data: JSON.stringify(numbered) });
+    const sequence = this.events.length;
+    const json = JSON.stringify({ type, sequence_number: sequence, ...data });
+    this.events.push({ type, sequence_number: sequence, json });
+    this.unwritten.push({ seq: sequence, data: json });
+    if (type === "response.completed")
+      this.reply = replyOf((data as { response: ResponseObject }).response);
     this.wake();
   }
 
@@ -224,3 +236,14 @@ export class BackgroundRun {
 }
 
 type ErrorView = { code: string; message: string } | null;
+
+/** The reply a completed response carries, kept in its row with its status. */
+function replyOf(response: ResponseObject): Reply {
+  return {
+    text: response.output[0]?.content[0]?.text ?? "",
+    usage: {
+      input_tokens: response.usage?.input_tokens ?? 0,
+      output_tokens: response.usage?.output_tokens ?? 0,
+    },
+  };
+}

@@ -52,7 +52,7 @@ async function* recorded(
       const { status, events } = await eventsAfter(db, id, last, PAGE);
       for (const event of events) {
         last = event.seq;
-        yield JSON.parse(event.data) as NumberedEvent;
+        yield numbered(event.seq, event.data);
       }
       if (events.length === PAGE) continue;
       // Deleted meanwhile, or ended: its last events were written before its status.
@@ -62,6 +62,12 @@ async function* recorded(
   } finally {
     polling -= 1;
   }
+}
+
+/** An event as written: its JSON begins with its type (background.ts writes it so). */
+function numbered(seq: number, json: string): NumberedEvent {
+  const type = /^\{"type":"([^"]+)"/.exec(json)?.[1] ?? "message";
+  return { type, sequence_number: seq, json };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

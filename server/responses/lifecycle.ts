@@ -1,4 +1,4 @@
-import { and, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, lt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { type ResponseStatus, responseEvents, responses } from "@/db/schema";
@@ -17,7 +17,8 @@ export const EVENTS_KEPT_MS = 24 * 60 * 60 * 1000;
 export type RecordedEvent = { seq: number; data: string };
 
 /**
- * Writes events and the heartbeat in one transaction; answers whether a cancel was asked for.
+ * Writes events and the heartbeat in one statement (the events as one JSON parameter, however
+ * many); answers whether a cancel was asked for.
  */
 export async function recordEvents(
   db: Db,
@@ -25,29 +26,51 @@ export async function recordEvents(
   events: RecordedEvent[],
   now: Date,
 ): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    if (events.length > 0)
-      await tx.insert(responseEvents).values(events.map((event) => ({ responseId: id, ...event })));
-    const [row] = await tx
-      .update(responses)
-      .set({ heartbeatAt: now })
-      .where(eq(responses.id, id))
-      .returning({ cancelRequestedAt: responses.cancelRequestedAt });
-    return row?.cancelRequestedAt != null;
-  });
+  const added =
+    events.length === 0
+      ? sql``
+      : sql`WITH added AS (
+          INSERT INTO ${responseEvents} (response_id, seq, data)
+          SELECT ${id}, (e->>'seq')::int, e->>'data'
+          FROM jsonb_array_elements(${JSON.stringify(events)}::jsonb) e
+        ) `;
+  const rows = rowsOf<{ cancel_requested_at: unknown }>(
+    await db.execute(sql`${added}UPDATE ${responses} SET heartbeat_at = ${now.toISOString()}
+      WHERE id = ${id} RETURNING cancel_requested_at`),
+  );
+  return rows[0]?.cancel_requested_at != null;
 }
 
-/** Ends a response still in progress (not one the sweep has already failed). */
+/** Ends a response still in progress (not one the sweep has already failed), with its reply. */
 export async function endResponse(
   db: Db,
   id: string,
-  status: Exclude<ResponseStatus, "in_progress">,
-  now: Date,
-  error: { code: string; message: string } | null = null,
+  {
+    status,
+    now,
+    error,
+    reply,
+  }: {
+    status: Exclude<ResponseStatus, "in_progress">;
+    now: Date;
+    error: { code: string; message: string } | null;
+    reply: { text: string; usage: { input_tokens: number; output_tokens: number } } | undefined;
+  },
 ): Promise<void> {
   await db
     .update(responses)
-    .set({ status, error, heartbeatAt: now })
+    .set({
+      status,
+      error,
+      heartbeatAt: now,
+      ...(reply
+        ? {
+            outputText: reply.text,
+            inputTokens: reply.usage.input_tokens,
+            outputTokens: reply.usage.output_tokens,
+          }
+        : {}),
+    })
     .where(and(eq(responses.id, id), eq(responses.status, "in_progress")));
 }
 
@@ -58,7 +81,7 @@ export async function endResponse(
 export async function askToCancel(
   db: Db,
   id: string,
-  mine: ReturnType<typeof sql> | undefined,
+  mine: SQL | undefined,
   now: Date,
 ): Promise<boolean> {
   const asked = await db

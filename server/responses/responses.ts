@@ -14,13 +14,7 @@ import { askedAid, checkTokenBound, inModelTerms } from "@/server/openai-models"
 import type { ChatTurn } from "@/server/providers";
 import { messageOf, responseObjectOf, settingsOf } from "./object";
 import type { OutputMessage, ResponseObject, ResponseRequest } from "./schema";
-import {
-  type KeptResponse,
-  keepBackgroundReply,
-  keepResponse,
-  previousTurns,
-  turnOf,
-} from "./store";
+import { type KeptResponse, keepResponse, previousTurns, turnOf } from "./store";
 
 /**
  * POST /v1/responses through the chat's own path (server/chat `ask`): the conversation of the
@@ -207,8 +201,9 @@ async function keep(
   reply: Pick<ChatReply, "reply" | "usage">,
 ): Promise<void> {
   if (prepared.request.store === false) return;
-  // Its row was written when it began; its status is set once its last events are (background.ts).
-  if (prepared.request.background) return keepBackgroundReply(ctx, prepared.id, reply);
+  // Its row was written when it began; its reply is kept with its status, after its last events
+  // (background.ts).
+  if (prepared.request.background) return;
   const kept: KeptResponse = {
     id: prepared.id,
     aid: prepared.request.model,

@@ -5,7 +5,6 @@ import { rowsOf } from "@/db/rows";
 import { responses, type StoredInputMessage } from "@/db/schema";
 import { agentNotFound } from "@/server/agents";
 import { type Caller, callerId } from "@/server/callers";
-import type { ChatReply } from "@/server/chat";
 import { AppError } from "@/server/frame/errors";
 import type { ChatTurn } from "@/server/providers";
 
@@ -29,22 +28,6 @@ export async function keepResponse({ db, caller }: Ctx, kept: KeptResponse): Pro
     if (isMissingReference(error)) throw agentNotFound(kept.aid);
     throw error;
   }
-}
-
-/** A background response's reply, once it has one; its status is set after its last events. */
-export async function keepBackgroundReply(
-  { db }: { db: Db },
-  id: string,
-  reply: Pick<ChatReply, "reply" | "usage">,
-): Promise<void> {
-  await db
-    .update(responses)
-    .set({
-      outputText: reply.reply,
-      inputTokens: reply.usage.input_tokens,
-      outputTokens: reply.usage.output_tokens,
-    })
-    .where(eq(responses.id, id));
 }
 
 /** The caller's own responses, or everyone's for the admin. */

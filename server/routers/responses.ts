@@ -76,7 +76,7 @@ function numberedEvents(): EventFormat<NumberedEvent> {
   return {
     frame: (event) => {
       last = event.sequence_number;
-      return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+      return `event: ${event.type}\ndata: ${event.json}\n\n`;
     },
     failure: (problem) => {
       const { code, message, param } = openAiError(problem).error;
