@@ -2,7 +2,13 @@ import { createHash } from "node:crypto";
 import type { Db } from "@/db/client";
 import { type Caller, callerId } from "@/server/callers";
 import { AppError } from "@/server/frame/errors";
-import { carriedBody, streamedResponse, type TextChunks, textResponse } from "@/server/instance";
+import {
+  carriedBody,
+  outlivesItsClient,
+  streamedResponse,
+  type TextChunks,
+  textResponse,
+} from "@/server/instance";
 import type { Clock } from "@/server/kit/clock";
 import { seal, unseal } from "@/server/kit/secret-box";
 import { log } from "@/server/observability";
@@ -114,22 +120,24 @@ export async function answerIdempotently(
     await keep(carried);
     return response;
   }
-  return streamedResponse(recorded(carried, asked.request.signal, keep, release), response);
+  // A client that leaves a stream whose work goes on leaves with its answer: what it was sent.
+  const leaving = outlivesItsClient(response) ? keep : release;
+  return streamedResponse(recorded(carried, asked.request.signal, keep, leaving), response);
 }
 
-/** The chunks as they pass, kept when the stream ends and given back when the client leaves. */
+/** The chunks as they pass, kept when the stream ends; `leaving` when the client leaves. */
 function recorded(
   chunks: TextChunks,
   signal: AbortSignal,
   keep: (body: string) => Promise<void>,
-  release: () => Promise<void>,
+  leaving: (body: string) => Promise<void>,
 ): TextChunks {
   let text = "";
   let ended = false;
   const end = async (kept: boolean) => {
     if (ended) return;
     ended = true;
-    await (kept && !signal.aborted ? keep(text) : release());
+    await (kept && !signal.aborted ? keep(text) : leaving(text));
   };
   return {
     async next() {

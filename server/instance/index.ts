@@ -7,6 +7,8 @@ export { PATH_HEADER, PEER_HEADER } from "./headers.ts";
 export {
   type CarriedBody,
   carriedBody,
+  outlivesItsClient,
+  outlivingItsClient,
   SERVED_DIRECTLY,
   servedDirectly,
   streamedResponse,

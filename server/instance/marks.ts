@@ -85,3 +85,18 @@ export function withBody(response: Response): Response {
   });
   return new Response(stream, init);
 }
+
+/**
+ * Marks an answer whose work goes on when its client leaves (a background response's stream):
+ * what was sent is then its answer, not a piece of one given up (server/idempotency).
+ */
+const OUTLIVES_CLIENT: unique symbol = Symbol.for("agent-service.outlives-client");
+
+export function outlivingItsClient(response: Response): Response {
+  Object.defineProperty(response, OUTLIVES_CLIENT, { value: true });
+  return response;
+}
+
+export function outlivesItsClient(response: Response): boolean {
+  return (response as Response & { [OUTLIVES_CLIENT]?: true })[OUTLIVES_CLIENT] === true;
+}

@@ -9,6 +9,7 @@ import {
   rest,
   sseResponse,
 } from "@/server/http";
+import { outlivingItsClient } from "@/server/instance";
 import { parsedSynchronously } from "@/server/kit/zod-internals";
 import {
   beginBackgroundResponse,
@@ -120,7 +121,9 @@ export const responsesRouter = router({
             const headers = openAiRateLimitHeaders(begun.rate_limit);
             if (!begun.events) return json(begun.response, 200, headers);
             // The client's leaving ends its stream, not the response.
-            return sseResponse(begun.events, http.signal, () => headers, numberedEvents());
+            return outlivingItsClient(
+              await sseResponse(begun.events, http.signal, () => headers, numberedEvents()),
+            );
           }
           if (input.stream === true) {
             const events = (await callProcedure(

@@ -80,6 +80,39 @@ describe.each(DATABASE_KINDS)("Idempotency-Key on %s", (kind) => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it("keeps what a background stream sent when its client left: a retry begins nothing new", async () => {
+    await createAgent({ aid: "background" });
+    fake.behave({ kind: "reply", text: REPLY, chunks: 10, chunkDelayMs: 100 });
+    const body = { model: "background", input: "Long one.", background: true, stream: true };
+    const send = (signal?: AbortSignal) =>
+      fetch(`${server.url}/v1/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "idempotency-key": "leaves" },
+        body: JSON.stringify(body),
+        ...(signal ? { signal } : {}),
+      });
+    const leaving = new AbortController();
+    const first = await send(leaving.signal);
+    const reader = (first.body as ReadableStream<Uint8Array>).getReader();
+    let sent = "";
+    while (!sent.includes("response.in_progress"))
+      sent += new TextDecoder().decode((await reader.read()).value);
+    leaving.abort();
+    const id = /"id":"(resp_[0-9a-f]+)"/.exec(sent)?.[1];
+    // The key is kept as soon as the server sees the client gone: until then a retry is 409.
+    let retried = await send();
+    for (let i = 0; i < 100 && retried.status === 409; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      retried = await send();
+    }
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get("idempotent-replayed")).toBe("true");
+    expect(await retried.text()).toContain(`"id":"${id}"`);
+    const read = await fetch(`${server.url}/v1/responses/${id}`);
+    expect((await read.json()).background).toBe(true);
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it("answers 200 retries at once with one piece of work, one count and one answer", async () => {
     await createAgent({ aid: "contended" });
     let open: (value?: unknown) => void = () => {};
