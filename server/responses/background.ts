@@ -6,6 +6,7 @@ import {
   eventsOf,
   type Prepared,
   prepare,
+  preparedChat,
   type ResponseContext,
   type ResponseEvent,
   type ResponseResult,
@@ -41,7 +42,21 @@ export async function beginBackgroundResponse(
   ctx: ResponseContext,
   request: ResponseRequest,
 ): Promise<ResponseResult & { run: BackgroundRun }> {
-  const prepared = await prepare(ctx, request);
+  return beginBackground(ctx, await prepare(ctx, request));
+}
+
+/** GET /{aid}/chat with `Prefer: respond-async`: the chat begun as a background response. */
+export function beginBackgroundChat(
+  ctx: ResponseContext,
+  input: { aid: string; q: string; chat_id: string },
+): Promise<ResponseResult & { run: BackgroundRun }> {
+  return beginBackground(ctx, preparedChat(ctx, input));
+}
+
+async function beginBackground(
+  ctx: ResponseContext,
+  prepared: Prepared,
+): Promise<ResponseResult & { run: BackgroundRun }> {
   const controller = new AbortController();
   const events = eventsOf(ctx, prepared, controller.signal);
   const first = await events.next();

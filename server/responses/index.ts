@@ -2,6 +2,7 @@
 
 export {
   backgroundResponsesDrained,
+  beginBackgroundChat,
   beginBackgroundResponse,
   type NumberedEvent,
 } from "./background";

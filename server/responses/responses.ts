@@ -175,6 +175,25 @@ export async function prepare(ctx: ResponseContext, request: ResponseRequest): P
   };
 }
 
+/**
+ * A chat (GET /{aid}/chat with `Prefer: respond-async`) as a background response: its thread and
+ * history are the chat's own (`chat_id`), and it is read and followed as a response.
+ */
+export function preparedChat(
+  ctx: ResponseContext,
+  input: { aid: string; q: string; chat_id: string },
+): Prepared {
+  const suffix = randomBytes(16).toString("hex");
+  return {
+    request: { model: input.aid, input: input.q, background: true, store: true } as ResponseRequest,
+    input: [{ role: "user", text: input.q }],
+    id: `resp_${suffix}`,
+    messageId: `msg_${suffix}`,
+    createdAt: Math.floor(ctx.clock.now().getTime() / 1000),
+    ask: { via: "chat", aid: input.aid, chatId: input.chat_id, question: input.q },
+  };
+}
+
 function inputMessages(input: ResponseRequest["input"]): StoredInputMessage[] {
   if (typeof input === "string") return [{ role: "user", text: input }];
   return input.map((message) => ({

@@ -12,6 +12,7 @@ import { mappedStream, publicProcedure, router } from "@/server/frame/trpc";
 import { acceptedType, json, NO_STORE, problem, rest, sseResponse } from "@/server/http";
 import { textResponse } from "@/server/instance";
 import { parsedSynchronously } from "@/server/kit/zod-internals";
+import { responseObjectSchema } from "@/server/responses";
 import * as examples from "./examples-chat";
 
 /**
@@ -27,6 +28,12 @@ const preferredReplyType = acceptedType(REPLY_TYPES);
 
 function replyType(request: Request): string {
   return preferredReplyType(request) ?? "text/plain";
+}
+
+/** RFC 7240's `Prefer: respond-async`, among other preferences. */
+function prefersAsync(request: Request): boolean {
+  const prefer = request.headers.get("prefer");
+  return prefer !== null && /(^|[,;\s])respond-async\s*($|[,;])/i.test(prefer);
 }
 
 const rateLimitHeaderDocs = {
@@ -70,6 +77,17 @@ export const chatRouter = router({
           "Threads belong to their caller: a key, or the client address when there is none; the same chat_id of two callers is two threads. The caller's rate limit (the agent's rate_limit_rpm) is counted, then the message quota is reserved before the model is called and given back when the reply is not delivered. With Accept: text/event-stream the events are `start` {aid, chat_id, rate_limit}, `delta` {text} (repeated), with `tool_call` {id, step, server, name, arguments} and `tool_result` (a ToolCall: result or error, duration_ms) between deltas when the agent's model calls tools from its MCP servers, then `done` (the JSON reply) or `error` (a problem). text/plain gives the final text only. Tool failures (unreachable server, tool error, timeout) are given to the model, not the client: only a failure of the model fails the chat.",
         security: PUBLIC_OR_AGENT_KEY,
         handle: async ({ request, callProcedure, input, call }) => {
+          if (prefersAsync(request)) {
+            const begun = (await callProcedure("responses.backgroundChat", input)) as {
+              response: { id: string };
+              rate_limit: Parameters<typeof rateLimitHeaders>[0];
+            };
+            return json(begun.response, 202, {
+              location: `/v1/responses/${begun.response.id}`,
+              "preference-applied": "respond-async",
+              ...rateLimitHeaders(begun.rate_limit),
+            });
+          }
           const type = replyType(request);
           if (type === "text/event-stream") {
             const events = (await callProcedure("chat.stream", input)) as AsyncIterable<ChatEvent>;
@@ -85,6 +103,16 @@ export const chatRouter = router({
           });
         },
         answers: {
+          202: {
+            description:
+              "With `Prefer: respond-async`: the chat is begun in the background (counted once, answered on after the request ends) as a response; `Location` names it, to read with GET /v1/responses/{id} or follow with ?stream=true from any instance, and to cancel with POST /v1/responses/{id}/cancel.",
+            schema: responseObjectSchema,
+            examples: examples.begunInBackground,
+            headers: {
+              Location: { description: "/v1/responses/{id}", schema: { type: "string" as const } },
+              ...rateLimitHeaderDocs,
+            },
+          },
           200: {
             description: "The reply.",
             headers: rateLimitHeaderDocs,

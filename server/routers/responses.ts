@@ -1,3 +1,4 @@
+import { chatInputSchema } from "@/server/chat";
 import { mappedStream, publicProcedure, router } from "@/server/frame/trpc";
 import {
   type EventFormat,
@@ -12,6 +13,7 @@ import {
 import { outlivingItsClient } from "@/server/instance";
 import { parsedSynchronously } from "@/server/kit/zod-internals";
 import {
+  beginBackgroundChat,
   beginBackgroundResponse,
   cancelResponse,
   createResponse,
@@ -175,6 +177,14 @@ export const responsesRouter = router({
       ? { ...begun, events: run.follow(-1, signal ?? new AbortController().signal) }
       : begun;
   }),
+
+  /** GET /{aid}/chat with `Prefer: respond-async`: the chat begun in the background. */
+  backgroundChat: publicProcedure
+    .input(parsedSynchronously(chatInputSchema))
+    .mutation(async ({ ctx, input }) => {
+      const { run: _run, ...begun } = await beginBackgroundChat(ctx, input);
+      return begun;
+    }),
 
   /** A background response's events after `starting_after`, to its end. */
   events: publicProcedure

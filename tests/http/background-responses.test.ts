@@ -132,6 +132,32 @@ describe.each(DATABASE_KINDS)("background responses on %s", (kind) => {
     expect((await openai(follower()).responses.cancel(begun.id)).status).toBe("cancelled");
   });
 
+  it("begins a chat in the background on Prefer: respond-async, in the chat's own thread", async () => {
+    await createAgent({ aid: "deferred" });
+    fake.behave({ kind: "reply", text: REPLY, chunks: 4, chunkDelayMs: 50 });
+    const asked = await fetch(`${server.url}/deferred/chat?q=First&chat_id=later`, {
+      headers: { prefer: "respond-async, wait=0" },
+    });
+    expect(asked.status).toBe(202);
+    expect(asked.headers.get("preference-applied")).toBe("respond-async");
+    const location = asked.headers.get("location") as string;
+    const begun = await asked.json();
+    expect(location).toBe(`/v1/responses/${begun.id}`);
+    expect(begun).toMatchObject({ status: "in_progress", background: true, model: "deferred" });
+    const followed = await fetch(`${follower().url}${location}?stream=true`);
+    expect(followed.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(await followed.text()).toContain("event: response.completed");
+    expect((await openai(follower()).responses.retrieve(begun.id)).output_text).toBe(REPLY);
+    // The exchange is the thread's: the next chat in it sends it to the model.
+    fake.behave({ kind: "reply", text: "again" });
+    expect(await (await fetch(`${server.url}/deferred/chat?q=Second&chat_id=later`)).text()).toBe(
+      "again",
+    );
+    const sent = (fake.requests.at(-1)?.messages ?? []).map((m) => m.content);
+    expect(sent.slice(-3)).toEqual(["First", REPLY, "Second"]);
+    expect((await agent("deferred")).quota.message_count_total).toBe(2);
+  });
+
   it("refuses what cannot be: unkept background, streaming or cancelling an open answer", async () => {
     await createAgent({ aid: "strict" });
     const refused = await openai()
