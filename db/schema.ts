@@ -417,10 +417,13 @@ export const responses = pgTable(
     cancelRequestedAt: timestamptz(),
     /** The answering instance's last sign of life: a background response left past it failed. */
     heartbeatAt: timestamptz(),
+    /** Its events are still kept, to be purged a day after it ended: the purge's index. */
+    eventsKept: boolean().notNull().default(false),
   },
   (t) => [
     index("responses_by_agent").on(t.aid, t.caller, t.createdAt),
     index("responses_in_progress").on(t.heartbeatAt).where(sql`${t.status} = 'in_progress'`),
+    index("responses_events_kept").on(t.heartbeatAt).where(sql`${t.eventsKept}`),
     check(
       "responses_status",
       sql`${t.status} IN ('in_progress', 'completed', 'failed', 'cancelled')`,

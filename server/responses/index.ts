@@ -8,9 +8,13 @@ export {
 } from "./background";
 export { followResponse } from "./follow";
 export {
+  askToCancel,
+  endResponse,
+  eventsAfter,
   failEveryResponseInProgress,
   failStalledResponses,
   purgeOldResponseEvents,
+  recordEvents,
 } from "./lifecycle";
 export { cancelResponse, deleteResponse, getResponse, listInputItems } from "./reads";
 export {

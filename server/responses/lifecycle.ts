@@ -1,4 +1,4 @@
-import { and, eq, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { and, eq, lt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { type ResponseStatus, responseEvents, responses } from "@/db/schema";
@@ -146,17 +146,17 @@ export async function failEveryResponseInProgress(db: Db, now: Date): Promise<nu
   return (await failStalledResponses(db, new Date(now.getTime() + HEARTBEAT_LAPSE_MS))).length;
 }
 
-/** Deletes the events of responses that ended more than EVENTS_KEPT_MS ago. */
+/**
+ * Deletes the events of responses that ended more than EVENTS_KEPT_MS ago, found by the index of
+ * those whose events are kept (a scan of every response would grow with them).
+ */
 export async function purgeOldResponseEvents(db: Db, now: Date): Promise<void> {
-  const ended = db
-    .select({ id: responses.id })
-    .from(responses)
-    .where(
-      and(
-        inArray(responses.status, ["completed", "failed", "cancelled"]),
-        eq(responses.background, true),
-        lt(responses.heartbeatAt, new Date(now.getTime() - EVENTS_KEPT_MS)),
-      ),
-    );
-  await db.delete(responseEvents).where(inArray(responseEvents.responseId, ended));
+  const before = new Date(now.getTime() - EVENTS_KEPT_MS).toISOString();
+  await db.execute(sql`
+    WITH ended AS (
+      UPDATE ${responses} SET events_kept = false
+      WHERE events_kept AND status <> 'in_progress' AND heartbeat_at < ${before}
+      RETURNING id
+    )
+    DELETE FROM ${responseEvents} WHERE response_id IN (SELECT id FROM ended)`);
 }

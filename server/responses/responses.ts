@@ -257,6 +257,7 @@ export function beginningRow(prepared: Prepared, now: Date): KeptResponse {
     status: "in_progress",
     background: true,
     heartbeatAt: now,
+    eventsKept: true,
   };
 }
 
