@@ -312,6 +312,8 @@ export const autonomousRuns = pgTable(
     cost: numeric({ mode: "number" }),
     /** The UTC month whose autonomous quota this run holds, until it finishes or is given back. */
     quotaMonth: date({ mode: "string" }),
+    /** Set by a cancel on any instance; the one running it reads it every CANCEL_POLL_MS. */
+    cancelRequestedAt: timestamptz(),
   },
   (t) => [
     uniqueIndex("autonomous_runs_slot").on(t.aid, t.dueAt).where(sql`${t.trigger} = 'schedule'`),

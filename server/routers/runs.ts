@@ -1,7 +1,9 @@
+import { z } from "zod";
 import { adminProcedure, router } from "@/server/frame/trpc";
 import { adminErrors, problem, rest } from "@/server/http";
 import { aidInputSchema } from "@/server/kit/agent-id";
 import {
+  cancelRun,
   listRuns,
   listRunsInputSchema,
   listRunsOutputSchema,
@@ -38,6 +40,32 @@ export const runsRouter = router({
     .input(listRunsInputSchema)
     .output(listRunsOutputSchema)
     .query(({ ctx, input }) => listRuns(ctx, input)),
+
+  cancel: adminProcedure
+    .meta(
+      rest({
+        method: "POST",
+        path: "/agents/{aid}/runs/{id}/cancel",
+        operationId: "cancelRun",
+        summary: "Cancels a run in flight, whichever instance runs it.",
+        description:
+          "The instance running it sees the cancel within a second, stops its model call and tools, and records the run failed, its error saying it was cancelled, its use of the autonomous quota given back. The answer is the run once it has ended (or as it stands after 3 s); a run that has ended is answered as it is.",
+        answers: { 200: { description: "The run.", examples: examples.run } },
+        refusals: {
+          400: problem("A bad aid or run id."),
+          ...adminErrors,
+          404: problem("No such run of this agent."),
+        },
+      }),
+    )
+    .input(
+      z.strictObject({
+        aid: aidInputSchema.shape.aid,
+        id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+      }),
+    )
+    .output(runSchema)
+    .mutation(async ({ ctx, input }) => presentRun(await cancelRun(ctx, input))),
 
   summary: adminProcedure
     .input(aidInputSchema)

@@ -16,6 +16,7 @@ import { log } from "@/server/observability";
 import { releaseRun } from "@/server/quota";
 import { AGENT_CALLER, AUTONOMOUS_THREAD, loadHistory, storeExchange } from "@/server/threads";
 import { fanOutSql } from "@/server/webhooks";
+import { CANCELLED_DETAIL, watchForCancel } from "./cancel";
 import { type ClaimedRun, startRuns } from "./claim";
 import { runEventsSql, runJson } from "./record-json";
 
@@ -32,6 +33,7 @@ export async function executeRun(
   const { agent } = run;
   let call: ModelCall | undefined;
   let failure: unknown;
+  const cancel = watchForCancel(ctx.db, run.runId);
   // Waiting for a slot counts against the run's time, so a stale run can be told from a live one.
   const releaseSlot = await ctx.model.slots.acquire(ctx.model.llm.timeoutMs);
   try {
@@ -40,7 +42,13 @@ export async function executeRun(
     const question = agent.autonomousPrompt ?? "";
     const thread = { aid: agent.aid, caller: AGENT_CALLER, chatId: AUTONOMOUS_THREAD };
     const history = run.history ?? (await loadHistory(ctx.db, thread, ctx.model.chat));
-    const started = startModelCall(ctx.model, { agent, history, question, releaseSlot });
+    const started = startModelCall(ctx.model, {
+      agent,
+      history,
+      question,
+      releaseSlot,
+      signal: cancel.signal,
+    });
     call = started;
     // The model call's own failures in its terms (timeout, provider); a failed write after it
     // stays what it is, even once the deadline has passed.
@@ -83,9 +91,11 @@ export async function executeRun(
   } catch (error) {
     failure = error;
   } finally {
+    cancel.done();
     if (call) call.end();
     else releaseSlot?.();
   }
+  if (cancel.signal.aborted) failure = new AppError("client_closed_request", CANCELLED_DETAIL);
   // Recorded with the model slot already free; if the database is down (often why the run
   // failed), the record and the refund are retried in the background, not left to the sweeper.
   await writeReliably(`recording autonomous run ${run.runId} as failed`, () =>

@@ -1,5 +1,6 @@
 // Autonomous runs: the scheduler that claims and executes them, and their history.
 
+export { cancelRun } from "./cancel";
 export { claimDueRuns } from "./claim";
 export { executeRun, runNow } from "./execute";
 export { listRuns, presentRun, summarizeRuns } from "./history";
