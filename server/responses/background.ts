@@ -1,4 +1,5 @@
 import { problemFromError } from "@/server/frame/errors";
+import { settlesWithin } from "@/server/kit/settles-within";
 import { log } from "@/server/observability";
 import { endResponse, type RecordedEvent, recordEvents } from "./lifecycle";
 import {
@@ -91,15 +92,9 @@ export function runningHere(id: string): BackgroundRun | undefined {
  */
 export async function backgroundResponsesDrained(ms: number): Promise<boolean> {
   const all = () => Promise.all([...running.values()].map((run) => run.ended));
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(resolve, ms, false);
-  });
-  const ended = await Promise.race([all().then(() => true as const), late]);
-  clearTimeout(timer);
-  if (ended) return true;
+  if (await settlesWithin(all(), ms)) return true;
   for (const run of running.values()) run.stop();
-  await Promise.race([all(), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+  await settlesWithin(all(), 2_000);
   return false;
 }
 

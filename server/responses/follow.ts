@@ -1,3 +1,4 @@
+import { setTimeout } from "node:timers/promises";
 import { AppError } from "@/server/frame/errors";
 import { type NumberedEvent, runningHere } from "./background";
 import { eventsAfter } from "./lifecycle";
@@ -57,7 +58,8 @@ async function* recorded(
       if (events.length === PAGE) continue;
       // Deleted meanwhile, or ended: its last events were written before its status.
       if (status === undefined || status !== "in_progress") return;
-      await sleep(POLL_MS, signal);
+      // Cut short when the client leaves; the loop's own test then ends it.
+      await setTimeout(POLL_MS, undefined, { signal }).catch(() => {});
     }
   } finally {
     polling -= 1;
@@ -68,16 +70,4 @@ async function* recorded(
 function numbered(seq: number, json: string): NumberedEvent {
   const type = /^\{"type":"([^"]+)"/.exec(json)?.[1] ?? "message";
   return { type, sequence_number: seq, json };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

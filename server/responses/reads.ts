@@ -1,5 +1,6 @@
 import type { responses } from "@/db/schema";
 import { AppError } from "@/server/frame/errors";
+import { readUntil } from "@/server/kit/read-until";
 import { runningHere } from "./background";
 import { askToCancel } from "./lifecycle";
 import { messageOf, responseObjectOf } from "./object";
@@ -61,12 +62,12 @@ export async function cancelResponse(ctx: ResponseContext, id: string): Promise<
     await here.ended;
     return getResponse(ctx, id);
   }
-  const deadline = Date.now() + CANCEL_WAIT_MS;
-  for (;;) {
-    const now = await findResponse(ctx, id);
-    if (now.status !== "in_progress" || Date.now() > deadline) return objectOf(now);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const ended = await readUntil(
+    () => findResponse(ctx, id),
+    (now) => now.status !== "in_progress",
+    CANCEL_WAIT_MS,
+  );
+  return objectOf(ended);
 }
 
 export async function deleteResponse(ctx: ResponseContext, id: string) {

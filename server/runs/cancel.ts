@@ -1,8 +1,9 @@
-import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { type AutonomousRunRow, autonomousRuns, runInFlight } from "@/db/schema";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
+import { readUntil } from "@/server/kit/read-until";
 import { log } from "@/server/observability";
 
 /**
@@ -71,16 +72,13 @@ export async function cancelRun(
   await ctx.db
     .update(autonomousRuns)
     .set({ cancelRequestedAt: ctx.clock.now() })
-    .where(
-      and(eq(autonomousRuns.id, id), runInFlight, sql`${autonomousRuns.cancelRequestedAt} IS NULL`),
-    );
+    .where(and(eq(autonomousRuns.id, id), runInFlight, isNull(autonomousRuns.cancelRequestedAt)));
   running.get(id)?.abort();
-  const deadline = Date.now() + CANCEL_WAIT_MS;
-  for (;;) {
-    const now = (await read()) as AutonomousRunRow;
-    if (now.outcome !== "running" || Date.now() > deadline) return now;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return readUntil(
+    async () => (await read()) as AutonomousRunRow,
+    (now) => now.outcome !== "running",
+    CANCEL_WAIT_MS,
+  );
 }
 
 function runNotFound(aid: string, id: number): AppError {
