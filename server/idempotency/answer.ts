@@ -21,9 +21,9 @@ import { type Claim, claimKey, keepAnswer, releaseClaim, type StoredAnswer } fro
  * is in flight 409. An answer that is not a success keeps nothing, so a retry does the work.
  */
 
-export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
+const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 /** Set on a replayed answer, as Stripe names it. */
-export const REPLAYED_HEADER = "idempotent-replayed";
+const REPLAYED_HEADER = "idempotent-replayed";
 const KEY_MAX_CHARS = 255;
 /** A larger answer is not kept (a retry does the work again): far above any this service gives. */
 const ANSWER_MAX_CHARS = 4 * 1024 * 1024;
@@ -56,7 +56,12 @@ export function idempotencyKeyOf(headers: Headers): string | undefined {
       "validation_failed",
       `The Idempotency-Key header must be 1 to ${KEY_MAX_CHARS} visible ASCII characters, such as a UUID.`,
       {
-        errors: [{ field: "Idempotency-Key", detail: "is not 1 to 255 visible ASCII characters" }],
+        errors: [
+          {
+            field: "Idempotency-Key",
+            detail: `is not 1 to ${KEY_MAX_CHARS} visible ASCII characters`,
+          },
+        ],
       },
     );
   return key;

@@ -10,9 +10,9 @@ import { type ResponseStatus, responseEvents, responses } from "@/db/schema";
  */
 
 /** An answering instance silent this long has stopped: its responses failed (housekeeping). */
-export const HEARTBEAT_LAPSE_MS = 30_000;
+const HEARTBEAT_LAPSE_MS = 30_000;
 /** How long the events of an ended response can still be streamed again. */
-export const EVENTS_KEPT_MS = 24 * 60 * 60 * 1000;
+const EVENTS_KEPT_MS = 24 * 60 * 60 * 1000;
 
 export type RecordedEvent = { seq: number; data: string };
 

@@ -209,8 +209,6 @@ export const responseReadInputSchema = z.strictObject({
   }),
 });
 
-export type ResponseReadInput = z.infer<typeof responseReadInputSchema>;
-
 export const inputItemsInputSchema = z.strictObject({
   id: z.string().min(1).max(200),
   limit: z.coerce.number().int().min(1).max(100).default(20),

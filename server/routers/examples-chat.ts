@@ -1,7 +1,9 @@
+import type { z } from "zod";
 import { chatReplySchema } from "@/server/chat";
 import { example, problemSchema } from "@/server/http";
 import { responseObjectSchema } from "@/server/responses";
 import { listMessagesOutputSchema, listThreadsOutputSchema } from "@/server/threads";
+import { response } from "./examples-responses";
 
 /** Real answers of the service for chat, threads and messages (a model on loopback answered). */
 
@@ -222,27 +224,13 @@ export const messageList = {
 
 export const begunInBackground = {
   begun: example(responseObjectSchema, "Begun in the background (Prefer: respond-async)", {
+    // The completed response's own example, checked by the schema here as there.
+    ...(response.completed.value as z.input<typeof responseObjectSchema>),
     id: "resp_8a1f3c5e7b9d2f4a6c8e0b1d3f5a7c9e",
-    object: "response",
-    created_at: 1795794488,
     status: "in_progress",
-    model: "support-bot",
     output: [],
     usage: null,
     instructions: null,
-    previous_response_id: null,
-    store: true,
-    metadata: {},
-    error: null,
-    incomplete_details: null,
-    max_output_tokens: null,
-    temperature: null,
-    top_p: null,
-    parallel_tool_calls: true,
-    tool_choice: "auto",
-    tools: [],
-    text: { format: { type: "text" } },
-    truncation: "disabled",
     background: true,
   }),
 };
