@@ -34,3 +34,18 @@ export async function startModelServer(
     },
   };
 }
+
+/**
+ * On PostgreSQL, a second instance on the same database and model, one worker each as
+ * `running`'s should be: what one answers, the other reads and cancels. Undefined on PGlite.
+ */
+export async function startOtherInstance(running: ModelServer): Promise<RunningServer | undefined> {
+  if (!running.databaseUrl) return undefined;
+  return startServer({
+    DATABASE_URL: running.databaseUrl,
+    WEB_CONCURRENCY: "1",
+    LLM_BASE_URL: running.fake.baseUrl,
+    LLM_API_KEY: "sk-test",
+    SCHEDULER: "off",
+  });
+}

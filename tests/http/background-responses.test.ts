@@ -3,8 +3,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { adminApi } from "../helpers/admin-api";
 import { DATABASE_KINDS } from "../helpers/database-kinds";
 import type { FakeOpenAi } from "../helpers/fake-openai";
-import { type ModelServer, startModelServer } from "../helpers/model-server";
-import { type RunningServer, startServer } from "../helpers/server";
+import { type ModelServer, startModelServer, startOtherInstance } from "../helpers/model-server";
+import type { RunningServer } from "../helpers/server";
 
 /**
  * Background responses (`background: true` on POST /v1/responses) through the official `openai`
@@ -31,14 +31,7 @@ describe.each(DATABASE_KINDS)("background responses on %s", (kind) => {
     });
     ({ server, fake } = running);
     // A second instance on the same database: what it streams and cancels, the first answers.
-    if (running.databaseUrl)
-      other = await startServer({
-        DATABASE_URL: running.databaseUrl,
-        WEB_CONCURRENCY: "1",
-        LLM_BASE_URL: fake.baseUrl,
-        LLM_API_KEY: "sk-test",
-        SCHEDULER: "off",
-      });
+    other = await startOtherInstance(running);
   });
   afterAll(async () => {
     await other?.stop();

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { DATABASE_KINDS } from "../helpers/database-kinds";
 import type { FakeOpenAi } from "../helpers/fake-openai";
-import { type ModelServer, startModelServer } from "../helpers/model-server";
-import { type RunningServer, sendAsAdmin, startServer } from "../helpers/server";
+import { type ModelServer, startModelServer, startOtherInstance } from "../helpers/model-server";
+import { type RunningServer, sendAsAdmin } from "../helpers/server";
 
 /**
  * POST /agents/{aid}/runs/{id}/cancel: a run in flight, cancelled through any instance (on
@@ -22,14 +22,7 @@ describe.each(DATABASE_KINDS)("cancelling a run on %s", (kind) => {
       ...(kind === "postgres" ? { WEB_CONCURRENCY: "1" } : {}),
     });
     ({ server, fake } = running);
-    if (running.databaseUrl)
-      other = await startServer({
-        DATABASE_URL: running.databaseUrl,
-        WEB_CONCURRENCY: "1",
-        LLM_BASE_URL: fake.baseUrl,
-        LLM_API_KEY: "sk-test",
-        SCHEDULER: "off",
-      });
+    other = await startOtherInstance(running);
   });
   afterAll(async () => {
     await other?.stop();
