@@ -119,9 +119,8 @@ function createPostgres({
   };
 }
 
-// A busy pooler may hand the asker its old server connection again by chance (about one round in
-// three, with four server connections and eight busy clients); twenty rounds cost ~20 ms when
-// no pooler is there and make a miss negligible.
+// A busy pooler may hand the asker its old server connection again by chance: each round is
+// another chance to see it move, and rounds are cheap where no pooler is.
 const PROBE_ROUNDS = 20;
 
 const backendPid = async (sql: postgres.Sql | postgres.ReservedSql | postgres.TransactionSql) =>
