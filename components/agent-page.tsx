@@ -9,6 +9,7 @@ import { AgentForm } from "./agent-form";
 import { ChatPanel } from "./chat-panel";
 import { KeysPanel } from "./keys-panel";
 import { McpPanel } from "./mcp-panel";
+import { ModelEndpointsPanel } from "./model-endpoints-panel";
 import { OpenAiPanel } from "./openai-panel";
 import { PauseAgent } from "./pause-agent";
 import { QuotaBars } from "./quota-bars";
@@ -37,6 +38,7 @@ const SECTIONS: PageSection[] = [
   { id: "openai", label: "OpenAI API" },
   { id: "mcp", label: "MCP" },
   { id: "a2a", label: "A2A" },
+  { id: "models", label: "Models" },
   { id: "tools", label: "Tools" },
   { id: "conversations", label: "Conversations" },
   { id: "keys", label: "Agent keys" },
@@ -133,6 +135,9 @@ export function AgentPage({
           </PageSectionTarget>
           <PageSectionTarget id="a2a">
             <A2aPanel aid={aid} publicUrl={publicUrl} keyOnly={data.chat_access === "key"} />
+          </PageSectionTarget>
+          <PageSectionTarget id="models">
+            <ModelEndpointsPanel aid={aid} endpoints={data.model_endpoints} />
           </PageSectionTarget>
           <PageSectionTarget id="tools">
             <ToolsPanel

@@ -52,6 +52,20 @@ export type StoredMcpServer = {
   allowed_tools: string[] | null;
 };
 
+/**
+ * A model endpoint of an agent as stored: its API key encrypted (bound to the URL's origin) or
+ * read from the environment, never plain.
+ */
+export type StoredModelEndpoint = {
+  name: string;
+  base_url: string;
+  model: string;
+  api_key: { enc: string; hint: string | null } | null;
+  api_key_env: string | null;
+  /** How long to wait for its first token before trying the next; null = a share of the time left. */
+  timeout_ms: number | null;
+};
+
 export type StoredToolCall = {
   id: string;
   step: number;
@@ -82,6 +96,8 @@ export const agents = pgTable(
     autonomousNextRunAt: timestamptz(),
     /** On the agent's row, so the chat's opening statement reads it at no extra cost. */
     mcpServers: jsonb().$type<StoredMcpServer[]>().notNull().default([]),
+    /** Tried in order; empty = the configured provider (LLM_BASE_URL, or echo). */
+    modelEndpoints: jsonb().$type<StoredModelEndpoint[]>().notNull().default([]),
     /** Model turns that may call tools in one chat or run; 0 = tools are never called. */
     maxToolSteps: integer().notNull().default(5),
     paused: boolean().notNull().default(false),
@@ -455,6 +471,25 @@ export const responseEvents = pgTable(
 );
 
 /**
+ * The circuit of each model endpoint (base URL and model) that failed lately, shared by every
+ * worker and instance: `failures` in a row, forgotten once `last_failure_at` is a cooling period
+ * old; open (skipped) until `open_until`; then one call at a time may probe it (`probe_until`).
+ * A success deletes the row: a healthy endpoint has none.
+ */
+export const modelCircuits = pgTable(
+  "model_circuits",
+  {
+    baseUrl: text().notNull(),
+    model: text().notNull(),
+    failures: integer().notNull(),
+    lastFailureAt: timestamptz().notNull(),
+    openUntil: timestamptz(),
+    probeUntil: timestamptz(),
+  },
+  (t) => [primaryKey({ columns: [t.baseUrl, t.model] })],
+);
+
+/**
  * A task of an agent's A2A server (POST /{aid}/a2a): its state, for any instance to read and to
  * cancel it, and the task as the A2A SDK keeps it. A task in a final state is never changed.
  */
@@ -704,6 +739,8 @@ export const requestLog = pgTable(
     code: text(),
     latencyMs: integer().notNull(),
     model: text(),
+    /** The agent's model endpoint that answered; null for the configured provider. */
+    endpoint: text(),
     inputTokens: integer(),
     outputTokens: integer(),
     cost: numeric({ mode: "number" }),

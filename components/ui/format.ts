@@ -51,6 +51,7 @@ const FIELD_WORDS: Record<string, string> = {
   rate_limit_rpm: "the chats a minute per caller",
   max_tool_steps: "the model turns that may call tools",
   mcp_servers: "the MCP servers",
+  model_endpoints: "the model endpoints",
   chat_access: "the chat access",
   user_address: "the owner address",
   request_id: "the request ID",
@@ -85,6 +86,16 @@ const SERVER_FIELD_WORDS: Record<string, string> = {
   headers: "headers",
 };
 
+/** What a model endpoint's field is called in its form. */
+const ENDPOINT_FIELD_WORDS: Record<string, string> = {
+  name: "name",
+  base_url: "base URL",
+  model: "model",
+  api_key: "API key",
+  api_key_env: "API key's variable",
+  timeout_ms: "wait for the first token",
+};
+
 /**
  * A field's path as a problem gives it (`mcp_servers.0.name`, `quota.message_limit_daily`,
  * `expires_at`) in the words of the form that has it; undefined for a path no form shows.
@@ -101,6 +112,12 @@ export function fieldLabel(path: string): string | undefined {
     if (field === "allowed_tools" && header) return `${which}'s tools the agent may call`;
     return `${which}'s ${SERVER_FIELD_WORDS[field]}`;
   }
+  const endpoint = /^model_endpoints\.(\d+)(?:\.(\w+))?$/.exec(path);
+  if (endpoint) {
+    const which = `model endpoint ${Number(endpoint[1]) + 1}`;
+    const field = endpoint[2] && ENDPOINT_FIELD_WORDS[endpoint[2]];
+    return field ? `${which}'s ${field}` : which;
+  }
   const limit = /^quota\.(\w+)$/.exec(path)?.[1];
   if (limit && LIMIT_LABELS[limit]) return `the limit “${LIMIT_LABELS[limit]}”`;
   return FIELD_WORDS[path] ?? PLAIN_FIELD_WORDS[path];
@@ -111,7 +128,7 @@ const CHECKED = /\b(autonomous_enabled) is (true|false)\b/g;
 const FIELD_NAMES = new RegExp(`\`?\\b(${Object.keys(FIELD_WORDS).join("|")})\\b\`?`, "g");
 /** Field paths through lists and objects (`mcp_servers.0.headers.X-Key`, `quota.token_limit_daily`). */
 const FIELD_PATHS =
-  /\b(?:mcp_servers\.\d+(?:\.(?:name|url|allowed_tools(?:\.\d+)?|headers(?:\.[\w-]+)?))?|quota\.\w+)/g;
+  /\b(?:mcp_servers\.\d+(?:\.(?:name|url|allowed_tools(?:\.\d+)?|headers(?:\.[\w-]+)?))?|model_endpoints\.\d+(?:\.\w+)?|quota\.\w+)/g;
 const INVALID_FIELDS = /^(The request has invalid fields: )(.*)$/s;
 
 /**

@@ -14,6 +14,7 @@ import type { Config, QuotaLimits } from "@/server/frame/config";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
 import { agentLockAlone } from "@/server/kit/agent-lock";
+import { presentEndpoints, storeEndpoints } from "@/server/model-endpoints";
 import { LIMIT_COLUMNS, newQuotaRow, presentQuota, QUOTA_LIMIT_FIELDS } from "@/server/quota";
 import { nextRunAfterChange } from "@/server/schedules";
 import { DEFAULT_MAX_TOOL_STEPS, presentServers, storeServers } from "@/server/tools";
@@ -35,6 +36,7 @@ const DEFAULTS = {
   autonomousTimezone: "UTC",
   paused: false,
   mcpServers: [],
+  modelEndpoints: [],
   maxToolSteps: DEFAULT_MAX_TOOL_STEPS,
 } as const;
 
@@ -70,13 +72,20 @@ export async function assertAgentExists(db: Db, aid: string): Promise<void> {
   if (!found) throw agentNotFound(aid);
 }
 
-type StoreServers = (
-  given: NonNullable<AgentInput["mcp_servers"]>,
-  current: AgentConfig["mcpServers"],
-) => AgentConfig["mcpServers"];
+/** The lists whose secrets are sealed as they are stored, from what is given and what is kept. */
+type StoreSecrets = {
+  servers: (
+    given: NonNullable<AgentInput["mcp_servers"]>,
+    current: AgentConfig["mcpServers"],
+  ) => AgentConfig["mcpServers"];
+  endpoints: (
+    given: NonNullable<AgentInput["model_endpoints"]>,
+    current: AgentConfig["modelEndpoints"],
+  ) => AgentConfig["modelEndpoints"];
+};
 
 /** Applies the fields `input` gives (undefined = keep) over `current`. */
-function mergeConfig(current: AgentConfig, input: AgentInput, servers: StoreServers): AgentConfig {
+function mergeConfig(current: AgentConfig, input: AgentInput, store: StoreSecrets): AgentConfig {
   const pick = <T>(given: T | undefined, kept: T) => (given === undefined ? kept : given);
   return {
     name: pick(input.name, current.name),
@@ -93,7 +102,11 @@ function mergeConfig(current: AgentConfig, input: AgentInput, servers: StoreServ
     mcpServers:
       input.mcp_servers === undefined
         ? current.mcpServers
-        : servers(input.mcp_servers ?? [], current.mcpServers),
+        : store.servers(input.mcp_servers ?? [], current.mcpServers),
+    modelEndpoints:
+      input.model_endpoints === undefined
+        ? current.modelEndpoints
+        : store.endpoints(input.model_endpoints ?? [], current.modelEndpoints),
     maxToolSteps: pick(input.max_tool_steps, current.maxToolSteps),
     paused: pick(input.paused, current.paused),
   };
@@ -139,17 +152,21 @@ export async function upsertAgent(
   {
     db,
     clock,
-    config: { quotaDefaults, chat, tools },
+    config: { quotaDefaults, chat, tools, llm },
     auth,
   }: AgentsContext & {
-    config: Pick<Config, "quotaDefaults" | "chat" | "tools">;
-    auth: Pick<AuthKeys, "headerKey">;
+    config: Pick<Config, "quotaDefaults" | "chat" | "tools" | "llm">;
+    auth: Pick<AuthKeys, "headerKey" | "endpointKey">;
   },
   input: AgentInput,
   { createOnly = false }: { createOnly?: boolean } = {},
 ): Promise<{ created: boolean; agent: Agent }> {
-  const servers: StoreServers = (given, current) =>
-    storeServers(given, current, { key: auth.headerKey, allowedHosts: tools.allowedHosts });
+  const store: StoreSecrets = {
+    servers: (given, current) =>
+      storeServers(given, current, { key: auth.headerKey, allowedHosts: tools.allowedHosts }),
+    endpoints: (given, current) =>
+      storeEndpoints(given, current, { key: auth.endpointKey, allowedHosts: llm.allowedHosts }),
+  };
   for (let attempt = 0; attempt < 3; attempt++) {
     const outcome = await db.transaction(async (tx) => {
       const now = clock.now();
@@ -161,7 +178,7 @@ export async function upsertAgent(
 
       if (existing) {
         if (createOnly) throw agentExists(input.aid);
-        const config = mergeConfig(existing, input, servers);
+        const config = mergeConfig(existing, input, store);
         assertConsistent(config);
         const autonomousNextRunAt = nextRunAfterChange(existing, config, now);
         await tx
@@ -178,9 +195,15 @@ export async function upsertAgent(
       }
 
       const config = mergeConfig(
-        { ...DEFAULTS, mcpServers: [], name: input.aid, rateLimitRpm: chat.defaultRateLimitRpm },
+        {
+          ...DEFAULTS,
+          mcpServers: [],
+          modelEndpoints: [],
+          name: input.aid,
+          rateLimitRpm: chat.defaultRateLimitRpm,
+        },
         input,
-        servers,
+        store,
       );
       assertConsistent(config);
       const inserted = await tx
@@ -257,6 +280,7 @@ export function presentAgent(agent: AgentRow, quota: AgentQuotaRow, now: Date): 
     chat_access: agent.chatAccess,
     rate_limit_rpm: agent.rateLimitRpm,
     mcp_servers: presentServers(agent.mcpServers),
+    model_endpoints: presentEndpoints(agent.modelEndpoints),
     max_tool_steps: agent.maxToolSteps,
     paused: agent.paused,
     autonomous_next_run_at: agent.autonomousNextRunAt?.toISOString() ?? null,

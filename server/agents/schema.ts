@@ -3,6 +3,7 @@ import { CHAT_ACCESS } from "@/db/enums";
 import { AID_RULE, aidSchema, lookupAidSchema } from "@/server/kit/agent-id";
 import { isoDateTime } from "@/server/kit/iso-date-time";
 import { NUL_RULE, withoutNul } from "@/server/kit/text";
+import { modelEndpointSchema, modelEndpointsInputSchema } from "@/server/model-endpoints/schema";
 import { includeTotalParam, pageOutputFields, pageParams } from "@/server/pagination/schema";
 import { QUOTA_COUNTERS, quotaLimitsInputSchema, quotaSchema } from "@/server/quota/schema";
 import { autonomousCronSchema, autonomousTimezoneSchema } from "@/server/schedules/schema";
@@ -71,6 +72,7 @@ const agentFields = {
         "Chats a minute per caller (each key, each client address); null = no limit. A caller's window opens with its first chat and lasts a minute.",
     }),
   mcp_servers: mcpServersInputSchema,
+  model_endpoints: modelEndpointsInputSchema,
   max_tool_steps: maxToolStepsSchema,
   paused: z.boolean({ error: "must be true or false" }).meta({
     description:
@@ -98,6 +100,7 @@ export const agentInputSchema = z
     chat_access: agentFields.chat_access.optional(),
     rate_limit_rpm: agentFields.rate_limit_rpm.optional(),
     mcp_servers: agentFields.mcp_servers.optional(),
+    model_endpoints: agentFields.model_endpoints.optional(),
     max_tool_steps: agentFields.max_tool_steps.optional(),
     paused: agentFields.paused.optional(),
     quota: quotaLimitsInputSchema.optional(),
@@ -154,6 +157,10 @@ export const agentSchema = z
     mcp_servers: z.array(mcpServerSchema).meta({
       description:
         'MCP servers whose tools the agent may call. Header secrets are never shown: a stored one is `{"secret": true, "hint"}`.',
+    }),
+    model_endpoints: z.array(modelEndpointSchema).meta({
+      description:
+        'The OpenAI-compatible endpoints tried in order; empty: the service\'s configured provider. API keys are never shown: a stored one is `{"secret": true, "hint"}`.',
     }),
     max_tool_steps: z.int(),
     paused: z.boolean(),

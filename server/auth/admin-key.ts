@@ -73,6 +73,8 @@ export type AuthKeys = {
   adminKeyFingerprint: string;
   headerKey: Uint8Array;
   webhookKey: Uint8Array;
+  /** Seals the API keys of agents' model endpoints. */
+  endpointKey: Uint8Array;
   /** Seals the answers kept for Idempotency-Keys: they hold replies, and keys shown once. */
   answerKey: Uint8Array;
   adminKeyMatches(presented: string): boolean;
@@ -89,6 +91,7 @@ export function authKeys(adminKey: string): AuthKeys {
       .digest("base64url"),
     headerKey: headerSecretKey(adminKey),
     webhookKey: webhookSecretKey(adminKey),
+    endpointKey: sealingKey(adminKey, "model endpoints v1"),
     answerKey: sealingKey(adminKey, "idempotent answers v1"),
     adminKeyMatches: (presented) => isAdminKey(presented, adminKey),
     couldBeAdminKey: (presented) =>

@@ -262,6 +262,7 @@ async function beginExchange(
         question: question.question,
         releaseSlot,
         signal,
+        store: ctx,
         ...(question.settings ? { settings: question.settings } : {}),
       });
       return { ask: question, thread, askedAt, opened: opening, call };
@@ -346,6 +347,7 @@ async function completeExchange(
     chat_id: ask.chatId,
     reply: reply.text,
     model: reply.model,
+    endpoint: reply.endpoint,
     finish_reason: reply.finishReason,
     usage: { ...reply.usage, cost },
     quota,

@@ -78,6 +78,7 @@ export function endChat(
     code: problem?.code ?? null,
     latency_ms: Math.round(performance.now() - chat.begun.mark),
     model: failed ? null : outcome.reply.model,
+    endpoint: failed ? null : outcome.reply.endpoint,
     input_tokens: usage?.input_tokens ?? null,
     output_tokens: usage?.output_tokens ?? null,
     cost: usage?.cost ?? null,

@@ -58,7 +58,12 @@ export const chatReplySchema = z
     chat_id: z.string(),
     reply: z.string(),
     model: z.string().meta({
-      description: "The model that wrote the reply (the agent's, or LLM_MODEL when it has none).",
+      description:
+        "The model that wrote the reply (the agent's, or LLM_MODEL when it has none; with model endpoints, the model of the endpoint that answered).",
+    }),
+    endpoint: z.string().nullable().meta({
+      description:
+        "The name of the agent's model endpoint that answered; null when the agent has none and the service's configured provider did.",
     }),
     finish_reason: z.enum(["stop", "length", "content_filter"]).meta({
       description:

@@ -77,6 +77,20 @@ export const envSchema = z.object({
   LLM_MAX_CONCURRENCY: optional(z.coerce.number().int().min(1).max(10_000)).default(512),
   LLM_MAX_RETRIES: optional(z.coerce.number().int().min(0).max(10)).default(2),
   LLM_MAX_OUTPUT_TOKENS: optional(z.coerce.number().int().min(1).max(1_000_000)).default(1024),
+  MODEL_ALLOWED_HOSTS: optional(z.string()).default(""),
+  MODEL_CIRCUIT_FAILURES: optional(
+    z.coerce
+      .number({ error: "must be a whole number of failures" })
+      .int("must be a whole number of failures")
+      .min(1, "must be 1 or more")
+      .max(1000, "must be at most 1,000"),
+  ).default(5),
+  MODEL_CIRCUIT_OPEN_S: optional(
+    z.coerce
+      .number({ error: "must be a number of seconds" })
+      .min(0.1, "must be 0.1 or more")
+      .max(3600, "must be at most 3,600"),
+  ).default(30),
   CHAT_MAX_REPLY_CHARS: optional(z.coerce.number().int().min(1).max(1_000_000)).default(16_000),
   CHAT_HISTORY_MESSAGES: optional(z.coerce.number().int().min(0).max(1000)).default(20),
   CHAT_HISTORY_MAX_CHARS: optional(z.coerce.number().int().min(0).max(10_000_000)).default(24_000),
@@ -201,6 +215,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
   const hosts = parseAllowedHosts(e.MCP_ALLOWED_HOSTS);
   issues.push(...hosts.problems.map((problem) => `  MCP_ALLOWED_HOSTS: ${problem}`));
   const webhookHosts = parseAllowedHosts(e.WEBHOOK_ALLOWED_HOSTS);
+  const modelHosts = parseAllowedHosts(e.MODEL_ALLOWED_HOSTS);
+  issues.push(...modelHosts.problems.map((problem) => `  MODEL_ALLOWED_HOSTS: ${problem}`));
   issues.push(...webhookHosts.problems.map((problem) => `  WEBHOOK_ALLOWED_HOSTS: ${problem}`));
   if (e.WEB_CONCURRENCY !== undefined && e.WEB_CONCURRENCY > 1 && !e.DATABASE_URL) {
     issues.push(
@@ -235,6 +251,12 @@ export function parseConfig(env: Record<string, string | undefined>) {
       maxConcurrency: e.LLM_MAX_CONCURRENCY,
       maxRetries: e.LLM_MAX_RETRIES,
       maxOutputTokens: e.LLM_MAX_OUTPUT_TOKENS,
+      /** Non-public addresses agents' model endpoints may be on (empty = none). */
+      allowedHosts: modelHosts.rules,
+      /** Failures in a row that open an endpoint's circuit, for every worker and instance. */
+      circuitFailures: e.MODEL_CIRCUIT_FAILURES,
+      /** How long an open circuit skips its endpoint before one call probes it. */
+      circuitOpenMs: Math.round(e.MODEL_CIRCUIT_OPEN_S * 1000),
     },
     chat: {
       maxReplyChars: e.CHAT_MAX_REPLY_CHARS,

@@ -67,7 +67,11 @@ export function createContextOf(
     caller: options.caller ?? callerOf({ session, client }),
     startedAt: options.startedAt ?? new Date(),
     model:
-      options.model ?? createModelRuntime(options.config, { headerKey: options.auth.headerKey }),
+      options.model ??
+      createModelRuntime(options.config, {
+        headerKey: options.auth.headerKey,
+        endpointKey: options.auth.endpointKey,
+      }),
   };
 }
 

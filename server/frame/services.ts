@@ -115,7 +115,10 @@ export async function startServices(env: Record<string, string | undefined>): Pr
     throw error;
   }
   const auth = authKeys(adminKey.key);
-  const model = createModelRuntime(config, { headerKey: auth.headerKey });
+  const model = createModelRuntime(config, {
+    headerKey: auth.headerKey,
+    endpointKey: auth.endpointKey,
+  });
   metrics.sources.slotsInUse = () => model.slots.busy;
   if (database.kind === "postgres") {
     const db = database.db;

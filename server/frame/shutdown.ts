@@ -46,6 +46,7 @@ export function installGracefulShutdown(
     // After the calls: a chat or run still in flight may be using a connection. The request
     // log's last rows (the chats just finished) are written before the database closes.
     await services.model.tools.close().catch(() => {});
+    await services.model.endpoints.connections.close();
     await requestLogOf(services.database.db).close();
     await services.database.close().catch(() => {});
     log.info({ took_ms: graceMs - left() }, "Agent Service: stopped.");

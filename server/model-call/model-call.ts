@@ -1,4 +1,7 @@
+import type { Db } from "@/db/client";
 import type { AgentRow } from "@/db/schema";
+import type { Clock } from "@/server/kit/clock";
+import { endpointsProvider } from "@/server/model-endpoints";
 import { metrics } from "@/server/observability";
 import type { ChatTurn } from "@/server/providers";
 import { agentHasTools, openToolbox, type Toolbox } from "@/server/tools";
@@ -8,8 +11,14 @@ import { type CallSettings, modelRequest } from "./request";
 import type { ModelRuntime } from "./runtime";
 import { runTurns, type ToolEvent, type TurnsResult } from "./turns";
 
-/** A finished reply: its model (which prices it), the tokens of all its turns, its tool calls. */
-export type ModelReply = TurnsResult & { model: string };
+/**
+ * A finished reply: its model (which prices it), the agent's model endpoint that answered (null:
+ * the configured provider), the tokens of all its turns, its tool calls.
+ */
+export type ModelReply = Omit<TurnsResult, "answeredBy"> & {
+  model: string;
+  endpoint: string | null;
+};
 
 export type ModelCall = {
   generate(): Promise<ModelReply>;
@@ -27,7 +36,14 @@ export type ModelCall = {
 /** What a model call reads of its agent: the chat's opening statement selects only these. */
 export type CalledAgent = Pick<
   AgentRow,
-  "aid" | "name" | "prompt" | "model" | "temperature" | "maxToolSteps" | "mcpServers"
+  | "aid"
+  | "name"
+  | "prompt"
+  | "model"
+  | "temperature"
+  | "maxToolSteps"
+  | "mcpServers"
+  | "modelEndpoints"
 >;
 
 /** Starts a call of `agent`'s model, bounded by LLM_TIMEOUT_MS and `signal`; it owns the slot. */
@@ -40,11 +56,22 @@ export function startModelCall(
     releaseSlot: () => void;
     signal?: AbortSignal;
     settings?: CallSettings;
+    /** Where the circuits of the agent's model endpoints are kept, and their clock. */
+    store: { db: Db; clock: Clock };
   },
 ): ModelCall {
-  const { provider, llm, chat } = runtime;
+  const { llm, chat } = runtime;
   const { agent } = options;
   const deadline = startDeadline(llm.timeoutMs, options.signal);
+  const provider =
+    agent.modelEndpoints.length === 0
+      ? runtime.provider
+      : endpointsProvider(runtime.endpoints, {
+          aid: agent.aid,
+          endpoints: agent.modelEndpoints,
+          ...options.store,
+          deadlineAt: Date.now() + llm.timeoutMs,
+        });
   const withTools = agentHasTools(agent);
   const request = modelRequest(
     agent,
@@ -66,8 +93,13 @@ export function startModelCall(
     });
   const toolbox = () =>
     withTools ? openToolbox(runtime.tools, agent, deadline.signal) : Promise.resolve(undefined);
-  // The model that answers: the provider's own when it has only one (echo), else the request's.
-  const model = provider.model ?? request.model;
+  // The model that answers: the endpoint's that answered, the provider's own when it has only
+  // one (echo), else the request's.
+  const answered = ({ answeredBy, ...turns }: TurnsResult): ModelReply => ({
+    ...turns,
+    model: answeredBy?.model ?? provider.model ?? request.model,
+    endpoint: answeredBy?.endpoint ?? null,
+  });
   let ended = false;
   return {
     async generate() {
@@ -75,12 +107,12 @@ export function startModelCall(
       const all = turns(await toolbox(), false);
       let next = await all.next();
       while (!next.done) next = await all.next();
-      return observeCall({ ...next.value, model }, started, false);
+      return observeCall(answered(next.value), started, false);
     },
     async *stream() {
       const started = performance.now();
       const reply = yield* turns(await toolbox(), true);
-      return observeCall({ ...reply, model }, started, true);
+      return observeCall(answered(reply), started, true);
     },
     failure: (error) => classifyFailure(error, deadline, llm.timeoutMs),
     end() {

@@ -1,6 +1,7 @@
 import { cutText } from "@/server/kit/text";
 import { metrics } from "@/server/observability";
 import type {
+  AnsweredBy,
   ChatTurn,
   FinishReason,
   ModelProvider,
@@ -29,6 +30,8 @@ export type TurnsResult = {
   toolCalls: ToolCall[];
   /** `length` when the reply was cut, by the model's token limit or at the service's cap. */
   finishReason: FinishReason;
+  /** The endpoint and model of the last turn, when the provider chose among an agent's endpoints. */
+  answeredBy?: AnsweredBy;
 };
 
 /** Tool calls one turn may make; the model asking for more gets an error for the rest. */
@@ -49,6 +52,7 @@ export async function* runTurns(options: {
   const usage: Usage = { input_tokens: 0, output_tokens: 0, estimated: false };
   const toolCalls: ToolCall[] = [];
   let finishReason: FinishReason = "stop";
+  let answeredBy: AnsweredBy | undefined;
   for (let step = 1; ; step++) {
     const mayCall = toolbox !== undefined && step <= maxSteps;
     const request: ModelRequest = toolbox
@@ -71,6 +75,7 @@ export async function* runTurns(options: {
       for await (const chunk of provider.stream(request)) {
         reported = chunk.usage ?? reported;
         finished = chunk.finishReason ?? finished;
+        answeredBy = chunk.answeredBy ?? answeredBy;
         if (chunk.toolCalls) asked = chunk.toolCalls;
         const room = Math.max(0, cap - text.length - separator.length - turnText.length);
         const piece = cutText(chunk.text, room);
@@ -88,6 +93,7 @@ export async function* runTurns(options: {
       const answer = await provider.generate(request);
       reported = answer.usage;
       finished = answer.finishReason;
+      answeredBy = answer.answeredBy ?? answeredBy;
       asked = answer.toolCalls ?? [];
       const room = Math.max(0, cap - text.length - separator.length);
       turnText = cutText(answer.text, room);
@@ -165,7 +171,7 @@ export async function* runTurns(options: {
       ),
     ];
   }
-  return { text, usage, toolCalls, finishReason };
+  return { text, usage, toolCalls, finishReason, ...(answeredBy ? { answeredBy } : {}) };
 }
 
 /** What the `tool_call` event says before the call is made: the tool as the model named it. */

@@ -29,6 +29,7 @@ type Metrics = {
   modelCall: Histogram<"stream">;
   firstToken: Histogram;
   tokens: Counter<"direction">;
+  endpointAttempts: Counter<"endpoint" | "outcome">;
   toolCalls: Histogram<"outcome">;
   runs: Counter<"outcome">;
   schedulerLag: Histogram;
@@ -97,6 +98,12 @@ function createMetrics(): Metrics {
       name: "agent_model_time_to_first_token_seconds",
       help: "Streamed model calls: from the request to the first text.",
       buckets: seconds,
+      registers: [registry],
+    }),
+    endpointAttempts: new client.Counter({
+      name: "agent_model_endpoint_attempts_total",
+      help: "Calls of agents' model endpoints, by the endpoint's name: answered, failed (the next was tried), or skipped (its circuit open).",
+      labelNames: ["endpoint", "outcome"],
       registers: [registry],
     }),
     tokens: new client.Counter({

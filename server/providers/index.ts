@@ -1,10 +1,12 @@
 // Model providers: an OpenAI-compatible server, or the built-in echo.
 
 export { createProvider, providerName } from "./create";
-export { MAX_REPORTED_TOKENS } from "./openai-compatible";
+export { MAX_REPORTED_TOKENS, openAiCompatibleProvider } from "./openai-compatible";
 export type {
+  AnsweredBy,
   ChatTurn,
   FinishReason,
+  ModelChunk,
   ModelProvider,
   ModelRequest,
   ModelTool,
@@ -12,4 +14,10 @@ export type {
   Sampling,
   ToolCallRequest,
 } from "./provider";
-export { isConnectionFailure, isProviderHttpError, isProviderReplyError } from "./retry";
+export {
+  isConnectionFailure,
+  isProviderHttpError,
+  isProviderReplyError,
+  isRetryable,
+  retryDelay,
+} from "./retry";

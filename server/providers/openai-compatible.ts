@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { createParser } from "eventsource-parser";
-import { request as httpRequest } from "undici";
+import { type Dispatcher, request as httpRequest } from "undici";
 import type { LlmConfig } from "@/server/frame/config";
 import { isHighSurrogate, storableJsonText, storableText } from "@/server/kit/text";
 import type {
@@ -20,7 +20,13 @@ import { ProviderHttpError, ProviderReplyError, retryAfterMs, withRetries } from
  * (bench/model-clients.ts). Each network read is given on as one chunk, so a relay forwards it in
  * one event; what the model sends is made storable here, where it enters (server/kit/text.ts).
  */
-export function openAiCompatibleProvider(config: LlmConfig & { baseUrl: string }): ModelProvider {
+export function openAiCompatibleProvider(
+  config: Pick<LlmConfig, "apiKey" | "maxRetries"> & {
+    baseUrl: string;
+    /** Where its connections come from: an agent's endpoint's, whose lookups are guarded. */
+    dispatcher?: Dispatcher;
+  },
+): ModelProvider {
   const url = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`;
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
@@ -46,6 +52,7 @@ export function openAiCompatibleProvider(config: LlmConfig & { baseUrl: string }
           headers,
           body: body(request, stream),
           signal: request.signal,
+          ...(config.dispatcher ? { dispatcher: config.dispatcher } : {}),
         });
         if (response.statusCode >= 300) {
           // Read and dropped, so the connection can be kept; its text is never shown to clients.

@@ -47,9 +47,16 @@ export type ModelRequest = {
 
 export type ProviderUsage = { inputTokens: number; outputTokens: number };
 
-/** One network read: its text (maybe empty); usage, tool calls, finish reason in a last chunk. */
+/** Which of an agent's model endpoints answered, and with which model. */
+export type AnsweredBy = { endpoint: string; model: string };
+
+/**
+ * One network read: its text (maybe empty); usage, tool calls, finish reason in a last chunk;
+ * `answeredBy` in the first, from a provider that chose among endpoints.
+ */
 export type ModelChunk = {
   text: string;
+  answeredBy?: AnsweredBy;
   usage?: ProviderUsage;
   toolCalls?: ToolCallRequest[];
   finishReason?: FinishReason;

@@ -42,12 +42,13 @@ export async function withRetries<T>(
           throw new ProviderHttpError(error.status, error.retryAfterMs, tried + 1);
         throw error;
       }
-      await sleep(delayBeforeRetry(error, INITIAL_DELAY_MS * 2 ** tried), signal);
+      await sleep(retryDelay(error, INITIAL_DELAY_MS * 2 ** tried), signal);
     }
   }
 }
 
-function isRetryable(error: unknown): boolean {
+/** Worth asking again, or another endpoint: 408, 409, 429, 5xx, a connection that failed. */
+export function isRetryable(error: unknown): boolean {
   if (isProviderHttpError(error)) {
     const { status } = error;
     return status === 408 || status === 409 || status === 429 || status >= 500;
@@ -66,7 +67,8 @@ function errorCode(error: unknown): string {
   return typeof code === "string" ? code : "";
 }
 
-function delayBeforeRetry(error: unknown, backoffMs: number): number {
+/** The wait before asking again: what the provider asked for, if under a minute, else the backoff. */
+export function retryDelay(error: unknown, backoffMs: number): number {
   const asked = isProviderHttpError(error) ? error.retryAfterMs : undefined;
   if (asked !== undefined && asked >= 0 && (asked < MAX_HONOURED_WAIT_MS || asked < backoffMs))
     return asked;

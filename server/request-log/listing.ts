@@ -52,6 +52,7 @@ export async function listRequests({ db }: { db: Db }, input: Input): Promise<Ou
       code: entry.code,
       latency_ms: entry.latencyMs,
       model: entry.model,
+      endpoint: entry.endpoint,
       input_tokens: entry.inputTokens,
       output_tokens: entry.outputTokens,
       cost: entry.cost,

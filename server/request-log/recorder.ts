@@ -23,6 +23,8 @@ export type RequestEntry = {
   code: string | null;
   latency_ms: number;
   model: string | null;
+  /** The agent's model endpoint that answered; absent or null for the configured provider. */
+  endpoint?: string | null;
   input_tokens: number | null;
   output_tokens: number | null;
   cost: number | null;
@@ -201,17 +203,17 @@ function insertEntries(db: Db, entries: RequestEntry[]) {
         ELSE overall % overall_step = 0 END
     )
     INSERT INTO request_log (started_at, via, aid, caller, chat_id, status, code, latency_ms,
-      model, input_tokens, output_tokens, cost, request_id, stands_for, unknown_agent)
+      model, endpoint, input_tokens, output_tokens, cost, request_id, stands_for, unknown_agent)
     SELECT b.started_at, b.via, b.aid, b.caller, b.chat_id, b.status, b.code, b.latency_ms,
-      b.model, b.input_tokens, b.output_tokens, b.cost, b.request_id, coalesce(k.step, 1),
+      b.model, b.endpoint, b.input_tokens, b.output_tokens, b.cost, b.request_id, coalesce(k.step, 1),
       b.unknown
     FROM batch b LEFT JOIN kept k ON k.n = b.n
     WHERE NOT b.unknown OR k.n IS NOT NULL`);
 }
 
 const ENTRY_COLUMNS = sql.raw(`started_at timestamptz, via text, aid text, caller text,
-  chat_id text, status integer, code text, latency_ms integer, model text, input_tokens integer,
-  output_tokens integer, cost numeric, request_id text`);
+  chat_id text, status integer, code text, latency_ms integer, model text, endpoint text,
+  input_tokens integer, output_tokens integer, cost numeric, request_id text`);
 
 /**
  * A batch of replies only, the usual one: no entry can name a missing agent, so none is sampled,
@@ -219,10 +221,10 @@ const ENTRY_COLUMNS = sql.raw(`started_at timestamptz, via text, aid text, calle
  */
 function insertReplies(db: Db, entries: RequestEntry[]) {
   return db.execute(sql`INSERT INTO request_log (started_at, via, aid, caller, chat_id, status,
-      code, latency_ms, model, input_tokens, output_tokens, cost, request_id, stands_for,
-      unknown_agent)
-    SELECT started_at, via, aid, caller, chat_id, status, code, latency_ms, model, input_tokens,
-      output_tokens, cost, request_id, 1, false
+      code, latency_ms, model, endpoint, input_tokens, output_tokens, cost, request_id,
+      stands_for, unknown_agent)
+    SELECT started_at, via, aid, caller, chat_id, status, code, latency_ms, model, endpoint,
+      input_tokens, output_tokens, cost, request_id, 1, false
     FROM json_to_recordset(${JSON.stringify(entries)}::json) AS r(${ENTRY_COLUMNS})`);
 }
 

@@ -87,6 +87,10 @@ export const requestRecordSchema = z
     model: z.string().nullable().meta({
       description: "The model that wrote the stored reply; null without one.",
     }),
+    endpoint: z.string().nullable().meta({
+      description:
+        "The agent's model endpoint that answered (its name); null without a reply, or when the service's configured provider did.",
+    }),
     input_tokens: z.int().nullable().meta({ description: "The stored reply's; null without one." }),
     output_tokens: z.int().nullable(),
     cost: z.number().nullable().meta({

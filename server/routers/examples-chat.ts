@@ -20,6 +20,7 @@ export const reply = {
     chat_id: "ticket-42",
     reply: "Your order #1042 left our warehouse yesterday; it should arrive by Thursday.",
     model: "gpt-4o-mini",
+    endpoint: null,
     finish_reason: "stop",
     usage: {
       input_tokens: 42,
@@ -72,6 +73,7 @@ export const reply = {
     chat_id: "default",
     reply: "You can return it within 30 days; the label is in your account.",
     model: "gpt-4o-mini",
+    endpoint: null,
     finish_reason: "stop",
     usage: {
       input_tokens: 38,

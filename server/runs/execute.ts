@@ -48,6 +48,7 @@ export async function executeRun(
       question,
       releaseSlot,
       signal: cancel.signal,
+      store: ctx,
     });
     call = started;
     // The model call's own failures in its terms (timeout, provider); a failed write after it

@@ -1,7 +1,8 @@
 import { Webhook } from "standardwebhooks";
-import { Agent, DecoratorHandler, type Dispatcher, request } from "undici";
+import { DecoratorHandler, type Dispatcher, request } from "undici";
 import type { HostRule } from "@/server/kit/allowed-hosts";
-import { guardedLookup, resolvedProblem } from "@/server/kit/outgoing";
+import type { Connections } from "@/server/kit/connections";
+import { resolvedProblem } from "@/server/kit/outgoing";
 import { storableText } from "@/server/kit/text";
 import { SETTING, urlProblem } from "./target";
 import { RESPONSE_EXCERPT_BYTES } from "./view";
@@ -22,53 +23,6 @@ export type AttemptResult = {
 };
 
 export type Message = { url: string; secret: string; webhookId: string; body: string; at: Date };
-
-/**
- * One keep-alive pool per origin, so a busy endpoint pays no handshake per delivery. Each may
- * open a connection for every attempt the process has in flight (several endpoints may share an
- * origin), so no attempt waits for one.
- */
-export class Connections {
-  private readonly agents = new Map<string, Agent>();
-
-  constructor(
-    private readonly options: {
-      rules: readonly HostRule[];
-      timeoutMs: number;
-      /** Connections a pool may open: the sender's attempts in flight at most. */
-      connections: number;
-    },
-  ) {}
-
-  for(url: URL): Agent {
-    let agent = this.agents.get(url.origin);
-    if (agent) return agent;
-    // A bound on what many endpoints can hold open: the oldest pool goes.
-    if (this.agents.size >= 64) {
-      const [origin, oldest] = this.agents.entries().next().value as [string, Agent];
-      this.agents.delete(origin);
-      void oldest.close().catch(() => {});
-    }
-    agent = new Agent({
-      connect: {
-        timeout: this.options.timeoutMs,
-        lookup: guardedLookup(url, this.options.rules),
-      },
-      headersTimeout: this.options.timeoutMs,
-      bodyTimeout: this.options.timeoutMs,
-      keepAliveTimeout: 4_000,
-      connections: this.options.connections,
-    });
-    this.agents.set(url.origin, agent);
-    return agent;
-  }
-
-  async close(): Promise<void> {
-    const agents = [...this.agents.values()];
-    this.agents.clear();
-    await Promise.all(agents.map((agent) => agent.destroy().catch(() => {})));
-  }
-}
 
 /** Sends one message; never throws: every failure is an attempt that failed, saying why. */
 export async function attemptDelivery(

@@ -1,6 +1,6 @@
 // Signed webhooks: endpoints, the outbox, the senders and the delivery log.
 
-export { attemptDelivery, Connections } from "./attempt";
+export { attemptDelivery } from "./attempt";
 export { afterFailure, giveUpTime, retryDelayMs } from "./backoff";
 export {
   DELIVERY_LOG_DAYS,

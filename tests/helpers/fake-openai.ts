@@ -87,6 +87,8 @@ export type FakeOpenAi = {
   /** Base URL for LLM_BASE_URL (ends in /v1). */
   baseUrl: string;
   requests: ChatCompletionRequest[];
+  /** The `authorization` header of each request, in the order of `requests`. */
+  authorizations: (string | undefined)[];
   /** Answers the next requests in order with these; the last one repeats. */
   behave(...behaviours: Behaviour[]): void;
   /**
@@ -132,6 +134,7 @@ export function repliesAfter(
 
 export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   const requests: ChatCompletionRequest[] = [];
+  const authorizations: (string | undefined)[] = [];
   let plan: Behaviour[] = [{ kind: "reply", text: "Hello from the fake model." }];
   const open = new Set<ServerResponse>();
   let choose: ((request: ChatCompletionRequest, index: number) => Behaviour) | undefined;
@@ -185,6 +188,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     }
     const body = JSON.parse(await readBody(req)) as ChatCompletionRequest;
     requests.push(body);
+    authorizations.push(req.headers.authorization);
     const behaviour = choose
       ? choose(body, chosen++)
       : ((plan.length > 1 ? plan.shift() : plan[0]) as Behaviour);
@@ -203,6 +207,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    authorizations,
     behave: (...behaviours) => {
       plan = behaviours;
       choose = undefined;

@@ -39,7 +39,10 @@ export async function startModelServer(
  * On PostgreSQL, a second instance on the same database and model, one worker each as
  * `running`'s should be: what one answers, the other reads and cancels. Undefined on PGlite.
  */
-export async function startOtherInstance(running: ModelServer): Promise<RunningServer | undefined> {
+export async function startOtherInstance(
+  running: ModelServer,
+  env: Record<string, string> = {},
+): Promise<RunningServer | undefined> {
   if (!running.databaseUrl) return undefined;
   return startServer({
     DATABASE_URL: running.databaseUrl,
@@ -47,5 +50,6 @@ export async function startOtherInstance(running: ModelServer): Promise<RunningS
     LLM_BASE_URL: running.fake.baseUrl,
     LLM_API_KEY: "sk-test",
     SCHEDULER: "off",
+    ...env,
   });
 }

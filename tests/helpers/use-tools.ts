@@ -25,7 +25,11 @@ export function useTools(database: () => TestDatabase, fake: () => FakeOpenAi, c
     mcp = await startMcpServer();
   });
   afterAll(async () => {
-    await Promise.all(runtimes.map((runtime) => runtime.tools.close()));
+    await Promise.all(
+      runtimes.map((runtime) =>
+        Promise.all([runtime.tools.close(), runtime.endpoints.connections.close()]),
+      ),
+    );
     await mcp?.close();
   });
   beforeEach(() => {
