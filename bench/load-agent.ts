@@ -7,7 +7,13 @@ import { TEST_ADMIN_KEY } from "../tests/helpers/server";
  */
 export async function createLoadAgent(
   serviceUrl: string,
-  agent: { aid: string; model: string; name?: string; prompt?: string },
+  agent: {
+    aid: string;
+    model: string;
+    name?: string;
+    prompt?: string;
+    model_endpoints?: { name: string; base_url: string; model: string; api_key?: string }[];
+  },
 ): Promise<void> {
   const response = await fetch(`${serviceUrl}/agents`, {
     method: "POST",

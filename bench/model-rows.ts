@@ -210,6 +210,8 @@ export async function runModelBenchmarks(databaseUrl: string, durationS: number)
       LLM_API_KEY: "sk-bench",
       SCHEDULER: "off",
       WEB_CONCURRENCY: String(workers),
+      // The fake model is on loopback: an agent's own endpoint there must be listed.
+      MODEL_ALLOWED_HOSTS: "127.0.0.1",
     });
   let service = await startService();
   const baseline = await startChild("bench/baseline-process.ts", {
@@ -596,6 +598,18 @@ async function measureModelRows({
     complete: (body: string) => body.includes('"TASK_STATE_COMPLETED"'),
   });
   const manyAgent = cpuAgents[1] as { aid: string; name: string };
+  // The same agent with one model endpoint of its own (issue 48), on the same fake model: what
+  // reading the endpoint's circuit and its sealed key costs a chat.
+  const endpointAid = `${manyAgent.aid}-endpoint`;
+  await createLoadAgent(service.url, {
+    aid: endpointAid,
+    name: agentName,
+    prompt: agentPrompt,
+    model: manyAgent.name,
+    model_endpoints: [
+      { name: "fake", base_url: llmBaseUrl, model: manyAgent.name, api_key: "sk-bench" },
+    ],
+  });
   const cpuOfTarget = async (target: Omit<Drive, "connections">) => {
     const before = await cpuMs(service.pid);
     const result = await drive({
@@ -615,6 +629,7 @@ async function measureModelRows({
     // A background response streamed: the same events, numbered and written as they come.
     const recorded = () => cpuOfTarget(responseThrough(service.url, manyAgent.aid, "sse", true));
     const recorded1 = format === "sse" ? await recorded() : undefined;
+    const ownEndpoint1 = await cpuOfTarget(chatThrough(service.url, endpointAid, format));
     // MCP and A2A's SendMessage answer JSON only: their calls between, in the JSON round.
     const json = format === "json";
     const mcp = json
@@ -625,6 +640,7 @@ async function measureModelRows({
           await cpuOfTarget(mcpThrough(service.url, manyAgent.aid)),
         ]
       : undefined;
+    const ownEndpoint2 = await cpuOfTarget(chatThrough(service.url, endpointAid, format));
     const recorded2 = format === "sse" ? await recorded() : undefined;
     const response2 = await cpuOfTarget(responseThrough(service.url, manyAgent.aid, format));
     const completion2 = await cpuOfTarget(completionThrough(service.url, manyAgent.aid, format));
@@ -642,7 +658,10 @@ async function measureModelRows({
       a2a_cpu_ms_per_chat: mcp ? perChat(mcp[1] as typeof chat1, mcp[2] as typeof chat1) : null,
       recorded_response_cpu_ms_per_chat:
         recorded1 && recorded2 ? perChat(recorded1, recorded2) : null,
+      own_endpoint_cpu_ms_per_chat: perChat(ownEndpoint1, ownEndpoint2),
       failures: [
+        ownEndpoint1,
+        ownEndpoint2,
         chat1,
         chat2,
         completion1,
@@ -655,7 +674,7 @@ async function measureModelRows({
     };
     openAi.push(row);
     console.info(
-      `${`model ${format === "json" ? "JSON" : "SSE"} CPU, chat vs adapters, ${manyAgent.name}`.padEnd(50)} c=${String(settings.cpu_connections).padStart(3)}  GET /{aid}/chat ${fmt(row.chat_cpu_ms_per_chat, 2)} ms/chat | POST /v1/chat/completions ${fmt(row.completion_cpu_ms_per_chat, 2)} ms/chat (${fmt(row.completion_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×) | POST /v1/responses ${fmt(row.response_cpu_ms_per_chat, 2)} ms/response (${fmt(row.response_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)${row.mcp_cpu_ms_per_chat === null ? "" : ` | POST /{aid}/mcp tools/call ${fmt(row.mcp_cpu_ms_per_chat, 2)} ms/call (${fmt(row.mcp_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)`}${row.a2a_cpu_ms_per_chat === null ? "" : ` | POST /{aid}/a2a SendMessage ${fmt(row.a2a_cpu_ms_per_chat, 2)} ms/message (${fmt(row.a2a_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)`}${row.recorded_response_cpu_ms_per_chat === null ? "" : ` | background (recorded) ${fmt(row.recorded_response_cpu_ms_per_chat, 2)} ms/response (${fmt(row.recorded_response_cpu_ms_per_chat / row.response_cpu_ms_per_chat, 2)}× unrecorded)`}${row.failures > 0 ? ` [failed ${row.failures}]` : ""}`,
+      `${`model ${format === "json" ? "JSON" : "SSE"} CPU, chat vs adapters, ${manyAgent.name}`.padEnd(50)} c=${String(settings.cpu_connections).padStart(3)}  GET /{aid}/chat ${fmt(row.chat_cpu_ms_per_chat, 2)} ms/chat | POST /v1/chat/completions ${fmt(row.completion_cpu_ms_per_chat, 2)} ms/chat (${fmt(row.completion_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×) | POST /v1/responses ${fmt(row.response_cpu_ms_per_chat, 2)} ms/response (${fmt(row.response_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)${row.mcp_cpu_ms_per_chat === null ? "" : ` | POST /{aid}/mcp tools/call ${fmt(row.mcp_cpu_ms_per_chat, 2)} ms/call (${fmt(row.mcp_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)`}${row.a2a_cpu_ms_per_chat === null ? "" : ` | POST /{aid}/a2a SendMessage ${fmt(row.a2a_cpu_ms_per_chat, 2)} ms/message (${fmt(row.a2a_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)`}${row.recorded_response_cpu_ms_per_chat === null ? "" : ` | background (recorded) ${fmt(row.recorded_response_cpu_ms_per_chat, 2)} ms/response (${fmt(row.recorded_response_cpu_ms_per_chat / row.response_cpu_ms_per_chat, 2)}× unrecorded)`} | own endpoint ${fmt(row.own_endpoint_cpu_ms_per_chat, 2)} ms/chat (${fmt(row.own_endpoint_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)${row.failures > 0 ? ` [failed ${row.failures}]` : ""}`,
     );
   }
 
