@@ -12,6 +12,7 @@ import {
   noModelSlot,
   startModelCall,
 } from "@/server/model-call";
+import { inSpan, inSpanSteps, startSpan, tracingOn } from "@/server/observability";
 import type { ChatTurn } from "@/server/providers";
 import {
   presentQuota,
@@ -26,6 +27,7 @@ import { admissionOf, type OpenedChat, type Opening, openChat } from "./opening"
 import { beginChat, endChat } from "./outcomes";
 import { presentRateLimit, withRateLimit } from "./rate-limit";
 import { type ChatEvent, type ChatInput, type ChatReply, Q_MAX_LENGTH } from "./schema";
+import { chatSpan, DB_SPAN, onDone, replyAttributes } from "./spans";
 
 /**
  * The chat engine. Order matters: a model slot must be free (503); then one statement
@@ -78,7 +80,16 @@ export function sendMessage(
   return ask(ctx, askOf(input), signal);
 }
 
-export async function ask(
+export function ask(ctx: ChatContext, question: Ask, signal?: AbortSignal): Promise<ChatReply> {
+  if (!tracingOn()) return askUntraced(ctx, question, signal);
+  return inSpan(...chatSpan(question), async (span) => {
+    const reply = await askUntraced(ctx, question, signal);
+    span?.setAttributes(replyAttributes(reply));
+    return reply;
+  });
+}
+
+async function askUntraced(
   ctx: ChatContext,
   question: Ask,
   signal?: AbortSignal,
@@ -132,7 +143,19 @@ export function streamMessage(
   return askStreaming(ctx, askOf(input), signal);
 }
 
-export async function* askStreaming(
+export function askStreaming(
+  ctx: ChatContext,
+  question: Ask,
+  signal?: AbortSignal,
+): AsyncGenerator<ChatEvent, void, undefined> {
+  const events = askStreamingUntraced(ctx, question, signal);
+  const started = tracingOn() ? startSpan(...chatSpan(question)) : undefined;
+  if (!started) return events;
+  const seen = (reply: ChatReply) => started.span.setAttributes(replyAttributes(reply));
+  return inSpanSteps(started, onDone(events, seen));
+}
+
+async function* askStreamingUntraced(
   ctx: ChatContext,
   question: Ask,
   signal?: AbortSignal,
@@ -249,10 +272,12 @@ async function beginExchange(
   if (!releaseSlot) throw noModelSlot(ctx.model.slots);
   try {
     const thread = { aid, caller: callerId(ctx.caller), chatId };
-    const opening = await openChat(
-      ctx,
-      { aid, caller: ctx.caller, chatId, inputChars: inputChars(question) },
-      question.history ? NO_STORED_HISTORY : ctx.model.chat,
+    const opening = await inSpan(...DB_SPAN.opening, () =>
+      openChat(
+        ctx,
+        { aid, caller: ctx.caller, chatId, inputChars: inputChars(question) },
+        question.history ? NO_STORED_HISTORY : ctx.model.chat,
+      ),
     );
     if (opening.outcome !== "opened") throw refusal(aid, opening);
     try {
@@ -315,21 +340,23 @@ async function completeExchange(
 ): Promise<ChatReply> {
   const { ask, askedAt, thread, opened } = exchange;
   const answeredAt = ctx.clock.now();
-  const { stored, cost } = await storeExchange(
-    ctx.db,
-    {
-      ...thread,
-      // A thread holds what chat would: a completion's question may be longer than chat takes.
-      question: cutText(ask.question, Q_MAX_LENGTH),
-      reply: reply.text,
-      model: reply.model,
-      usage: reply.usage,
-      toolCalls: reply.toolCalls,
-      askedAt,
-      answeredAt,
-    },
-    settleMessage(opened.reservationId),
-    "message",
+  const { stored, cost } = await inSpan(...DB_SPAN.store, () =>
+    storeExchange(
+      ctx.db,
+      {
+        ...thread,
+        // A thread holds what chat would: a completion's question may be longer than chat takes.
+        question: cutText(ask.question, Q_MAX_LENGTH),
+        reply: reply.text,
+        model: reply.model,
+        usage: reply.usage,
+        toolCalls: reply.toolCalls,
+        askedAt,
+        answeredAt,
+      },
+      settleMessage(opened.reservationId),
+      "message",
+    ),
   );
   // Its reservation was swept (the chat outlived any live chat's bound), or the agent was
   // deleted meanwhile: the use is given back, and the reply is not kept.

@@ -108,6 +108,25 @@ export const envSchema = z.object({
   METRICS_PER_AGENT: optional(
     z.enum(["true", "false"], { error: "must be `true` or `false`" }),
   ).default("false"),
+  OTEL_TRACES_EXPORTER: optional(
+    z.enum(["none", "otlp"], { error: "must be `none` (no traces) or `otlp`" }),
+  ).default("none"),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optional(
+    z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
+  ),
+  OTEL_EXPORTER_OTLP_PROTOCOL: optional(
+    z.enum(["http/protobuf", "http/json"], {
+      error: "must be `http/protobuf` or `http/json` (gRPC is not offered)",
+    }),
+  ).default("http/protobuf"),
+  OTEL_SERVICE_NAME: optional(z.string().min(1)).default("agent-service"),
+  OTEL_BSP_SCHEDULE_DELAY: optional(
+    z.coerce
+      .number({ error: "must be a number of milliseconds" })
+      .int("must be a whole number of milliseconds")
+      .min(10, "must be 10 or more")
+      .max(600_000, "must be at most 600,000"),
+  ).default(5000),
   ADMIN_ADDRESSES: optional(z.string()).default(""),
   WORKER_ADDRESSES: optional(z.string()).default(""),
   SIWE_CHAIN_IDS: optional(z.string()).default(
@@ -234,6 +253,13 @@ export function parseConfig(env: Record<string, string | undefined>) {
     /** `direct`: the server entry calls the route's handler; `nextjs`: Next.js's router does. */
     restRouting: e.REST_ROUTING,
     metricsToken: e.METRICS_TOKEN,
+    /** OpenTelemetry traces; the exporter also reads the OTEL_EXPORTER_OTLP_* variables itself. */
+    tracing: {
+      exporter: e.OTEL_TRACES_EXPORTER,
+      protocol: e.OTEL_EXPORTER_OTLP_PROTOCOL,
+      serviceName: e.OTEL_SERVICE_NAME,
+      scheduleDelayMs: e.OTEL_BSP_SCHEDULE_DELAY,
+    },
     publicUrl: publicUrl.toString().replace(/\/+$/, ""),
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,

@@ -1,5 +1,5 @@
 import type { Services } from "@/server/frame/services";
-import { log } from "@/server/observability";
+import { log, stopTracing } from "@/server/observability";
 import { requestLogOf } from "@/server/request-log";
 import { backgroundResponsesDrained } from "@/server/responses";
 import type { Scheduler } from "@/server/runs";
@@ -49,6 +49,8 @@ export function installGracefulShutdown(
     await services.model.endpoints.connections.close();
     await requestLogOf(services.database.db).close();
     await services.database.close().catch(() => {});
+    // The spans of the last requests, still batched, are exported before the process goes.
+    await stopTracing();
     log.info({ took_ms: graceMs - left() }, "Agent Service: stopped.");
     // Let the logger's last lines reach stdout before the process goes.
     log.flush(() => process.exit(0));

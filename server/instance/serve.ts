@@ -4,8 +4,9 @@ import { createServer, type IncomingMessage, maxHeaderSize, type ServerResponse 
 import path from "node:path";
 import type { Duplex } from "node:stream";
 import type { Config } from "../frame/config.ts";
-import { log, logRequest, requestIdFrom } from "../observability/index.ts";
+import { log, logRequest, requestIdFrom, startTracing } from "../observability/index.ts";
 import { PATH_HEADER, PEER_HEADER, securityHeaders } from "./headers.ts";
+import { servedInSpan } from "./request-span.ts";
 import { loadRestRoutes, type RestRoutes } from "./rest-routes.ts";
 import { STARTING_REASON, startState } from "./start-state.ts";
 
@@ -29,6 +30,8 @@ const KNOWN_METHODS = new Set(METHODS);
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 export async function serve(config: Config, { dev }: { dev: boolean }): Promise<void> {
+  // Before Next.js loads: its own spans, and ours, go to the SDK once it is registered.
+  if (config.tracing.exporter === "otlp") await startTracing(config.tracing);
   const { default: next } = await import("next");
   const app = next({ dev, dir: ROOT, hostname: config.host ?? "localhost", port: config.port });
   // Runs instrumentation.ts: configuration, database, scheduler, shutdown (server/frame/start-up.ts).
@@ -65,7 +68,11 @@ export async function serve(config: Config, { dev }: { dev: boolean }): Promise<
     }
     // A REST path's handler, called by the entry, or Next.js's request handler: a failure of
     // either outside the handler's own error handling is answered alike.
-    const served = rest?.take(request, response) ?? handle(request, response);
+    const served = servedInSpan(
+      request,
+      response,
+      () => rest?.take(request, response) ?? handle(request, response),
+    );
     served.catch((error: unknown) => {
       log.error({ err: error }, "the request's handler failed");
       if (!response.headersSent)

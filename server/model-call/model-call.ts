@@ -2,7 +2,7 @@ import type { Db } from "@/db/client";
 import type { AgentRow } from "@/db/schema";
 import type { Clock } from "@/server/kit/clock";
 import { endpointsProvider } from "@/server/model-endpoints";
-import { metrics } from "@/server/observability";
+import { activeContext, metrics, tracingOn } from "@/server/observability";
 import type { ChatTurn } from "@/server/providers";
 import { agentHasTools, openToolbox, type Toolbox } from "@/server/tools";
 import { startDeadline } from "./deadline";
@@ -82,8 +82,11 @@ export function startModelCall(
     deadline.signal,
     options.settings,
   );
+  // Its turns' and tools' spans go in the context it was started in: the chat's, or the run's.
+  const trace = tracingOn() ? activeContext() : undefined;
   const turns = (toolbox: Toolbox | undefined, stream: boolean) =>
     runTurns({
+      trace,
       provider,
       request,
       toolbox,

@@ -1,5 +1,5 @@
 import { cutText } from "@/server/kit/text";
-import { metrics } from "@/server/observability";
+import { type Context, GEN_AI_OPERATIONS, inSpan, metrics } from "@/server/observability";
 import type {
   AnsweredBy,
   ChatTurn,
@@ -11,6 +11,7 @@ import type {
 } from "@/server/providers";
 import type { Toolbox, ToolCall } from "@/server/tools";
 import { estimateTokens, type Usage } from "./schema";
+import { modelTurnSpan, toolSpanOptions } from "./spans";
 
 /**
  * The model's turns of one call: it answers, or asks for tools whose results go back to it, until
@@ -44,6 +45,8 @@ export async function* runTurns(options: {
   maxSteps: number;
   cap: number;
   stream: boolean;
+  /** The chat's trace context: each turn and tool call is a span in it, when tracing is on. */
+  trace?: Context;
 }): AsyncGenerator<string | ToolEvent, TurnsResult, undefined> {
   const { provider, toolbox, maxSteps, cap, stream } = options;
   const started = performance.now();
@@ -71,35 +74,50 @@ export async function* runTurns(options: {
     // A cut at the cap that would split a surrogate pair is made before it: the reply is then
     // a character short of the cap, and as full.
     let pairKeptOut = false;
-    if (stream) {
-      for await (const chunk of provider.stream(request)) {
-        reported = chunk.usage ?? reported;
-        finished = chunk.finishReason ?? finished;
-        answeredBy = chunk.answeredBy ?? answeredBy;
-        if (chunk.toolCalls) asked = chunk.toolCalls;
-        const room = Math.max(0, cap - text.length - separator.length - turnText.length);
-        const piece = cutText(chunk.text, room);
-        if (piece) {
-          // The call's first text: `text` holds earlier turns' only, so this turn's counts too.
-          if (!text && !turnText) metrics.firstToken.observe((performance.now() - started) / 1000);
-          if (!turnText && separator) yield separator;
-          turnText += piece;
-          yield piece;
+    const span = modelTurnSpan(options.trace, request, provider.name);
+    let spanEnded = false;
+    try {
+      if (stream) {
+        for await (const chunk of provider.stream(span.request)) {
+          reported = chunk.usage ?? reported;
+          finished = chunk.finishReason ?? finished;
+          answeredBy = chunk.answeredBy ?? answeredBy;
+          if (chunk.toolCalls) asked = chunk.toolCalls;
+          const room = Math.max(0, cap - text.length - separator.length - turnText.length);
+          const piece = cutText(chunk.text, room);
+          if (piece) {
+            // The call's first text: `text` holds earlier turns' only, so this turn's counts too.
+            if (!text && !turnText)
+              metrics.firstToken.observe((performance.now() - started) / 1000);
+            if (!turnText && separator) yield separator;
+            turnText += piece;
+            yield piece;
+          }
+          pairKeptOut = piece.length < Math.min(chunk.text.length, room);
+          if (pairKeptOut || text.length + separator.length + turnText.length >= cap) break;
         }
-        pairKeptOut = piece.length < Math.min(chunk.text.length, room);
-        if (pairKeptOut || text.length + separator.length + turnText.length >= cap) break;
+      } else {
+        const answer = await provider.generate(span.request);
+        reported = answer.usage;
+        finished = answer.finishReason;
+        answeredBy = answer.answeredBy ?? answeredBy;
+        asked = answer.toolCalls ?? [];
+        const room = Math.max(0, cap - text.length - separator.length);
+        turnText = cutText(answer.text, room);
+        pairKeptOut = turnText.length < Math.min(answer.text.length, room);
       }
-    } else {
-      const answer = await provider.generate(request);
-      reported = answer.usage;
-      finished = answer.finishReason;
-      answeredBy = answer.answeredBy ?? answeredBy;
-      asked = answer.toolCalls ?? [];
-      const room = Math.max(0, cap - text.length - separator.length);
-      turnText = cutText(answer.text, room);
-      pairKeptOut = turnText.length < Math.min(answer.text.length, room);
+      const thisTurn = turnUsage(request, turnText, reported, toolbox?.definitionChars ?? 0);
+      spanEnded = true;
+      span.end({ usage: thisTurn, finishReason: finished ?? "stop", model: answeredBy?.model });
+      addUsage(usage, thisTurn);
+    } catch (error) {
+      spanEnded = true;
+      span.end({ error });
+      throw error;
+    } finally {
+      // The consumer stopped mid-stream (the client left, the reply hit its cap).
+      if (!spanEnded) span.end({ error: new DOMException("The turn was stopped.", "AbortError") });
     }
-    addUsage(usage, turnUsage(request, turnText, reported, toolbox?.definitionChars ?? 0));
     if (turnText) text += separator + turnText;
     finishReason = finished ?? "stop";
     if (text.length >= cap || pairKeptOut) {
@@ -125,7 +143,12 @@ export async function* runTurns(options: {
     // The calls of a turn run at once; their events come in the order the model asked.
     const running = calls.map((call, i) =>
       i < MAX_CALLS_PER_TURN
-        ? toolbox.call(call, request.signal).then(
+        ? inSpan(
+            `${GEN_AI_OPERATIONS.executeTool} ${toolbox.offered(call.name)?.tool ?? call.name}`,
+            toolSpanOptions(toolbox.offered(call.name)?.tool ?? call.name, call.id),
+            () => toolbox.call(call, request.signal),
+            options.trace,
+          ).then(
             (outcome) => ({ ok: true as const, outcome }),
             (error: unknown) => ({ ok: false as const, error }),
           )

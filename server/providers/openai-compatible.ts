@@ -49,7 +49,7 @@ export function openAiCompatibleProvider(
       async () => {
         const response = await httpRequest(url, {
           method: "POST",
-          headers,
+          headers: request.traceHeaders ? { ...headers, ...request.traceHeaders } : headers,
           body: body(request, stream),
           signal: request.signal,
           ...(config.dispatcher ? { dispatcher: config.dispatcher } : {}),

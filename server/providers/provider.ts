@@ -43,6 +43,8 @@ export type ModelRequest = {
   sampling?: Sampling;
   /** Aborted on timeout or when the client goes away; providers must stop promptly. */
   signal: AbortSignal;
+  /** The model turn's trace context (`traceparent`), sent with the request when tracing is on. */
+  traceHeaders?: Record<string, string>;
 };
 
 export type ProviderUsage = { inputTokens: number; outputTokens: number };

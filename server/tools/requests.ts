@@ -3,6 +3,7 @@ import { Agent, type RequestInit as UndiciRequestInit, fetch as undiciFetch } fr
 import type { ToolsConfig } from "@/server/frame/config";
 import type { HostRule } from "@/server/kit/allowed-hosts";
 import { guardedLookup, resolvedProblem, urlProblem } from "@/server/kit/outgoing";
+import { traceHeaders } from "@/server/observability";
 import { REFUSED_ERROR, TIMEOUT_ERROR } from "./failures";
 
 /** The setting that lists the non-public hosts MCP servers may also be on. */
@@ -109,6 +110,7 @@ export function guardedFetch(
       // same-origin redirect by calling this again, and any other is refused.
       response = await undiciFetch(url, {
         ...(init as UndiciRequestInit),
+        ...withTraceContext(init?.headers),
         redirect: "manual",
         dispatcher: agentFor(url),
       });
@@ -150,4 +152,13 @@ export function guardedFetch(
       await Promise.all(open.map((agent) => agent.destroy().catch(() => {})));
     },
   });
+}
+
+/** The request's headers with the tool call's `traceparent`, when tracing is on; else nothing. */
+function withTraceContext(given: HeadersInit | undefined): { headers?: Headers } {
+  const trace = traceHeaders();
+  if (!trace) return {};
+  const headers = new Headers(given);
+  for (const [name, value] of Object.entries(trace)) headers.set(name, value);
+  return { headers };
 }

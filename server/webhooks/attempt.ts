@@ -4,6 +4,7 @@ import type { HostRule } from "@/server/kit/allowed-hosts";
 import type { Connections } from "@/server/kit/connections";
 import { resolvedProblem } from "@/server/kit/outgoing";
 import { storableText } from "@/server/kit/text";
+import { inSpan, SpanKind, traceHeaders, tracingOn } from "@/server/observability";
 import { SETTING, urlProblem } from "./target";
 import { RESPONSE_EXCERPT_BYTES } from "./view";
 
@@ -24,14 +25,39 @@ export type AttemptResult = {
 
 export type Message = { url: string; secret: string; webhookId: string; body: string; at: Date };
 
-/** Sends one message; never throws: every failure is an attempt that failed, saying why. */
-export async function attemptDelivery(
+type AttemptOptions = { connections: Connections; rules: readonly HostRule[]; timeoutMs: number };
+
+/**
+ * Sends one message; never throws: every failure is an attempt that failed, saying why. With
+ * tracing on, in a span of its own whose `traceparent` goes with it.
+ */
+export function attemptDelivery(message: Message, options: AttemptOptions): Promise<AttemptResult> {
+  if (!tracingOn()) return attempt(message, options);
+  const host = new URL(message.url).host;
+  return inSpan(
+    "webhook.deliver",
+    {
+      kind: SpanKind.CLIENT,
+      attributes: { "server.address": host, "webhook.id": message.webhookId },
+    },
+    async (span) => {
+      const result = await attempt(message, options, traceHeaders());
+      if (result.statusCode !== null)
+        span?.setAttribute("http.response.status_code", result.statusCode);
+      if (!result.delivered)
+        span?.setAttribute(
+          "error.type",
+          result.statusCode === null ? "no_answer" : String(result.statusCode),
+        );
+      return result;
+    },
+  );
+}
+
+async function attempt(
   message: Message,
-  {
-    connections,
-    rules,
-    timeoutMs,
-  }: { connections: Connections; rules: readonly HostRule[]; timeoutMs: number },
+  { connections, rules, timeoutMs }: AttemptOptions,
+  trace?: Record<string, string>,
 ): Promise<AttemptResult> {
   const started = performance.now();
   const took = () => Math.round((performance.now() - started) * 10) / 10;
@@ -72,6 +98,7 @@ export async function attemptDelivery(
         "webhook-id": message.webhookId,
         "webhook-timestamp": String(timestamp),
         "webhook-signature": signature,
+        ...trace,
       },
       body: message.body,
     });

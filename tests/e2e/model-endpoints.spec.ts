@@ -67,7 +67,7 @@ test("an admin adds, uses, edits, reorders and removes model endpoints, keys nev
   await page.getByRole("button", { name: "Send" }).click();
   await expect(page.getByTestId("chat-log")).toContainText("Hello from the fake model.");
   expect(service.fake.requests.at(-1)?.model).toBe("model-e2e");
-  expect(service.fake.authorizations.at(-1)).toBe("Bearer sk-e2e-endpoint-key-0123456789");
+  expect(service.fake.headers.at(-1)?.authorization).toBe("Bearer sk-e2e-endpoint-key-0123456789");
 
   // Edited: the key kept, the model changed.
   await models.getByRole("button", { name: "Edit primary" }).click();

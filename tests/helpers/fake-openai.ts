@@ -1,4 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 
 /**
@@ -87,8 +93,8 @@ export type FakeOpenAi = {
   /** Base URL for LLM_BASE_URL (ends in /v1). */
   baseUrl: string;
   requests: ChatCompletionRequest[];
-  /** The `authorization` header of each request, in the order of `requests`. */
-  authorizations: (string | undefined)[];
+  /** The headers of each request, in the order of `requests`. */
+  headers: IncomingHttpHeaders[];
   /** Answers the next requests in order with these; the last one repeats. */
   behave(...behaviours: Behaviour[]): void;
   /**
@@ -134,7 +140,7 @@ export function repliesAfter(
 
 export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   const requests: ChatCompletionRequest[] = [];
-  const authorizations: (string | undefined)[] = [];
+  const headers: IncomingHttpHeaders[] = [];
   let plan: Behaviour[] = [{ kind: "reply", text: "Hello from the fake model." }];
   const open = new Set<ServerResponse>();
   let choose: ((request: ChatCompletionRequest, index: number) => Behaviour) | undefined;
@@ -188,7 +194,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     }
     const body = JSON.parse(await readBody(req)) as ChatCompletionRequest;
     requests.push(body);
-    authorizations.push(req.headers.authorization);
+    headers.push(req.headers);
     const behaviour = choose
       ? choose(body, chosen++)
       : ((plan.length > 1 ? plan.shift() : plan[0]) as Behaviour);
@@ -207,7 +213,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
-    authorizations,
+    headers,
     behave: (...behaviours) => {
       plan = behaviours;
       choose = undefined;

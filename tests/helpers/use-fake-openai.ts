@@ -13,7 +13,7 @@ export function useFakeOpenAi(reply = "Hello from the fake model."): () => FakeO
   afterAll(() => fake?.close());
   beforeEach(() => {
     fake?.requests.splice(0);
-    fake?.authorizations.splice(0);
+    fake?.headers.splice(0);
     fake?.behave({ kind: "reply", text: reply });
   });
   return () => {

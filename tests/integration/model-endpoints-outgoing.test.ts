@@ -104,8 +104,7 @@ describe.each(DATABASE_KINDS)("the outgoing rule for model endpoints on %s", (ki
       errors: [
         {
           field: "model_endpoints.0.api_key_env",
-          detail:
-            "must name an environment variable whose name starts with MODEL_ (A-Z, 0-9, _)",
+          detail: "must name an environment variable whose name starts with MODEL_ (A-Z, 0-9, _)",
         },
       ],
     });

@@ -33,7 +33,7 @@ describe.each(DATABASE_KINDS)("model endpoints on %s", (kind) => {
   beforeEach(() => {
     for (const fake of [a(), b()]) {
       fake.requests.splice(0);
-      fake.authorizations.splice(0);
+      fake.headers.splice(0);
       fake.resetCounters();
     }
     a().behave({ kind: "reply", text: "from a" });
@@ -101,8 +101,8 @@ describe.each(DATABASE_KINDS)("model endpoints on %s", (kind) => {
     expect(reply).toMatchObject({ reply: "from b", model: "model-b", endpoint: "backup" });
     expect(a().requests.map((r) => r.model)).toEqual(["model-a"]);
     expect(b().requests.map((r) => r.model)).toEqual(["model-b"]);
-    expect(a().authorizations).toEqual([`Bearer ${KEY_A}`]);
-    expect(b().authorizations).toEqual([`Bearer ${KEY_B}`]);
+    expect(a().headers.map((h) => h.authorization)).toEqual([`Bearer ${KEY_A}`]);
+    expect(b().headers.map((h) => h.authorization)).toEqual([`Bearer ${KEY_B}`]);
 
     const moved = await problemOf(
       caller().agents.upsert({
