@@ -20,6 +20,8 @@
  * question, no history (the history is still read), and no two chats wait on one thread row.
  */
 import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import autocannon from "autocannon";
 import { createDatabase } from "@/db/client";
 import { type RunningServer, startServer } from "../tests/helpers/server";
@@ -203,7 +205,7 @@ export async function runModelBenchmarks(databaseUrl: string, durationS: number)
 
   const fake = await startChild("bench/fake-model.ts");
   const llmBaseUrl = fake.url;
-  const startService = (workers = 1) =>
+  const startService = (workers = 1, env: Record<string, string> = {}) =>
     startServer({
       DATABASE_URL: databaseUrl,
       LLM_BASE_URL: llmBaseUrl,
@@ -212,6 +214,7 @@ export async function runModelBenchmarks(databaseUrl: string, durationS: number)
       WEB_CONCURRENCY: String(workers),
       // The fake model is on loopback: an agent's own endpoint there must be listed.
       MODEL_ALLOWED_HOSTS: "127.0.0.1",
+      ...env,
     });
   let service = await startService();
   const baseline = await startChild("bench/baseline-process.ts", {
@@ -225,9 +228,9 @@ export async function runModelBenchmarks(databaseUrl: string, durationS: number)
       fake,
       llmBaseUrl,
       service: () => service,
-      restartService: async (workers = 1) => {
+      restartService: async (workers = 1, env: Record<string, string> = {}) => {
         await service.stop();
-        service = await startService(workers);
+        service = await startService(workers, env);
         return service;
       },
       baseline,
@@ -251,8 +254,8 @@ async function measureModelRows({
   fake: BenchChild;
   llmBaseUrl: string;
   service: () => RunningServer;
-  /** A fresh service, with this many web workers (default 1). */
-  restartService: (workers?: number) => Promise<RunningServer>;
+  /** A fresh service, with this many web workers (default 1) and these settings. */
+  restartService: (workers?: number, env?: Record<string, string>) => Promise<RunningServer>;
   baseline: BenchChild;
 }) {
   const { tokens, writes } = settings;
@@ -678,7 +681,25 @@ async function measureModelRows({
     );
   }
 
-  return { settings, overhead, saturation, cpu, openai: openAi };
+  const tracing = await measureTracing({
+    restartService,
+    warmUp,
+    cpuOf: async (base: string, pid: number, format: Format) => {
+      const before = await cpuMs(pid);
+      const result = await drive({
+        ...chatThrough(base, manyAgent.aid, format),
+        connections: settings.cpu_connections,
+        amount: Math.ceil(settings.cpu_chats / 2),
+      });
+      const cpu = (await cpuMs(pid)) - before;
+      await drained();
+      return { chats: result.chats, cpu_ms: cpu, failures: failureCount(result) };
+    },
+    connections: settings.cpu_connections,
+    model: manyAgent.name,
+  });
+
+  return { settings, overhead, saturation, cpu, openai: openAi, tracing };
 }
 
 const failureCount = (m: ModelMeasure) =>
@@ -687,4 +708,75 @@ const failureCount = (m: ModelMeasure) =>
 function failures(...measures: ModelMeasure[]): string {
   const counts = measures.map(failureCount);
   return counts.some((n) => n > 0) ? `  [failed direct/service/baseline ${counts.join("/")}]` : "";
+}
+
+/**
+ * 5. OpenTelemetry (issue 49): the same chats with tracing off and on, every span exported over
+ * OTLP/HTTP (protobuf) to a collector stand-in on loopback that reads and drops them. Services
+ * alternate off, on, off, on, each fresh and warmed up, so that drift falls on both alike.
+ */
+async function measureTracing({
+  restartService,
+  warmUp,
+  cpuOf,
+  connections,
+  model,
+}: {
+  restartService: (workers?: number, env?: Record<string, string>) => Promise<RunningServer>;
+  warmUp: (base: string) => Promise<void>;
+  cpuOf: (
+    base: string,
+    pid: number,
+    format: Format,
+  ) => Promise<{ chats: number; cpu_ms: number; failures: number }>;
+  connections: number;
+  model: string;
+}) {
+  let exported = 0;
+  const collector = createServer((req, res) => {
+    req.on("data", (chunk: Buffer) => {
+      exported += chunk.length;
+    });
+    req.on("end", () => res.writeHead(200, { "content-type": "application/x-protobuf" }).end());
+  });
+  await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
+  const { port } = collector.address() as AddressInfo;
+  const on = {
+    OTEL_TRACES_EXPORTER: "otlp",
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+    OTEL_BSP_SCHEDULE_DELAY: "1000",
+  };
+  const sums = { off: { json: [0, 0], sse: [0, 0] }, on: { json: [0, 0], sse: [0, 0] } };
+  let failures = 0;
+  try {
+    for (let round = 0; round < 2; round++) {
+      for (const mode of ["off", "on"] as const) {
+        const service = await restartService(1, mode === "on" ? on : {});
+        await warmUp(service.url);
+        for (const format of ["json", "sse"] as const) {
+          const m = await cpuOf(service.url, service.pid, format);
+          const sum = sums[mode][format];
+          sum[0] = (sum[0] as number) + m.cpu_ms;
+          sum[1] = (sum[1] as number) + m.chats;
+          failures += m.failures;
+        }
+      }
+    }
+  } finally {
+    await restartService();
+    await new Promise<void>((resolve) => collector.close(() => resolve()));
+  }
+  const per = ([cpu, chats]: number[]) => (cpu as number) / (chats as number);
+  const row = {
+    model,
+    connections,
+    off_cpu_ms_per_chat: { json: per(sums.off.json), sse: per(sums.off.sse) },
+    on_cpu_ms_per_chat: { json: per(sums.on.json), sse: per(sums.on.sse) },
+    exported_bytes: exported,
+    failures,
+  };
+  console.info(
+    `${`model CPU, tracing off vs on (OTLP protobuf), ${model}`.padEnd(50)} c=${String(connections).padStart(3)}  JSON ${fmt(row.off_cpu_ms_per_chat.json, 2)} → ${fmt(row.on_cpu_ms_per_chat.json, 2)} ms/chat (${fmt(row.on_cpu_ms_per_chat.json / row.off_cpu_ms_per_chat.json, 2)}×) | SSE ${fmt(row.off_cpu_ms_per_chat.sse, 2)} → ${fmt(row.on_cpu_ms_per_chat.sse, 2)} ms/chat (${fmt(row.on_cpu_ms_per_chat.sse / row.off_cpu_ms_per_chat.sse, 2)}×); ${fmt(exported / 1024)} KiB exported${failures > 0 ? ` [failed ${failures}]` : ""}`,
+  );
+  return row;
 }
