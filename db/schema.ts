@@ -490,6 +490,24 @@ export const modelCircuits = pgTable(
 );
 
 /**
+ * Cancels asked for chats in flight, by their request id (X-Request-Id) and who asks: the process
+ * answering the chat reads them every quarter second, stops it if the asker may, and marks it
+ * `done_at`; the cancel's request deletes its row when it answers. A chat writes nothing here.
+ */
+export const chatCancels = pgTable(
+  "chat_cancels",
+  {
+    requestId: text().notNull(),
+    /** The asker's scope (server/callers: callerScope): `admin` may cancel any chat. */
+    caller: text().notNull(),
+    aid: text().notNull(),
+    requestedAt: timestamptz().notNull(),
+    doneAt: timestamptz(),
+  },
+  (t) => [primaryKey({ columns: [t.requestId, t.caller] })],
+);
+
+/**
  * A task of an agent's A2A server (POST /{aid}/a2a): its state, for any instance to read and to
  * cancel it, and the task as the A2A SDK keeps it. A task in a final state is never changed.
  */

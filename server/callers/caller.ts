@@ -32,6 +32,14 @@ export function callerId(caller: Caller): string {
 }
 
 /**
+ * Whose a thing kept for a caller is (an idempotent answer, a cancel): an agent key counts with
+ * its secret's hash, so that one who knows only a key's id (it is in the key) gets nothing.
+ */
+export function callerScope(caller: Caller): string {
+  return caller.kind === "key" ? `${callerId(caller)}:${caller.key.secretHash}` : callerId(caller);
+}
+
+/**
  * The client's address: the socket's when no proxy is trusted (X-Forwarded-For is the client's
  * own word), else the address the nth trusted proxy saw, as Express's hop count reads it.
  */

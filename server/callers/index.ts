@@ -4,6 +4,7 @@ export type { Caller } from "./caller";
 export {
   callerId,
   callerOf,
+  callerScope,
   clientAddress,
   clientOf,
   hashAddress,

@@ -23,6 +23,7 @@ import {
 } from "@/server/quota";
 import type { RequestVia } from "@/server/request-log";
 import { storeExchange, type ThreadRef } from "@/server/threads";
+import { watchChat } from "./cancel";
 import { admissionOf, type OpenedChat, type Opening, openChat } from "./opening";
 import { beginChat, endChat } from "./outcomes";
 import { presentRateLimit, withRateLimit } from "./rate-limit";
@@ -95,15 +96,24 @@ async function askUntraced(
   signal?: AbortSignal,
 ): Promise<ChatReply> {
   const chat = chatOf(ctx, question);
+  const cancellable = watched(ctx, question, signal);
   try {
-    const reply = await send(ctx, question, signal);
+    const reply = await send(ctx, question, cancellable?.signal ?? signal);
     endChat(ctx, chat, { reply });
     return reply;
   } catch (error) {
     endChat(ctx, chat, { error });
     throw error;
+  } finally {
+    cancellable?.done();
   }
 }
+
+/** A chat asked over HTTP can be cancelled by its request id, from any instance (cancel.ts). */
+const watched = (ctx: ChatContext, { aid }: Ask, signal: AbortSignal | undefined) =>
+  ctx.requestId === undefined
+    ? undefined
+    : watchChat(ctx.db, { requestId: ctx.requestId, aid, caller: ctx.caller }, signal);
 
 const chatOf = (ctx: ChatContext, { aid, chatId, via }: Ask) => ({
   aid,
@@ -163,12 +173,14 @@ async function* askStreamingUntraced(
   const chat = chatOf(ctx, question);
   const stored: { reply?: ChatReply } = {};
   let failure: { error: unknown } | undefined;
+  const cancellable = watched(ctx, question, signal);
   try {
-    yield* stream(ctx, question, signal, stored);
+    yield* stream(ctx, question, cancellable?.signal ?? signal, stored);
   } catch (error) {
     failure = { error };
     throw error;
   } finally {
+    cancellable?.done();
     // A stored reply is a delivered one, even if the consumer stopped right after `done`; left
     // without either, the consumer stopped early (the client went away).
     endChat(

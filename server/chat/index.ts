@@ -1,5 +1,6 @@
 // GET /{aid}/chat: opening a chat in one statement, the model call, the reply, its outcome.
 
+export { cancelChat } from "./cancel";
 export {
   type Ask,
   ask,

@@ -20,6 +20,7 @@ const OUTCOMES: Partial<Record<ProblemCode, ChatOutcome>> = {
   provider_timeout: "timeout",
   service_unavailable: "overload",
   client_closed_request: "client_closed",
+  chat_cancelled: "cancelled",
   database_unavailable: "unavailable",
 };
 

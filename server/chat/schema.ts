@@ -31,6 +31,22 @@ export const chatInputSchema = z.strictObject({
 
 export type ChatInput = z.output<typeof chatInputSchema>;
 
+/** POST /{aid}/chat/{request_id}/cancel: the chat named by its answer's X-Request-Id. */
+export const cancelChatInputSchema = z.strictObject({
+  aid: lookupAidSchema,
+  request_id: z
+    .string({ error: "must be the chat's X-Request-Id" })
+    .regex(
+      /^[A-Za-z0-9._:@-]{1,128}$/,
+      "must be the chat's X-Request-Id: 1 to 128 letters, digits and ._:@-",
+    )
+    .meta({ description: "The X-Request-Id of the chat's answer (a completion's, a response's)." }),
+});
+
+export const cancelChatOutputSchema = z
+  .object({ request_id: z.string(), cancelled: z.literal(true) })
+  .meta({ id: "ChatCancelled" });
+
 const remainingSchema = z
   .object({
     messages_total: z.int().nullable(),

@@ -53,6 +53,7 @@ const TRPC_CODES = {
   rate_limited: "TOO_MANY_REQUESTS",
   too_many_attempts: "TOO_MANY_REQUESTS",
   client_closed_request: "CLIENT_CLOSED_REQUEST",
+  chat_cancelled: "CONFLICT",
   internal_error: "INTERNAL_SERVER_ERROR",
   provider_error: "BAD_GATEWAY",
   service_unavailable: "SERVICE_UNAVAILABLE",

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Db } from "@/db/client";
-import { type Caller, callerId } from "@/server/callers";
+import { type Caller, callerScope } from "@/server/callers";
 import { AppError } from "@/server/frame/errors";
 import {
   carriedBody,
@@ -76,7 +76,7 @@ export async function answerIdempotently(
   const { db, clock } = asked;
   const now = clock.now();
   const held = {
-    caller: scopeOf(asked.caller),
+    caller: callerScope(asked.caller),
     key,
     fingerprint: fingerprintOf(asked.operation, asked.input),
   };
@@ -191,14 +191,6 @@ function answerOf(
       return textResponse(opened, { status, headers: { ...headers, [REPLAYED_HEADER]: "true" } });
     }
   }
-}
-
-/**
- * Whose keys these are. An agent key counts with its secret's hash: a caller who knows only a
- * key's id (it is in the key) gets nothing replayed.
- */
-function scopeOf(caller: Caller): string {
-  return caller.kind === "key" ? `${callerId(caller)}:${caller.key.secretHash}` : callerId(caller);
 }
 
 /** The request as the key is bound to it: the operation and what it was asked, hashed. */

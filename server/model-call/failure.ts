@@ -13,6 +13,9 @@ export function classifyFailure(error: unknown, deadline: Deadline, timeoutMs: n
     );
   }
   if (deadline.clientGone()) {
+    // Stopped on purpose (a cancel): the signal's reason says so.
+    const reason = deadline.signal.reason;
+    if (reason instanceof AppError) return reason;
     return new AppError(
       "client_closed_request",
       "The client closed the request before the reply was complete.",

@@ -19,6 +19,7 @@ export type ChatOutcome =
   | "timeout"
   | "overload"
   | "client_closed"
+  | "cancelled"
   | "unavailable"
   | "error";
 

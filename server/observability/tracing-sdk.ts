@@ -5,7 +5,7 @@ import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
-import { markTracingOn } from "./tracing.ts";
+import { markTracingOn } from "./tracing-state.ts";
 
 /**
  * Starts the OpenTelemetry SDK in this process: spans batched and exported over OTLP/HTTP, W3C

@@ -8,6 +8,7 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
+import { stopTracing, tracingOn } from "./tracing-state.ts";
 
 /**
  * Spans, when OTEL_TRACES_EXPORTER=otlp has started the SDK in this process (tracing-sdk.ts):
@@ -15,18 +16,6 @@ import {
  * The flag and the SDK are on globalThis, as @opentelemetry/api keeps its registrations: the
  * server entry and Next.js's bundle each have a copy of this module.
  */
-
-const ON = Symbol.for("agent-service.tracing");
-const STOP = Symbol.for("agent-service.tracing.stop");
-const shared = globalThis as Record<symbol, unknown>;
-
-export const tracingOn = (): boolean => shared[ON] === true;
-
-/** Called by the SDK's start, with what exports the spans still batched and stops it. */
-export function markTracingOn(stop: () => Promise<void>): void {
-  shared[ON] = true;
-  shared[STOP] = stop;
-}
 
 /**
  * Starts the SDK (OTEL_TRACES_EXPORTER=otlp): the server entry calls this before Next.js loads.
@@ -41,15 +30,7 @@ export async function startTracing(settings: {
   sdk.startSdk(settings);
 }
 
-/** At shutdown: the batched spans exported (bounded by the exporter's timeout), then no more. */
-export async function stopTracing(): Promise<void> {
-  const stop = shared[STOP] as (() => Promise<void>) | undefined;
-  shared[ON] = false;
-  shared[STOP] = undefined;
-  await stop?.().catch(() => {});
-}
-
-export { type Context, SpanKind };
+export { type Context, SpanKind, stopTracing, tracingOn };
 
 const tracer = () => trace.getTracer("agent-service");
 

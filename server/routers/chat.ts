@@ -1,6 +1,9 @@
 import {
   type ChatEvent,
   type ChatReply,
+  cancelChat,
+  cancelChatInputSchema,
+  cancelChatOutputSchema,
   chatInputSchema,
   chatReplySchema,
   checkChat,
@@ -149,6 +152,34 @@ export const chatRouter = router({
   stream: publicProcedure
     .input(chatInput)
     .mutation(({ ctx, input, signal }) => mappedStream(streamMessage(ctx, input, signal))),
+
+  cancel: publicProcedure
+    .meta(
+      rest({
+        method: "POST",
+        path: "/{aid}/chat/{request_id}/cancel",
+        operationId: "cancelChat",
+        summary:
+          "Cancels a chat in flight (a chat, a completion, a response, an MCP or A2A call) by its answer's X-Request-Id, whichever instance answers it.",
+        description:
+          "For the caller that asked it (the same key, or the same client address for a public agent), or the admin for any. The instance answering it sees the cancel within a second and stops the model call and tools; the chat ends with 409 chat_cancelled (an `error` event on a stream), its message use given back, and the request log records it. Answers once it has stopped; 404 when no chat stopped within 2 s (it had ended, had not begun, or is another caller's).",
+        security: PUBLIC_OR_AGENT_KEY,
+        answers: { 200: { description: "The chat was stopped.", examples: examples.cancelled } },
+        refusals: {
+          400: problem("A bad aid or request id."),
+          401: refusals[401],
+          404: problem("No such agent, or no chat of it with this request id in flight for you."),
+          429: problem("16 cancels of this caller already wait on this server."),
+        },
+      }),
+    )
+    .input(cancelChatInputSchema)
+    .output(cancelChatOutputSchema)
+    .mutation(async ({ ctx, input }) => {
+      // The caller is checked as a chat would be: the agent's key, or anyone when it is public.
+      await checkChat(ctx, input);
+      return cancelChat(ctx, { aid: input.aid, requestId: input.request_id });
+    }),
 
   /** What HEAD /{aid}/chat answers: the question is valid and the agent exists; nothing else. */
   check: publicProcedure

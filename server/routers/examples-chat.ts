@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { chatReplySchema } from "@/server/chat";
+import { cancelChatOutputSchema, chatReplySchema } from "@/server/chat";
 import { example, problemSchema } from "@/server/http";
 import { responseObjectSchema } from "@/server/responses";
 import { listMessagesOutputSchema, listThreadsOutputSchema } from "@/server/threads";
@@ -234,5 +234,12 @@ export const begunInBackground = {
     usage: null,
     instructions: null,
     background: true,
+  }),
+};
+
+export const cancelled = {
+  json: example(cancelChatOutputSchema, "The chat was stopped", {
+    request_id: "c1f0a7e2-2b9d-4f0e-8d1a-6b5e3c9f4a20",
+    cancelled: true,
   }),
 };

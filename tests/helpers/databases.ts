@@ -46,7 +46,7 @@ export async function createTestDatabase(
       // The request log's rows of the test before are written first, so none lands after.
       await requestLogOf(database.db).flush();
       await database.db.execute(
-        sql`TRUNCATE agents, agent_quotas, chat_messages, deployments, siwe_nonces, model_prices, webhook_endpoints, request_log, request_log_missing_agent, model_circuits CASCADE`,
+        sql`TRUNCATE agents, agent_quotas, chat_messages, deployments, siwe_nonces, model_prices, webhook_endpoints, request_log, request_log_missing_agent, model_circuits, chat_cancels CASCADE`,
       );
     },
     destroy: async () => {

@@ -36,15 +36,15 @@ type AnyValue = {
 };
 type KeyValue = { key: string; value: AnyValue };
 
-const valueOf = (value: AnyValue): unknown =>
+const readValue = (value: AnyValue): unknown =>
   value.stringValue ??
   (value.intValue !== undefined ? Number(value.intValue) : undefined) ??
   value.doubleValue ??
   value.boolValue ??
-  value.arrayValue?.values?.map(valueOf);
+  value.arrayValue?.values?.map(readValue);
 
 const attributesOf = (list: KeyValue[] | undefined) =>
-  Object.fromEntries((list ?? []).map(({ key, value }) => [key, valueOf(value)]));
+  Object.fromEntries((list ?? []).map(({ key, value }) => [key, readValue(value)]));
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];

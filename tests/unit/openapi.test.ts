@@ -26,7 +26,9 @@ function routeFiles(dir = "app", found: string[] = []) {
  */
 function routeFileOf(operationPath: string): string {
   const [first = "", ...rest] = operationPath.slice(1).split("/");
-  if (first.startsWith("{")) return `[${first.slice(1, -1)}]/${rest.join("/")}`;
+  // Under /{aid}, one route file a path, its parameters as Next.js names dynamic segments.
+  const dynamic = (segment: string) => segment.replace(/^\{(.+)\}$/, "[$1]");
+  if (first.startsWith("{")) return [first, ...rest].map(dynamic).join("/");
   return first === "v1" ? "v1/[...path]" : `${first}/[[...path]]`;
 }
 
