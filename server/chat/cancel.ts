@@ -1,10 +1,9 @@
-import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { chatCancels } from "@/db/schema";
 import { type Caller, callerScope } from "@/server/callers";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
-import { readUntil } from "@/server/kit/read-until";
 import { log } from "@/server/observability";
 
 /**
@@ -16,9 +15,11 @@ import { log } from "@/server/observability";
  */
 
 const CANCEL_POLL_MS = 250;
+/** How often the cancels waiting in a process read, in one statement, which chats stopped. */
+const WAIT_POLL_MS = 100;
 const CANCEL_WAIT_MS = 2_000;
 /** Cancels one caller may have waiting at once in a process: each holds a row and a request. */
-const CANCELS_PER_CALLER = 16;
+const CANCELS_PER_CALLER = 256;
 
 export const CANCELLED_DETAIL =
   "The chat was cancelled on request (POST /{aid}/chat/{request_id}/cancel) before it ended.";
@@ -28,6 +29,9 @@ type InFlight = { aid: string; scope: string; controller: AbortController };
 const inFlight = new Map<string, Set<InFlight>>();
 const waiting = new Map<string, number>();
 let poller: NodeJS.Timeout | undefined;
+/** The cancels waiting here for their chat to stop, by request id and asker. */
+const waiters = new Map<string, { requestId: string; scope: string; seen: () => void }>();
+let waitPoller: NodeJS.Timeout | undefined;
 
 /**
  * Lists a chat of this process for cancels: the signal aborts (its reason `chat_cancelled`) when
@@ -131,18 +135,8 @@ export async function cancelChat(
         target: [chatCancels.requestId, chatCancels.caller],
         set: { aid, requestedAt: now, doneAt: null },
       });
-    const done = await readUntil(
-      async () =>
-        (
-          await ctx.db
-            .select({ doneAt: chatCancels.doneAt })
-            .from(chatCancels)
-            .where(and(eq(chatCancels.requestId, requestId), eq(chatCancels.caller, scope)))
-        )[0]?.doneAt ?? null,
-      (doneAt) => doneAt !== null,
-      CANCEL_WAIT_MS,
-    );
-    if (done === null) throw chatNotInFlight(aid, requestId);
+    const done = await stopSeen(ctx.db, requestId, scope);
+    if (!done) throw chatNotInFlight(aid, requestId);
     return answer;
   } finally {
     waiting.set(scope, (waiting.get(scope) ?? 1) - 1);
@@ -152,6 +146,47 @@ export async function cancelChat(
       .where(and(eq(chatCancels.requestId, requestId), eq(chatCancels.caller, scope)))
       .catch(() => {});
   }
+}
+
+/** Whether the chat's process marked the cancel done within CANCEL_WAIT_MS. */
+function stopSeen(db: Db, requestId: string, scope: string): Promise<boolean> {
+  const key = `${requestId}\0${scope}`;
+  return new Promise((resolve) => {
+    const finish = (seen: boolean) => {
+      clearTimeout(timer);
+      waiters.delete(key);
+      if (waiters.size === 0 && waitPoller) {
+        clearInterval(waitPoller);
+        waitPoller = undefined;
+      }
+      resolve(seen);
+    };
+    const timer = setTimeout(() => finish(false), CANCEL_WAIT_MS);
+    waiters.set(key, { requestId, scope, seen: () => finish(true) });
+    waitPoller ??= setInterval(() => {
+      readStops(db).catch((error: unknown) =>
+        log.warn({ err: error }, "Reading the cancels' answers failed; trying again"),
+      );
+    }, WAIT_POLL_MS).unref();
+  });
+}
+
+async function readStops(db: Db): Promise<void> {
+  const asked = [...waiters.values()];
+  if (asked.length === 0) return;
+  const stopped = await db
+    .select({ requestId: chatCancels.requestId, caller: chatCancels.caller })
+    .from(chatCancels)
+    .where(
+      and(
+        inArray(
+          chatCancels.requestId,
+          asked.map((w) => w.requestId),
+        ),
+        isNotNull(chatCancels.doneAt),
+      ),
+    );
+  for (const { requestId, caller } of stopped) waiters.get(`${requestId}\0${caller}`)?.seen();
 }
 
 function chatNotInFlight(aid: string, requestId: string): AppError {

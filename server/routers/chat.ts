@@ -169,7 +169,7 @@ export const chatRouter = router({
           400: problem("A bad aid or request id."),
           401: refusals[401],
           404: problem("No such agent, or no chat of it with this request id in flight for you."),
-          429: problem("16 cancels of this caller already wait on this server."),
+          429: problem("256 cancels of this caller already wait on this server."),
         },
       }),
     )
