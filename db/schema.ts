@@ -6,6 +6,7 @@ import {
   customType,
   date,
   doublePrecision,
+  foreignKey,
   index,
   integer,
   jsonb,
@@ -505,6 +506,53 @@ export const chatCancels = pgTable(
     doneAt: timestamptz(),
   },
   (t) => [primaryKey({ columns: [t.requestId, t.caller] })],
+);
+
+/**
+ * A streamed chat whose client left before its end, recorded from then on for the client to
+ * resume from any instance with `Last-Event-ID` (server/chat/resume.ts). A stream whose client
+ * stays is never written here. Kept CHAT_RESUME_S after it ends.
+ */
+export const chatStreams = pgTable(
+  "chat_streams",
+  {
+    /** The caller's scope (server/callers: callerScope): only the same caller resumes. */
+    caller: text().notNull(),
+    requestId: text().notNull(),
+    aid: text().notNull(),
+    /** `live` while it is answered; then `ended`, or `abandoned` (no client came back in time). */
+    status: text().$type<"live" | "ended" | "abandoned">().notNull(),
+    /** Stopped then, its message given back, unless a client resumes it before. */
+    graceUntil: timestamptz().notNull(),
+    resumedAt: timestamptz(),
+    /** The answering instance's last sign of life: a live stream left past it has ended. */
+    heartbeatAt: timestamptz().notNull(),
+    endedAt: timestamptz(),
+  },
+  (t) => [
+    // By request id first: a resume looks for the id whoever asked it.
+    primaryKey({ columns: [t.requestId, t.caller] }),
+    index("chat_streams_ended").on(t.endedAt),
+  ],
+);
+
+/** A recorded stream's events, numbered from 0 as their ids say, each its SSE frame. */
+export const chatStreamEvents = pgTable(
+  "chat_stream_events",
+  {
+    caller: text().notNull(),
+    requestId: text().notNull(),
+    seq: integer().notNull(),
+    frame: text().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.requestId, t.caller, t.seq] }),
+    foreignKey({
+      name: "chat_stream_events_stream_fk",
+      columns: [t.requestId, t.caller],
+      foreignColumns: [chatStreams.requestId, chatStreams.caller],
+    }).onDelete("cascade"),
+  ],
 );
 
 /**

@@ -91,15 +91,18 @@ async function poll(db: Db): Promise<void> {
     .select({ requestId: chatCancels.requestId, caller: chatCancels.caller, aid: chatCancels.aid })
     .from(chatCancels)
     .where(and(inArray(chatCancels.requestId, ids), isNull(chatCancels.doneAt)));
-  for (const cancel of asked) {
-    if (!stopHere(cancel.requestId, cancel.aid, cancel.caller)) continue;
-    await db
-      .update(chatCancels)
-      .set({ doneAt: sql`now()` })
-      .where(
-        and(eq(chatCancels.requestId, cancel.requestId), eq(chatCancels.caller, cancel.caller)),
-      );
-  }
+  const stopped = asked.filter((cancel) => stopHere(cancel.requestId, cancel.aid, cancel.caller));
+  if (stopped.length === 0) return;
+  // One statement marks them all: a burst of cancels waits on no queue of updates.
+  await db
+    .update(chatCancels)
+    .set({ doneAt: sql`now()` })
+    .where(
+      sql`(${chatCancels.requestId}, ${chatCancels.caller}) IN (${sql.join(
+        stopped.map((cancel) => sql`(${cancel.requestId}, ${cancel.caller})`),
+        sql`, `,
+      )})`,
+    );
 }
 
 /**

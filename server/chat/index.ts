@@ -14,4 +14,5 @@ export type { Opening } from "./opening";
 export { openChat } from "./opening";
 export { type OpeningKind, openingQuery, openingValues } from "./opening-statement";
 export { purgeOldChatWindows, rateLimitHeaders } from "./rate-limit";
+export { type ChatFrame, parseEventId, resumeChatStream, startChatStream } from "./resume";
 export * from "./schema";

@@ -31,6 +31,12 @@ export const chatInputSchema = z.strictObject({
 
 export type ChatInput = z.output<typeof chatInputSchema>;
 
+/** GET /{aid}/chat with `Last-Event-ID`: the stream to resume, after that event. */
+export const resumeChatInputSchema = z.strictObject({
+  aid: lookupAidSchema,
+  last_event_id: z.string().max(200),
+});
+
 /** POST /{aid}/chat/{request_id}/cancel: the chat named by its answer's X-Request-Id. */
 export const cancelChatInputSchema = z.strictObject({
   aid: lookupAidSchema,

@@ -95,6 +95,13 @@ export const envSchema = z.object({
   CHAT_HISTORY_MESSAGES: optional(z.coerce.number().int().min(0).max(1000)).default(20),
   CHAT_HISTORY_MAX_CHARS: optional(z.coerce.number().int().min(0).max(10_000_000)).default(24_000),
   CHAT_RATE_LIMIT_RPM: quotaLimit(60, 1, 1_000_000),
+  CHAT_RESUME_S: optional(
+    z.coerce
+      .number({ error: "must be a number of seconds" })
+      .int("must be a whole number of seconds")
+      .min(0, "must be 0 (streams end with their client) or more")
+      .max(3600, "must be at most 3,600"),
+  ).default(30),
   COMPLETIONS_MAX_INPUT_CHARS: optional(z.coerce.number().int().min(1).max(10_000_000)).default(
     100_000,
   ),
@@ -289,6 +296,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
       historyMessages: e.CHAT_HISTORY_MESSAGES,
       historyMaxChars: e.CHAT_HISTORY_MAX_CHARS,
       defaultRateLimitRpm: e.CHAT_RATE_LIMIT_RPM,
+      /** How long a stream whose client left waits to be resumed, and is kept once ended. */
+      resumeMs: e.CHAT_RESUME_S * 1000,
       /** How many proxies' X-Forwarded-For entries to believe for the client address. */
       trustProxy: e.TRUST_PROXY,
     },

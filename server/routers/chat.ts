@@ -1,5 +1,6 @@
 import {
   type ChatEvent,
+  type ChatFrame,
   type ChatReply,
   cancelChat,
   cancelChatInputSchema,
@@ -7,12 +8,25 @@ import {
   chatInputSchema,
   chatReplySchema,
   checkChat,
+  parseEventId,
   rateLimitHeaders,
+  resumeChatInputSchema,
+  resumeChatStream,
   sendMessage,
+  startChatStream,
   streamMessage,
 } from "@/server/chat";
+import { AppError } from "@/server/frame/errors";
 import { mappedStream, publicProcedure, router } from "@/server/frame/trpc";
-import { acceptedType, json, NO_STORE, problem, rest, sseResponse } from "@/server/http";
+import {
+  acceptedType,
+  json,
+  NO_STORE,
+  namedEvents,
+  problem,
+  rest,
+  sseResponse,
+} from "@/server/http";
 import { textResponse } from "@/server/instance";
 import { parsedSynchronously } from "@/server/kit/zod-internals";
 import { responseObjectSchema } from "@/server/responses";
@@ -66,6 +80,12 @@ const refusals = {
 
 const chatInput = parsedSynchronously(chatInputSchema);
 
+/** A chat's frames as they are made (ids included); a failure after them in chat's form. */
+const FRAMES = {
+  frame: ({ frame }: ChatFrame) => frame,
+  failure: namedEvents.failure,
+};
+
 export const chatRouter = router({
   /** Public, like GET /{aid}/chat: the agent's quota is what bounds it. */
   send: publicProcedure
@@ -77,7 +97,7 @@ export const chatRouter = router({
         query: "open",
         summary: "Ask an agent; its reply as text, JSON or server-sent events (by Accept).",
         description:
-          "Threads belong to their caller: a key, or the client address when there is none; the same chat_id of two callers is two threads. The caller's rate limit (the agent's rate_limit_rpm) is counted, then the message quota is reserved before the model is called and given back when the reply is not delivered. With Accept: text/event-stream the events are `start` {aid, chat_id, rate_limit}, `delta` {text} (repeated), with `tool_call` {id, step, server, name, arguments} and `tool_result` (a ToolCall: result or error, duration_ms) between deltas when the agent's model calls tools from its MCP servers, then `done` (the JSON reply) or `error` (a problem). text/plain gives the final text only. Tool failures (unreachable server, tool error, timeout) are given to the model, not the client: only a failure of the model fails the chat.",
+          "Threads belong to their caller: a key, or the client address when there is none; the same chat_id of two callers is two threads. The caller's rate limit (the agent's rate_limit_rpm) is counted, then the message quota is reserved before the model is called and given back when the reply is not delivered. With Accept: text/event-stream the events are `start` {aid, chat_id, rate_limit}, `delta` {text} (repeated), with `tool_call` {id, step, server, name, arguments} and `tool_result` (a ToolCall: result or error, duration_ms) between deltas when the agent's model calls tools from its MCP servers, then `done` (the JSON reply) or `error` (a problem). Each event has an id, `<X-Request-Id>/<n>`: a client that leaves mid-stream and asks again with `Last-Event-ID` (as EventSource does, to any instance, within CHAT_RESUME_S) gets the events after it, then the rest as they come; a stream not resumed in that time is stopped and its message given back. text/plain gives the final text only. Tool failures (unreachable server, tool error, timeout) are given to the model, not the client: only a failure of the model fails the chat.",
         security: PUBLIC_OR_AGENT_KEY,
         handle: async ({ request, callProcedure, input, call }) => {
           if (prefersAsync(request)) {
@@ -93,9 +113,25 @@ export const chatRouter = router({
           }
           const type = replyType(request);
           if (type === "text/event-stream") {
-            const events = (await callProcedure("chat.stream", input)) as AsyncIterable<ChatEvent>;
-            return sseResponse<ChatEvent>(events, request.signal, (first) =>
-              rateLimitHeaders(first?.type === "start" ? first.rate_limit : undefined),
+            // A client back after it left (an EventSource reconnecting): the rest of its stream.
+            const lastEventId = request.headers.get("last-event-id");
+            if (lastEventId !== null) {
+              const frames = (await callProcedure("chat.resume", {
+                aid: input.aid,
+                last_event_id: lastEventId,
+              })) as AsyncIterable<ChatFrame>;
+              return sseResponse(frames, request.signal, () => ({}), FRAMES);
+            }
+            const begun = (await callProcedure("chat.resumable", input)) as {
+              first: ChatEvent;
+              frames: AsyncIterable<ChatFrame>;
+            };
+            return sseResponse(
+              begun.frames,
+              request.signal,
+              () =>
+                rateLimitHeaders(begun.first.type === "start" ? begun.first.rate_limit : undefined),
+              FRAMES,
             );
           }
           const reply = await call(input);
@@ -180,6 +216,39 @@ export const chatRouter = router({
       await checkChat(ctx, input);
       return cancelChat(ctx, { aid: input.aid, requestId: input.request_id });
     }),
+
+  /**
+   * GET /{aid}/chat's stream: answered by a pump of its own, so that a client that leaves can
+   * resume it (server/chat/resume.ts); the first event read here, so a refusal keeps its status.
+   */
+  resumable: publicProcedure.input(chatInput).mutation(async ({ ctx, input }) => {
+    const controller = new AbortController();
+    const events = streamMessage(ctx, input, controller.signal);
+    const first = await events.next();
+    if (first.done) throw new Error("A chat's stream ended before it began.");
+    const requestId = ctx.requestId ?? crypto.randomUUID();
+    const chat = { requestId, aid: input.aid, caller: ctx.caller };
+    const stream = startChatStream(ctx, chat, first.value, events, controller);
+    return { first: first.value, frames: mappedStream(stream.attached()) };
+  }),
+
+  /** GET /{aid}/chat with `Last-Event-ID`: the rest of a stream its caller left. */
+  resume: publicProcedure.input(resumeChatInputSchema).mutation(async ({ ctx, input, signal }) => {
+    await checkChat(ctx, input);
+    const lastEventId = parseEventId(input.last_event_id);
+    if (!lastEventId)
+      throw new AppError(
+        "validation_failed",
+        "Last-Event-ID is not the id of an event of a chat's stream (`<request id>/<n>`).",
+        { errors: [{ field: "Last-Event-ID", detail: "is not an event id of a chat's stream" }] },
+      );
+    const frames = await resumeChatStream(
+      ctx,
+      { aid: input.aid, lastEventId },
+      signal ?? new AbortController().signal,
+    );
+    return mappedStream(frames);
+  }),
 
   /** What HEAD /{aid}/chat answers: the question is valid and the agent exists; nothing else. */
   check: publicProcedure

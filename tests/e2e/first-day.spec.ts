@@ -269,6 +269,7 @@ for (const width of [1440, 390]) {
       "OpenAI API",
       "MCP",
       "A2A",
+      "Models",
       "Tools",
       "Conversations",
       "Agent keys",
@@ -279,6 +280,7 @@ for (const width of [1440, 390]) {
     for (const [link, heading] of [
       ["Configuration", "Configuration"],
       ["A2A", "A2A server"],
+      ["Models", "Model endpoints"],
       ["Tools", "Tools"],
       ["Agent keys", "Agent keys"],
     ]) {

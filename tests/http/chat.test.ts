@@ -31,6 +31,8 @@ describe.each(DATABASE_KINDS)("GET /{aid}/chat over HTTP on %s", (kind) => {
       LLM_TIMEOUT_MS: "5000",
       // Room for 100 requests at once, so the concurrency test measures the quota, not the cap.
       LLM_MAX_CONCURRENCY: "200",
+      // A stream whose client left waits this long to be resumed, then is stopped.
+      CHAT_RESUME_S: "1",
     });
     ({ server, fake } = running);
   });
@@ -236,14 +238,14 @@ describe.each(DATABASE_KINDS)("GET /{aid}/chat over HTTP on %s", (kind) => {
     expect(await messageCount("midway")).toBe(0);
   });
 
-  it("gives the quota back when the client leaves mid-stream", async () => {
+  it("gives the quota back when the client leaves mid-stream and does not resume it", async () => {
     await createAgent("leaver");
     fake.behave({ kind: "stall", text: "partial answer" });
     const response = await chat("leaver", "hi", { accept: "text/event-stream" });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     await reader.read(); // the start event: the quota is taken
     expect(await messageCount("leaver")).toBe(1);
-    await reader.cancel(); // the client goes away
+    await reader.cancel(); // the client goes away, and is not back within CHAT_RESUME_S
     let count = 1;
     for (let i = 0; i < 50 && count !== 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -81,9 +81,13 @@ function bodyOf(contentType: string, text: string): unknown {
       .split("\n\n")
       .map((event) => {
         // OpenAI's stream has no event names: `data:` lines alone, the last `data: [DONE]`.
-        const [name, data] = event.startsWith("data: ") ? ["data", event] : event.split("\n");
-        const payload = data?.replace(/^data: /, "") ?? "null";
-        return { name, data: payload === "[DONE]" ? payload : normalise(JSON.parse(payload)) };
+        // A chat's events have their id first (`id: <request id>/<n>`), the same on both.
+        const lines = event.split("\n");
+        const id = lines.find((line) => line.startsWith("id: "));
+        const name = lines.find((line) => line.startsWith("event: ")) ?? "data";
+        const payload = lines.find((line) => line.startsWith("data: "))?.slice(6) ?? "null";
+        const data = payload === "[DONE]" ? payload : normalise(JSON.parse(payload));
+        return id === undefined ? { name, data } : { id, name, data };
       });
   if (contentType.startsWith("text/csv"))
     return text.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>");

@@ -168,7 +168,8 @@ function tally(phases: Phase[]): Record<Phase, number> {
  * transport (1,000 until CI outgrew its 30 minutes on a slower machine, 2026-11-27) close
  * 0-50 ms after sending; then the model calls in flight must drop to 0 within
  * 1 s, all 64 model slots must be free, the quota counted must equal the exchanges stored, and
- * a normal chat must succeed.
+ * a normal chat must succeed. (A stream whose client left goes on for CHAT_RESUME_S for it to
+ * come back, chat-resume.test.ts: its reply, done by then, is stored and counted alike.)
  */
 describe.each(DATABASE_KINDS)("clients that close at any moment, on %s", (kind) => {
   let fake: FakeOpenAi;
