@@ -681,7 +681,7 @@ async function measureModelRows({
     );
   }
 
-  const tracing = await measureTracing({
+  const alternation = {
     restartService,
     warmUp,
     cpuOf: async (base: string, pid: number, format: Format) => {
@@ -697,9 +697,11 @@ async function measureModelRows({
     },
     connections: settings.cpu_connections,
     model: manyAgent.name,
-  });
+  };
+  const tracing = await measureTracing(alternation);
+  const recording = await measureRecording(alternation);
 
-  return { settings, overhead, saturation, cpu, openai: openAi, tracing };
+  return { settings, overhead, saturation, cpu, openai: openAi, tracing, recording };
 }
 
 const failureCount = (m: ModelMeasure) =>
@@ -710,28 +712,61 @@ function failures(...measures: ModelMeasure[]): string {
   return counts.some((n) => n > 0) ? `  [failed direct/service/baseline ${counts.join("/")}]` : "";
 }
 
-/**
- * 5. OpenTelemetry (issue 49): the same chats with tracing off and on, every span exported over
- * OTLP/HTTP (protobuf) to a collector stand-in on loopback that reads and drops them. Services
- * alternate off, on, off, on, each fresh and warmed up, so that drift falls on both alike.
- */
-async function measureTracing({
-  restartService,
-  warmUp,
-  cpuOf,
-  connections,
-  model,
-}: {
+type CpuOf = (
+  base: string,
+  pid: number,
+  format: Format,
+) => Promise<{ chats: number; cpu_ms: number; failures: number }>;
+
+type Alternation = {
   restartService: (workers?: number, env?: Record<string, string>) => Promise<RunningServer>;
   warmUp: (base: string) => Promise<void>;
-  cpuOf: (
-    base: string,
-    pid: number,
-    format: Format,
-  ) => Promise<{ chats: number; cpu_ms: number; failures: number }>;
-  connections: number;
-  model: string;
-}) {
+  cpuOf: CpuOf;
+};
+
+/**
+ * The same chats on services started with two settings, alternated off, on, off, on, each fresh
+ * and warmed up, so that drift falls on both alike: CPU a chat of each, by format.
+ */
+async function alternate(
+  { restartService, warmUp, cpuOf }: Alternation,
+  settings: { off: Record<string, string>; on: Record<string, string> },
+  formats: readonly Format[],
+) {
+  const sums = { off: new Map<Format, number[]>(), on: new Map<Format, number[]>() };
+  let failures = 0;
+  try {
+    for (let round = 0; round < 2; round++) {
+      for (const mode of ["off", "on"] as const) {
+        const service = await restartService(1, settings[mode]);
+        await warmUp(service.url);
+        for (const format of formats) {
+          const m = await cpuOf(service.url, service.pid, format);
+          const [cpu = 0, chats = 0] = sums[mode].get(format) ?? [];
+          sums[mode].set(format, [cpu + m.cpu_ms, chats + m.chats]);
+          failures += m.failures;
+        }
+      }
+    }
+  } finally {
+    await restartService();
+  }
+  const per = (mode: "off" | "on", format: Format) => {
+    const [cpu = 0, chats = 1] = sums[mode].get(format) ?? [];
+    return cpu / chats;
+  };
+  return { per, failures };
+}
+
+/**
+ * 5. OpenTelemetry (issue 49): the same chats with tracing off and on, every span exported over
+ * OTLP/HTTP (protobuf) to a collector stand-in on loopback that reads and drops them.
+ */
+async function measureTracing({
+  connections,
+  model,
+  ...alternation
+}: Alternation & { connections: number; model: string }) {
   let exported = 0;
   const collector = createServer((req, res) => {
     req.on("data", (chunk: Buffer) => {
@@ -746,37 +781,45 @@ async function measureTracing({
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
     OTEL_BSP_SCHEDULE_DELAY: "1000",
   };
-  const sums = { off: { json: [0, 0], sse: [0, 0] }, on: { json: [0, 0], sse: [0, 0] } };
-  let failures = 0;
-  try {
-    for (let round = 0; round < 2; round++) {
-      for (const mode of ["off", "on"] as const) {
-        const service = await restartService(1, mode === "on" ? on : {});
-        await warmUp(service.url);
-        for (const format of ["json", "sse"] as const) {
-          const m = await cpuOf(service.url, service.pid, format);
-          const sum = sums[mode][format];
-          sum[0] = (sum[0] as number) + m.cpu_ms;
-          sum[1] = (sum[1] as number) + m.chats;
-          failures += m.failures;
-        }
-      }
-    }
-  } finally {
-    await restartService();
-    await new Promise<void>((resolve) => collector.close(() => resolve()));
-  }
-  const per = ([cpu, chats]: number[]) => (cpu as number) / (chats as number);
+  const { per, failures } = await alternate(alternation, { off: {}, on }, ["json", "sse"]).finally(
+    () => new Promise<void>((resolve) => collector.close(() => resolve())),
+  );
   const row = {
     model,
     connections,
-    off_cpu_ms_per_chat: { json: per(sums.off.json), sse: per(sums.off.sse) },
-    on_cpu_ms_per_chat: { json: per(sums.on.json), sse: per(sums.on.sse) },
+    off_cpu_ms_per_chat: { json: per("off", "json"), sse: per("off", "sse") },
+    on_cpu_ms_per_chat: { json: per("on", "json"), sse: per("on", "sse") },
     exported_bytes: exported,
     failures,
   };
   console.info(
     `${`model CPU, tracing off vs on (OTLP protobuf), ${model}`.padEnd(50)} c=${String(connections).padStart(3)}  JSON ${fmt(row.off_cpu_ms_per_chat.json, 2)} → ${fmt(row.on_cpu_ms_per_chat.json, 2)} ms/chat (${fmt(row.on_cpu_ms_per_chat.json / row.off_cpu_ms_per_chat.json, 2)}×) | SSE ${fmt(row.off_cpu_ms_per_chat.sse, 2)} → ${fmt(row.on_cpu_ms_per_chat.sse, 2)} ms/chat (${fmt(row.on_cpu_ms_per_chat.sse / row.off_cpu_ms_per_chat.sse, 2)}×); ${fmt(exported / 1024)} KiB exported${failures > 0 ? ` [failed ${failures}]` : ""}`,
+  );
+  return row;
+}
+
+/**
+ * 6. Resumable streams (issue 48): streamed chats with recording off (CHAT_RESUME_S=0) and on
+ * (the default): each stream that ends is written once, in a batch, for a client that left with
+ * its last events unread. Its clients stay, as nearly all do.
+ */
+async function measureRecording({
+  connections,
+  model,
+  ...alternation
+}: Alternation & { connections: number; model: string }) {
+  const { per, failures } = await alternate(alternation, { off: { CHAT_RESUME_S: "0" }, on: {} }, [
+    "sse",
+  ]);
+  const row = {
+    model,
+    connections,
+    off_cpu_ms_per_chat: per("off", "sse"),
+    on_cpu_ms_per_chat: per("on", "sse"),
+    failures,
+  };
+  console.info(
+    `${`model SSE CPU, stream recording off vs on, ${model}`.padEnd(50)} c=${String(connections).padStart(3)}  ${fmt(row.off_cpu_ms_per_chat, 2)} → ${fmt(row.on_cpu_ms_per_chat, 2)} ms/chat (${fmt(row.on_cpu_ms_per_chat / row.off_cpu_ms_per_chat, 2)}×)${failures > 0 ? ` [failed ${failures}]` : ""}`,
   );
   return row;
 }
