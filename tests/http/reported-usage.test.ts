@@ -49,7 +49,7 @@ describe.each(DATABASE_KINDS)("usage a provider reports that cannot be right, on
     if (accept === "application/json") return (await response.json()).usage;
     const done = (await response.text())
       .split("\n\n")
-      .find((block) => block.startsWith("event: done"));
+      .find((block) => /^event: done$/m.test(block));
     return JSON.parse(/^data: (.*)$/m.exec(done ?? "")?.[1] ?? "null").usage;
   };
   const tokens = async () => {

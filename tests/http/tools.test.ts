@@ -37,6 +37,8 @@ describe.each(DATABASE_KINDS)("tools over HTTP on %s", (kind) => {
       // The test's MCP server alone, on loopback: every other non-public host is refused.
       MCP_ALLOWED_HOSTS: new URL(mcp.url).host,
       MCP_TEST_HEADER: "from-the-environment",
+      // A stream whose client left waits this long to be resumed, then is stopped.
+      CHAT_RESUME_S: "1",
     });
     ({ server, fake } = running);
     const created = await post("/agents", {
@@ -170,7 +172,7 @@ describe.each(DATABASE_KINDS)("tools over HTTP on %s", (kind) => {
     expect(typeof problem.detail).toBe("string");
   });
 
-  it("frees the slot and the message when the client leaves during a tool call", async () => {
+  it("frees the slot and the message when the client leaves during a tool call for good", async () => {
     fake.behave({ kind: "tools", calls: [{ name: "slow", arguments: { ms: 30_000 } }] });
     const before = await messageCount();
     const cancelledBefore = mcp.cancelled;
@@ -189,7 +191,8 @@ describe.each(DATABASE_KINDS)("tools over HTTP on %s", (kind) => {
         `GET /http-tools/chat?q=wait HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n`,
       );
     });
-    // The call is cancelled at the MCP server, the slot freed, the message given back.
+    // Not resumed within CHAT_RESUME_S: the call is cancelled at the MCP server, the slot
+    // freed, the message given back.
     expect(await until(() => mcp.cancelled > cancelledBefore)).toBe(true);
     expect(
       await until(async () => {
