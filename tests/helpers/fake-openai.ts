@@ -369,7 +369,7 @@ async function answerTokens(
   const perWrite = Math.ceil(behaviour.tokens / writes);
   for (let w = 0; w < writes; w++) {
     // Each write at its place on the schedule, so timer drift does not add up.
-    await sleep(started + (latencyMs * (w + 1)) / writes - Date.now());
+    await sleep(Math.max(0, started + (latencyMs * (w + 1)) / writes - Date.now()));
     if (res.destroyed) return;
     let frames = "";
     for (const word of words.slice(w * perWrite, (w + 1) * perWrite)) {
