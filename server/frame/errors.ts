@@ -203,6 +203,15 @@ export function validationProblem(error: z.ZodError): Problem {
   });
 }
 
+/** The 400 for fields a schema let through but the service refuses (an MCP server's URL, …). */
+export function invalidFields(errors: FieldError[]): AppError {
+  return new AppError(
+    "validation_failed",
+    `The request has invalid fields: ${errors.map((e) => `${e.field} ${e.detail}`).join("; ")}.`,
+    { errors },
+  );
+}
+
 export function fieldErrors(error: z.ZodError): FieldError[] {
   return issueErrors(error.issues);
 }

@@ -1,5 +1,5 @@
 import type { StoredModelEndpoint } from "@/db/schema";
-import { AppError, type FieldError } from "@/server/frame/errors";
+import { type FieldError, invalidFields } from "@/server/frame/errors";
 import type { HostRule } from "@/server/kit/allowed-hosts";
 import { urlProblem } from "@/server/kit/outgoing";
 import { seal, unseal } from "@/server/kit/secret-box";
@@ -66,13 +66,7 @@ export function storeEndpoints(
       timeout_ms: endpoint.timeout_ms ?? null,
     };
   });
-  if (errors.length > 0) {
-    throw new AppError(
-      "validation_failed",
-      `The request has invalid fields: ${errors.map((e) => `${e.field} ${e.detail}`).join("; ")}.`,
-      { errors },
-    );
-  }
+  if (errors.length > 0) throw invalidFields(errors);
   return stored;
 }
 

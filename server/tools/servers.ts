@@ -1,5 +1,5 @@
 import type { StoredMcpServer } from "@/db/schema";
-import { AppError, type FieldError } from "@/server/frame/errors";
+import { type FieldError, invalidFields } from "@/server/frame/errors";
 import type { HostRule } from "@/server/kit/allowed-hosts";
 import type { McpTarget } from "./pool";
 import { serverUrlProblem } from "./requests";
@@ -66,13 +66,7 @@ export function storeServers(
       allowed_tools: server.allowed_tools ?? null,
     };
   });
-  if (errors.length > 0) {
-    throw new AppError(
-      "validation_failed",
-      `The request has invalid fields: ${errors.map((e) => `${e.field} ${e.detail}`).join("; ")}.`,
-      { errors },
-    );
-  }
+  if (errors.length > 0) throw invalidFields(errors);
   return stored;
 }
 
