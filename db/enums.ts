@@ -25,6 +25,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "agent.updated",
   "agent.deleted",
   "deployment.status_changed",
+  "tool_call.approval_requested",
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number] | "webhook.test";

@@ -19,6 +19,7 @@ import {
   timestamp,
   unique,
   uniqueIndex,
+  uuid,
 } from "drizzle-orm/pg-core";
 import {
   CHAT_ACCESS,
@@ -51,6 +52,8 @@ export type StoredMcpServer = {
   headers: Record<string, { enc: string; hint: string | null } | { env: string }>;
   /** null: every tool the server lists. */
   allowed_tools: string[] | null;
+  /** Tools whose calls wait for an approval; `["*"]`: all. Missing in rows stored before it. */
+  approval_required_tools?: string[];
 };
 
 /**
@@ -863,6 +866,71 @@ const requestLogSums = (name: string) =>
 
 export const requestLogHours = requestLogSums("request_log_hours");
 export const requestLogDays = requestLogSums("request_log_days");
+
+/**
+ * A chat's or run's model turn waiting for people to approve tool calls it asked for
+ * (server/approvals). It holds the chat's message reservation (or keeps the run `running`) until
+ * it is resumed, ends or expires; `state` is what the model had said and been told so far.
+ */
+export const pausedTurns = pgTable(
+  "paused_turns",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    aid: text()
+      .notNull()
+      .references(() => agents.aid, { onDelete: "cascade" }),
+    /** How the chat came in (a request_log via), or `run` for an autonomous run. */
+    via: text().notNull(),
+    /** The thread's caller (server/callers: callerId). */
+    caller: text().notNull(),
+    /** The scope of the agent key that asked (callerScope), which may decide; null: admin only. */
+    scope: text(),
+    chatId: text().notNull(),
+    reservationId: bigint({ mode: "number" }),
+    runId: bigint({ mode: "number" }).references(() => autonomousRuns.id, {
+      onDelete: "cascade",
+    }),
+    state: jsonb().notNull(),
+    pausedAt: timestamptz().notNull(),
+    expiresAt: timestamptz().notNull(),
+    /** Set while one process resumes it; past it, that process is taken to have died. */
+    resumingUntil: timestamptz(),
+  },
+  (t) => [
+    index("paused_turns_expiry").on(t.expiresAt),
+    index("paused_turns_reservation").on(t.reservationId),
+    index("paused_turns_run").on(t.runId),
+    index("paused_turns_caller").on(t.aid, t.caller),
+  ],
+);
+
+/** One tool call of a paused turn that waits for a decision, or has one. */
+export const toolApprovals = pgTable(
+  "tool_approvals",
+  {
+    id: uuid().primaryKey(),
+    turnId: bigint({ mode: "number" })
+      .notNull()
+      .references(() => pausedTurns.id, { onDelete: "cascade" }),
+    aid: text().notNull(),
+    /** The model's id for the call. */
+    callId: text().notNull(),
+    server: text().notNull(),
+    tool: text().notNull(),
+    arguments: jsonb(),
+    requestedAt: timestamptz().notNull(),
+    decision: text({ enum: ["approve", "deny"] }),
+    reason: text(),
+    decidedAt: timestamptz(),
+    /** Who decided: `admin`, or the deciding key's caller id. */
+    decidedBy: text(),
+  },
+  (t) => [
+    index("tool_approvals_pending").on(t.aid, t.requestedAt).where(sql`${t.decision} IS NULL`),
+    index("tool_approvals_turn").on(t.turnId),
+    check("tool_approvals_decision", sql`${t.decision} IN ('approve', 'deny')`),
+  ],
+);
 
 /**
  * Refusals naming no agent, counted per client and hour (and for all clients under ''): the

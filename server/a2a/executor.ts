@@ -7,7 +7,7 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from "@a2a-js/sdk/server";
-import { type ChatEvent, type ChatReply, Q_MAX_LENGTH } from "@/server/chat";
+import { type ChatEvent, type ChatReply, Q_MAX_LENGTH, waitingSentence } from "@/server/chat";
 import { problemFromError } from "@/server/frame/errors";
 import { withoutLoneSurrogate, withoutNul } from "@/server/kit/text";
 import { log } from "@/server/observability";
@@ -151,7 +151,9 @@ export function chatExecutor(turn: Turn, tasks: TaskLookups, streamed: boolean) 
       try {
         const reply = await turn.whole(args);
         const artifact = replyArtifact(randomUUID(), reply.reply);
-        events.announce(TaskState.TASK_STATE_COMPLETED, undefined, [artifact]);
+        if (reply.status === "requires_approval")
+          events.announce(TaskState.TASK_STATE_INPUT_REQUIRED, waitingSentence(reply), [artifact]);
+        else events.announce(TaskState.TASK_STATE_COMPLETED, undefined, [artifact]);
       } catch (error) {
         events.announce(...failureOf(error));
       }
@@ -174,6 +176,7 @@ async function streamTurn(
   let announced = false;
   let stopped = false;
   let done = false;
+  let waiting: string | undefined;
   let watch: ReturnType<typeof setInterval> | undefined;
   // The reply's pieces as the model writes them, appended; then the whole reply, replacing
   // them, so that the task keeps it as one text part.
@@ -199,6 +202,8 @@ async function streamTurn(
         }, CANCEL_POLL_MS);
       } else if (event.type === "delta" || event.type === "done") {
         const last = event.type === "done";
+        if (event.type === "done" && event.status === "requires_approval")
+          waiting = waitingSentence(event);
         events.piece(
           replyArtifact(artifactId, last ? event.reply : event.text),
           !first && !last,
@@ -208,6 +213,7 @@ async function streamTurn(
       }
     }
     if (stopped) events.status(TaskState.TASK_STATE_CANCELED, "The task was cancelled.");
+    else if (waiting) events.status(TaskState.TASK_STATE_INPUT_REQUIRED, waiting);
     else events.status(TaskState.TASK_STATE_COMPLETED);
   } catch (error) {
     if (stopped) return events.status(TaskState.TASK_STATE_CANCELED, "The task was cancelled.");

@@ -1,4 +1,5 @@
 import { agentNotFound, agentPaused, assertAgentExists } from "@/server/agents";
+import { decidingScope, pauseTurn } from "@/server/approvals";
 import { type Caller, callerId } from "@/server/callers";
 import type { Config } from "@/server/frame/config";
 import type { DataContext } from "@/server/frame/data-context";
@@ -10,23 +11,19 @@ import {
   type ModelReply,
   type ModelRuntime,
   noModelSlot,
+  type PausedTurns,
   startModelCall,
 } from "@/server/model-call";
 import { inSpan, inSpanSteps, startSpan, tracingOn } from "@/server/observability";
 import type { ChatTurn } from "@/server/providers";
-import {
-  presentQuota,
-  type Quota,
-  quotaExceededError,
-  releaseMessage,
-  settleMessage,
-} from "@/server/quota";
+import { presentQuota, quotaExceededError, releaseMessage, settleMessage } from "@/server/quota";
 import type { RequestVia } from "@/server/request-log";
 import { storeExchange, type ThreadRef } from "@/server/threads";
 import { watchChat } from "./cancel";
 import { admissionOf, type OpenedChat, type Opening, openChat } from "./opening";
 import { beginChat, endChat } from "./outcomes";
 import { presentRateLimit, withRateLimit } from "./rate-limit";
+import { replyOf } from "./reply";
 import { type ChatEvent, type ChatInput, type ChatReply, Q_MAX_LENGTH } from "./schema";
 import { chatSpan, DB_SPAN, onDone, replyAttributes } from "./spans";
 
@@ -129,6 +126,7 @@ async function send(ctx: ChatContext, question: Ask, signal?: AbortSignal): Prom
       throw exchange.call.failure(error);
     });
     if (signal?.aborted) throw exchange.call.failure(signal.reason);
+    if (reply.paused) return await pauseExchange(ctx, exchange, reply, reply.paused);
     return await completeExchange(ctx, exchange, reply);
   } catch (error) {
     await releaseMessage(ctx.db, {
@@ -234,7 +232,9 @@ async function* stream(
     // A client that left after the last delta never gets `done`: its reply is not delivered.
     // (One that leaves while the exchange is being stored has had every delta; it is counted.)
     if (signal?.aborted) throw exchange.call.failure(signal.reason);
-    const done = await completeExchange(ctx, exchange, reply);
+    const done = reply.paused
+      ? await pauseExchange(ctx, exchange, reply, reply.paused)
+      : await completeExchange(ctx, exchange, reply);
     delivered = true;
     stored.reply = done;
     yield { type: "done", ...done };
@@ -380,28 +380,49 @@ async function completeExchange(
       { retryAfterS: 1 },
     );
   }
-  const quota = presentQuota(opened.quotaRow, answeredAt);
-  return {
-    aid: ask.aid,
-    chat_id: ask.chatId,
-    reply: reply.text,
-    model: reply.model,
-    endpoint: reply.endpoint,
-    finish_reason: reply.finishReason,
-    usage: { ...reply.usage, cost },
-    quota,
-    remaining: remainingMessages(quota),
-    rate_limit: presentRateLimit(opened.rateLimit),
-    tool_calls: reply.toolCalls,
-  };
+  return replyOf(ask, reply, {
+    cost,
+    quota: presentQuota(opened.quotaRow, answeredAt),
+    rateLimit: presentRateLimit(opened.rateLimit),
+  });
 }
 
-function remainingMessages(quota: Quota): ChatReply["remaining"] {
-  const left = (limit: number | null, count: number) =>
-    limit === null ? null : Math.max(0, limit - count);
-  return {
-    messages_total: left(quota.message_limit_total, quota.message_count_total),
-    messages_monthly: left(quota.message_limit_monthly, quota.message_count_monthly),
-    messages_daily: left(quota.message_limit_daily, quota.message_count_daily),
-  };
+/**
+ * A turn that asked for tools people must approve: recorded with its message reservation, which
+ * it keeps, so the reply is counted once, when it is stored (server/chat/paused.ts).
+ */
+async function pauseExchange(
+  ctx: ChatContext,
+  { ask, askedAt, thread, opened }: Exchange,
+  reply: ModelReply,
+  paused: PausedTurns,
+): Promise<ChatReply> {
+  const approvals = await pauseTurn(
+    ctx,
+    ctx.model.tools.config.approvalWaitMs,
+    {
+      aid: ask.aid,
+      via: ask.via,
+      caller: thread.caller,
+      scope: decidingScope(ctx.caller),
+      chatId: ask.chatId,
+      reservationId: opened.reservationId,
+    },
+    {
+      paused,
+      question: cutText(ask.question, Q_MAX_LENGTH),
+      askedAt: askedAt.toISOString(),
+      ...(ask.settings ? { settings: ask.settings } : {}),
+    },
+  );
+  return replyOf(
+    ask,
+    reply,
+    {
+      cost: null,
+      quota: presentQuota(opened.quotaRow, ctx.clock.now()),
+      rateLimit: presentRateLimit(opened.rateLimit),
+    },
+    approvals,
+  );
 }

@@ -13,6 +13,8 @@ export {
 export type { Opening } from "./opening";
 export { openChat } from "./opening";
 export { type OpeningKind, openingQuery, openingValues } from "./opening-statement";
+export { resumeChat, type TurnOutcome } from "./paused";
 export { purgeOldChatWindows, rateLimitHeaders } from "./rate-limit";
+export { replyText, waitingSentence } from "./reply";
 export { type ChatFrame, parseEventId, resumeChatStream, startChatStream } from "./resume";
 export * from "./schema";

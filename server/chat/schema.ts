@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { APPROVAL_DECISIONS, pendingApprovalSchema } from "@/server/approvals/schema";
 import { lookupAidSchema } from "@/server/kit/agent-id";
 import { NUL_RULE, withoutNul } from "@/server/kit/text";
 import { usageSchema } from "@/server/model-call/schema";
@@ -99,10 +100,41 @@ export const chatReplySchema = z
       description:
         "The tools the model called before replying, in order, with their results or errors; empty when it called none.",
     }),
+    status: z.enum(["completed", "requires_approval"]).meta({
+      description:
+        "`requires_approval`: the model asked for tool calls that wait for a person (`approvals`); `reply` is what it said so far, and the rest comes once they are decided (POST /agents/{aid}/approvals/{id}).",
+    }),
+    approvals: z.array(pendingApprovalSchema).meta({
+      description: "The tool calls waiting for a decision; empty when `status` is `completed`.",
+    }),
   })
   .meta({ id: "ChatReply" });
 
 export type ChatReply = z.infer<typeof chatReplySchema>;
+
+/** What a decision did: recorded, and when it was the turn's last, the turn went on. */
+export const approvalDecisionSchema = z
+  .object({
+    id: z.uuid(),
+    decision: z.enum(APPROVAL_DECISIONS),
+    reason: z.string().nullable(),
+    status: z.enum(["waiting", "completed", "requires_approval", "failed"]).meta({
+      description:
+        "`waiting`: other calls of the turn still wait for a decision. Otherwise the turn went on: `completed` (the reply is stored and counted), `requires_approval` (it asked for more), `failed` (its message given back, or its run failed).",
+    }),
+    reply: chatReplySchema.nullable().meta({
+      description:
+        "The chat's reply once it went on; null while waiting, on failure and for a run.",
+    }),
+    run_id: z.int().nullable().meta({ description: "The autonomous run it belongs to, if any." }),
+    error: z
+      .object({ code: z.string(), detail: z.string() })
+      .nullable()
+      .meta({ description: "Why the turn failed once it went on." }),
+  })
+  .meta({ id: "ApprovalDecision" });
+
+export type ApprovalDecisionReply = z.infer<typeof approvalDecisionSchema>;
 
 /**
  * The events of a streamed reply: one start, deltas in order, one done; between the deltas, a

@@ -63,6 +63,7 @@ export async function createCompletion(
         },
       ],
       usage: usageOf(reply),
+      ...waiting(reply),
     },
     rate_limit: reply.rate_limit,
   };
@@ -100,7 +101,8 @@ export async function* streamCompletion(
         yield { type: "start", rate_limit: event.rate_limit };
         yield chunk({ role: "assistant", content: "" }, null);
       } else if (event.type === "done") {
-        yield chunk({}, event.finish_reason);
+        const last = chunk({}, event.finish_reason) as Extract<CompletionEvent, { type: "chunk" }>;
+        yield { type: "chunk", chunk: { ...last.chunk, ...waiting(event) } };
         if (withUsage)
           yield {
             type: "chunk",
@@ -120,6 +122,10 @@ export async function* streamCompletion(
     throw await inModelTerms(ctx, error, model);
   }
 }
+
+/** The calls a paused turn waits on, beside OpenAI's fields; nothing when it completed. */
+const waiting = (reply: Pick<ChatReply, "approvals">) =>
+  reply.approvals.length > 0 ? { approvals: reply.approvals } : {};
 
 function askOf(ctx: CompletionContext, request: CompletionRequest): Ask {
   const model = askedAid(request.model);

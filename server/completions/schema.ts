@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type PendingApproval, pendingApprovalSchema } from "@/server/approvals/schema";
 import { rateLimitSchema } from "@/server/chat/schema";
 import { storableString } from "@/server/kit/text";
 import { askedModelSchema } from "@/server/openai-models/schema";
@@ -189,6 +190,10 @@ export const chatCompletionSchema = z
       }),
     ),
     usage: completionUsageSchema,
+    approvals: z.array(pendingApprovalSchema).optional().meta({
+      description:
+        "Not OpenAI's: present when the agent's turn waits for tool calls to be approved (POST /agents/{aid}/approvals/{id}); `content` is what it said so far, and the rest is stored in its thread once they are decided.",
+    }),
   })
   .meta({ id: "ChatCompletion" });
 
@@ -207,6 +212,8 @@ export type ChatCompletionChunk = {
     logprobs: null;
   }[];
   usage?: z.infer<typeof completionUsageSchema> | null;
+  /** On the chunk with `finish_reason`, when the turn waits for approvals (as the completion). */
+  approvals?: PendingApproval[];
 };
 
 /** What the non-streamed procedure gives: the completion, and the caller's rate-limit standing (headers). */

@@ -170,6 +170,13 @@ export const envSchema = z.object({
   MCP_ALLOWED_HOSTS: optional(z.string()).default(""),
   MCP_TOOL_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(600_000)).default(15_000),
   MCP_RESULT_MAX_CHARS: optional(z.coerce.number().int().min(100).max(1_000_000)).default(10_000),
+  TOOL_APPROVAL_WAIT_S: optional(
+    z.coerce
+      .number({ error: "must be a number of seconds" })
+      .int("must be a whole number of seconds")
+      .min(1, "must be 1 or more")
+      .max(604_800, "must be at most 604,800 (7 days)"),
+  ).default(3600),
   WEBHOOK_ALLOWED_HOSTS: optional(z.string()).default(""),
   WEBHOOK_RETRY_BASE_S: optional(
     z.coerce
@@ -310,6 +317,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
       allowedHosts: hosts.rules,
       timeoutMs: e.MCP_TOOL_TIMEOUT_MS,
       maxResultChars: e.MCP_RESULT_MAX_CHARS,
+      /** How long a tool call waits for an approval before its chat or run fails. */
+      approvalWaitMs: e.TOOL_APPROVAL_WAIT_S * 1000,
     },
     webhooks: {
       /** Non-public addresses webhook endpoints may be on (empty = none); public ones are free. */

@@ -1,14 +1,21 @@
 import type { Db } from "@/db/client";
+import { expireTurns, type TurnState } from "@/server/approvals";
 import { purgeExpiredSessions, purgeOldFailures } from "@/server/auth";
 import { purgeOldChatWindows } from "@/server/chat";
 import { purgeOldIdempotencyKeys } from "@/server/idempotency";
 import type { Clock } from "@/server/kit/clock";
 import { purgeExpiredNonces } from "@/server/nonces";
 import { log } from "@/server/observability";
-import { purgeOldNotices, reservationLifetimeMs, sweepReservations } from "@/server/quota";
+import {
+  purgeOldNotices,
+  releaseMessage,
+  reservationLifetimeMs,
+  sweepReservations,
+} from "@/server/quota";
 import { purgeOldWindows } from "@/server/rate-limits";
 import { purgeOldRequests } from "@/server/request-log";
 import { failStalledResponses, purgeOldResponseEvents } from "@/server/responses";
+import { failPausedRun } from "@/server/runs";
 import { purgeOldDeliveries } from "@/server/webhooks";
 
 /**
@@ -46,6 +53,7 @@ export function startHousekeeping(
         { uses: given },
         `Agent Service: gave back ${given} message uses of chats whose process died.`,
       );
+    await endExpiredTurns({ db, clock }, now);
     const stalled = await failStalledResponses(db, now);
     if (stalled.length > 0)
       log.warn(
@@ -71,4 +79,36 @@ export function startHousekeeping(
   }, 5000);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/**
+ * Turns whose tool calls waited too long for an approval (or whose resumer died): each taken once
+ * by the statement that deletes it, then its chat's message given back or its run failed.
+ */
+export async function endExpiredTurns({ db, clock }: { db: Db; clock: Clock }, now: Date) {
+  const expired = await expireTurns(db, now);
+  for (const turn of expired) {
+    if (turn.reservationId !== null)
+      await releaseMessage(db, { aid: turn.aid, reservationId: turn.reservationId });
+    if (turn.runId !== null)
+      await failPausedRun(
+        { db, clock },
+        { runId: turn.runId, aid: turn.aid },
+        turn.resuming
+          ? "Interrupted: the instance resuming it after its approvals stopped before it finished."
+          : unapproved(turn.state),
+      );
+  }
+  if (expired.length > 0)
+    log.info(
+      { turns: expired.length },
+      `Agent Service: ended ${expired.length} turns whose tool calls were not decided in time.`,
+    );
+}
+
+function unapproved(state: TurnState): string {
+  const tools = state.paused.calls.flatMap((entry) =>
+    "waiting" in entry ? [`'${entry.waiting.tool}'`] : [],
+  );
+  return `Not approved in time: the call of ${tools.join(", ")} waited for an approval that did not come (TOOL_APPROVAL_WAIT_S).`;
 }

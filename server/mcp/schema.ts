@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pendingApprovalSchema } from "@/server/approvals/schema";
 import { chatThreadIdSchema, Q_MAX_LENGTH } from "@/server/chat/schema";
 import { lookupAidSchema } from "@/server/kit/agent-id";
 import { NUL_RULE, withoutNul } from "@/server/kit/text";
@@ -24,6 +25,13 @@ export const chatToolInput = {
 export const chatToolOutput = {
   thread_id: z.string().describe("The conversation the exchange was stored in."),
   usage: usageSchema,
+  status: z
+    .enum(["completed", "requires_approval"])
+    .optional()
+    .describe(
+      "requires_approval: the agent's turn waits for tool calls to be approved (approvals); the rest of its reply is stored in the thread once they are decided.",
+    ),
+  approvals: z.array(pendingApprovalSchema).optional(),
 };
 
 export const mcpChatInputSchema = z.strictObject({

@@ -2,7 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type { ChatReply } from "@/server/chat";
+import { type ChatReply, replyText } from "@/server/chat";
 import { problemFromError } from "@/server/frame/errors";
 import { log } from "@/server/observability";
 import { chatToolInput, chatToolOutput, type McpAgent } from "./schema";
@@ -45,9 +45,13 @@ export async function answerMcp(
     async ({ message: text, thread_id }) => {
       try {
         const reply = await askAgent({ message: text, thread_id });
+        const structured = { thread_id: reply.chat_id, usage: reply.usage };
+        if (reply.status === "completed")
+          return { content: [{ type: "text", text: reply.reply }], structuredContent: structured };
+        // MCP has no pending state for a tool call: its result says what waits, and on whom.
         return {
-          content: [{ type: "text", text: reply.reply }],
-          structuredContent: { thread_id: reply.chat_id, usage: reply.usage },
+          content: [{ type: "text", text: replyText(reply) }],
+          structuredContent: { ...structured, status: reply.status, approvals: reply.approvals },
         };
       } catch (error) {
         return toolError(error, agent);

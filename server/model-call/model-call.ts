@@ -7,6 +7,7 @@ import type { ChatTurn } from "@/server/providers";
 import { agentHasTools, openToolbox, type Toolbox } from "@/server/tools";
 import { startDeadline } from "./deadline";
 import { classifyFailure } from "./failure";
+import type { Decision, PausedTurns } from "./pause";
 import { type CallSettings, modelRequest } from "./request";
 import type { ModelRuntime } from "./runtime";
 import { runTurns, type ToolEvent, type TurnsResult } from "./turns";
@@ -58,6 +59,8 @@ export function startModelCall(
     settings?: CallSettings;
     /** Where the circuits of the agent's model endpoints are kept, and their clock. */
     store: { db: Db; clock: Clock };
+    /** Turns paused for approvals, to go on from (`history` and `question` are then not read). */
+    resume?: { paused: PausedTurns; decisions: Record<string, Decision> };
   },
 ): ModelCall {
   const { llm, chat } = runtime;
@@ -93,6 +96,7 @@ export function startModelCall(
       maxSteps: agent.maxToolSteps,
       cap: chat.maxReplyChars,
       stream,
+      ...(options.resume ? { resume: options.resume } : {}),
     });
   const toolbox = () =>
     withTools ? openToolbox(runtime.tools, agent, deadline.signal) : Promise.resolve(undefined);

@@ -10,6 +10,7 @@ import type {
   ToolCallRequest,
 } from "@/server/providers";
 import type { Toolbox, ToolCall } from "@/server/tools";
+import { askingTurn, type Decision, decidedCalls, type PausedTurns, toolTurns } from "./pause";
 import { estimateTokens, type Usage } from "./schema";
 import { modelTurnSpan, toolSpanOptions } from "./spans";
 
@@ -33,7 +34,11 @@ export type TurnsResult = {
   finishReason: FinishReason;
   /** The endpoint and model of the last turn, when the provider chose among an agent's endpoints. */
   answeredBy?: AnsweredBy;
+  /** Set when a turn asked for tools that wait for an approval: where to go on from. */
+  paused?: PausedTurns;
 };
+
+const NO_USAGE: Usage = { input_tokens: 0, output_tokens: 0, estimated: false };
 
 /** Tool calls one turn may make; the model asking for more gets an error for the rest. */
 const MAX_CALLS_PER_TURN = 16;
@@ -47,16 +52,26 @@ export async function* runTurns(options: {
   stream: boolean;
   /** The chat's trace context: each turn and tool call is a span in it, when tracing is on. */
   trace?: Context;
+  /** Turns paused for approvals, and what was decided: they go on from there. */
+  resume?: { paused: PausedTurns; decisions: Record<string, Decision> };
 }): AsyncGenerator<string | ToolEvent, TurnsResult, undefined> {
-  const { provider, toolbox, maxSteps, cap, stream } = options;
+  const { provider, toolbox, maxSteps, cap, stream, resume } = options;
   const started = performance.now();
-  let messages = options.request.messages;
-  let text = "";
-  const usage: Usage = { input_tokens: 0, output_tokens: 0, estimated: false };
-  const toolCalls: ToolCall[] = [];
+  let messages = resume?.paused.messages ?? options.request.messages;
+  let text = resume?.paused.text ?? "";
+  const usage: Usage = { ...(resume?.paused.usage ?? NO_USAGE) };
+  const toolCalls: ToolCall[] = [...(resume?.paused.toolCalls ?? [])];
   let finishReason: FinishReason = "stop";
-  let answeredBy: AnsweredBy | undefined;
-  for (let step = 1; ; step++) {
+  let answeredBy: AnsweredBy | undefined = resume?.paused.answeredBy;
+  if (resume) {
+    const { paused, decisions } = resume;
+    const signal = options.request.signal;
+    const { records, made } = await decidedCalls(toolbox, paused, decisions, signal, options.trace);
+    for (const record of made) yield { type: "tool_result", ...record };
+    toolCalls.push(...records);
+    messages = [...messages, ...toolTurns(records)];
+  }
+  for (let step = (resume?.paused.step ?? 0) + 1; ; step++) {
     const mayCall = toolbox !== undefined && step <= maxSteps;
     const request: ModelRequest = toolbox
       ? {
@@ -140,9 +155,13 @@ export async function* runTurns(options: {
       break;
     }
     const calls = asked.map((call, i) => ({ ...call, id: uniqueId(call.id, toolCalls, step, i) }));
+    // Calls that wait for an approval are not made now; the others are, and the turns pause.
+    const gated = calls.map(
+      (call, i) => i < MAX_CALLS_PER_TURN && toolbox.offered(call.name)?.approval === true,
+    );
     // The calls of a turn run at once; their events come in the order the model asked.
     const running = calls.map((call, i) =>
-      i < MAX_CALLS_PER_TURN
+      i < MAX_CALLS_PER_TURN && !gated[i]
         ? inSpan(
             `${GEN_AI_OPERATIONS.executeTool} ${toolbox.offered(call.name)?.tool ?? call.name}`,
             toolSpanOptions(toolbox.offered(call.name)?.tool ?? call.name, call.id),
@@ -157,8 +176,12 @@ export async function* runTurns(options: {
     for (const call of calls) {
       yield { type: "tool_call", id: call.id, step, ...describe(toolbox, call) };
     }
-    const results: ToolCall[] = [];
+    const results: (ToolCall | undefined)[] = [];
     for (const [i, call] of calls.entries()) {
+      if (gated[i]) {
+        results.push(undefined);
+        continue;
+      }
       const settled = await running[i];
       let record: ToolCall;
       if (!settled)
@@ -173,26 +196,35 @@ export async function* runTurns(options: {
       results.push(record);
       yield { type: "tool_result", ...record };
     }
-    toolCalls.push(...results);
-    messages = [
-      ...messages,
-      {
-        role: "assistant",
-        content: turnText || null,
-        tool_calls: calls.map((call) => ({
-          id: call.id,
-          type: "function",
-          function: { name: call.name, arguments: call.arguments },
-        })),
-      },
-      ...results.map(
-        (record): ChatTurn => ({
-          role: "tool",
-          tool_call_id: record.id,
-          content: record.error === null ? (record.result ?? "") : `Error: ${record.error}`,
+    const asking = askingTurn(turnText, calls);
+    if (gated.includes(true)) {
+      const paused: PausedTurns = {
+        messages: [...messages, asking],
+        text,
+        usage: { ...usage },
+        toolCalls: [...toolCalls],
+        step,
+        ...(answeredBy ? { answeredBy } : {}),
+        calls: calls.map((call, i) => {
+          const record = results[i];
+          if (record) return { call, record };
+          const { server, name, arguments: args } = describe(toolbox, call);
+          return { call, waiting: { server: server ?? "", tool: name, arguments: args } };
         }),
-      ),
-    ];
+      };
+      const made = results.filter((record): record is ToolCall => record !== undefined);
+      return {
+        text,
+        usage,
+        toolCalls: [...toolCalls, ...made],
+        finishReason,
+        ...(answeredBy ? { answeredBy } : {}),
+        paused,
+      };
+    }
+    const records = results as ToolCall[];
+    toolCalls.push(...records);
+    messages = [...messages, asking, ...toolTurns(records)];
   }
   return { text, usage, toolCalls, finishReason, ...(answeredBy ? { answeredBy } : {}) };
 }

@@ -48,7 +48,9 @@ export async function releaseRun(
 
 /** Gives back chats' uses reserved before `before`, or all (start of the embedded database). */
 export async function sweepReservations(db: Db, before?: Date): Promise<number> {
-  const old = before === undefined ? sql`true` : lt(chatReservations.reservedAt, before);
+  // A chat waiting for tool approvals keeps its reservation; the wait's expiry gives it back.
+  const old = sql`${before === undefined ? sql`true` : lt(chatReservations.reservedAt, before)}
+    AND NOT EXISTS (SELECT 1 FROM paused_turns p WHERE p.reservation_id = ${chatReservations.id})`;
   // Their agents' locks first, in one order (server/kit/agent-lock.ts).
   return giveBackMessages(
     db,

@@ -250,7 +250,7 @@ type ErrorView = { code: string; message: string } | null;
 /** The reply a completed response carries, kept in its row with its status. */
 function replyOf(response: ResponseObject): Reply {
   return {
-    text: response.output[0]?.content[0]?.text ?? "",
+    text: response.output[0]?.type === "message" ? (response.output[0].content[0]?.text ?? "") : "",
     usage: {
       input_tokens: response.usage?.input_tokens ?? 0,
       output_tokens: response.usage?.output_tokens ?? 0,

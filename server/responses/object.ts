@@ -1,4 +1,5 @@
-import type { OutputMessage, ResponseObject, ResponseRequest } from "./schema";
+import type { PendingApproval } from "@/server/approvals";
+import type { OutputItem, OutputMessage, ResponseObject, ResponseRequest } from "./schema";
 
 // The response object of OpenAI's Responses API, as answered and as read back.
 
@@ -22,6 +23,17 @@ export function messageOf(prepared: { messageId: string }, text: string): Output
     role: "assistant",
     content: [{ type: "output_text", text, annotations: [] }],
   };
+}
+
+/** The tool calls a paused turn waits on, as OpenAI's items for them. */
+export function approvalItems(approvals: PendingApproval[]): OutputItem[] {
+  return approvals.map((approval) => ({
+    type: "mcp_approval_request",
+    id: approval.id,
+    server_label: approval.server,
+    name: approval.tool,
+    arguments: JSON.stringify(approval.arguments ?? {}),
+  }));
 }
 
 /** The response object, from what was asked (and kept) and, when there is one, the reply. */
@@ -48,7 +60,7 @@ export function responseObjectOf(
     background?: boolean;
   },
   status: ResponseObject["status"],
-  output: OutputMessage[],
+  output: OutputItem[],
   usage: { input_tokens: number; output_tokens: number } | null,
   error: ResponseObject["error"] = null,
 ): ResponseObject {

@@ -12,8 +12,8 @@ import {
 import { AppError } from "@/server/frame/errors";
 import { askedAid, checkTokenBound, inModelTerms } from "@/server/openai-models";
 import type { ChatTurn } from "@/server/providers";
-import { messageOf, responseObjectOf, settingsOf } from "./object";
-import type { OutputMessage, ResponseObject, ResponseRequest } from "./schema";
+import { approvalItems, messageOf, responseObjectOf, settingsOf } from "./object";
+import type { OutputItem, ResponseObject, ResponseRequest } from "./schema";
 import { type KeptResponse, keepResponse, previousTurns, turnOf } from "./store";
 
 /**
@@ -59,7 +59,12 @@ export async function createResponse(
     throw await inModelTerms(ctx, error, request.model);
   }
   return {
-    response: responseOf(prepared, "completed", [messageOf(prepared, reply.reply)], reply),
+    response: responseOf(
+      prepared,
+      "completed",
+      [messageOf(prepared, reply.reply), ...approvalItems(reply.approvals)],
+      reply,
+    ),
     rate_limit: reply.rate_limit,
   };
 }
@@ -119,10 +124,16 @@ export async function* eventsOf(
           part: message.content[0],
         };
         yield { type: "response.output_item.done", output_index: 0, item: message };
+        // A turn waiting for approvals: one item per call, after the message.
+        const waiting = approvalItems(event.approvals);
+        for (const [i, approval] of waiting.entries()) {
+          yield { type: "response.output_item.added", output_index: i + 1, item: approval };
+          yield { type: "response.output_item.done", output_index: i + 1, item: approval };
+        }
         await keep(ctx, prepared, event);
         yield {
           type: "response.completed",
-          response: responseOf(prepared, "completed", [message], event),
+          response: responseOf(prepared, "completed", [message, ...waiting], event),
         };
       }
       // Tool calls and results are the agent's own, made inside the service: not the client's.
@@ -264,7 +275,7 @@ export function beginningRow(prepared: Prepared, now: Date): KeptResponse {
 export function responseOf(
   prepared: Prepared,
   status: ResponseObject["status"],
-  output: OutputMessage[],
+  output: OutputItem[],
   reply: Pick<ChatReply, "usage"> | null,
   error: ResponseObject["error"] = null,
 ): ResponseObject {

@@ -158,7 +158,20 @@ export const outputMessageSchema = z.object({
   ),
 });
 
+/**
+ * OpenAI's item for an MCP tool call that waits for an approval; here it is decided with
+ * POST /agents/{aid}/approvals/{id}, by the admin or the agent key that asked.
+ */
+export const approvalRequestItemSchema = z.object({
+  type: z.literal("mcp_approval_request"),
+  id: z.string().meta({ description: "The approval's id, for POST /agents/{aid}/approvals/{id}." }),
+  server_label: z.string(),
+  name: z.string(),
+  arguments: z.string().meta({ description: "The arguments as JSON text." }),
+});
+
 export type OutputMessage = z.infer<typeof outputMessageSchema>;
+export type OutputItem = OutputMessage | z.infer<typeof approvalRequestItemSchema>;
 
 export const responseObjectSchema = z
   .object({
@@ -167,7 +180,7 @@ export const responseObjectSchema = z
     created_at: z.int().meta({ description: "When it was asked, in Unix seconds." }),
     status: z.enum(["completed", "in_progress", "incomplete", "failed", "cancelled"]),
     model: z.string().meta({ description: "The agent's aid." }),
-    output: z.array(outputMessageSchema),
+    output: z.array(z.union([outputMessageSchema, approvalRequestItemSchema])),
     usage: usageSchema.nullable(),
     instructions: z.string().nullable(),
     previous_response_id: z.string().nullable(),

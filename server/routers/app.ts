@@ -2,6 +2,7 @@ import { createCallerFactory, router } from "@/server/frame/trpc";
 import { a2aRouter } from "./a2a";
 import { agentKeysRouter } from "./agent-keys";
 import { agentsRouter } from "./agents";
+import { approvalsRouter } from "./approvals";
 import { authRouter } from "./auth";
 import { chatRouter } from "./chat";
 import { completionsRouter } from "./completions";
@@ -24,6 +25,7 @@ import { webhooksRouter } from "./webhooks";
 export const appRouter = router({
   agents: agentsRouter,
   tools: toolsRouter,
+  approvals: approvalsRouter,
   runs: runsRouter,
   chat: chatRouter,
   completions: completionsRouter,

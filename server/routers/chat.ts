@@ -10,6 +10,7 @@ import {
   checkChat,
   parseEventId,
   rateLimitHeaders,
+  replyText,
   resumeChatInputSchema,
   resumeChatStream,
   sendMessage,
@@ -137,7 +138,7 @@ export const chatRouter = router({
           const reply = await call(input);
           const limits = rateLimitHeaders(reply.rate_limit);
           if (type === "application/json") return json(reply, 200, limits);
-          return textResponse(reply.reply, {
+          return textResponse(replyText(reply), {
             headers: { "content-type": "text/plain; charset=utf-8", ...NO_STORE, ...limits },
           });
         },

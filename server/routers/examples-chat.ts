@@ -67,6 +67,8 @@ export const reply = {
       reset_s: 60,
     },
     tool_calls: [],
+    status: "completed",
+    approvals: [],
   }),
   withKey: example(chatReplySchema, "From a caller with a key (its own default thread)", {
     aid: "support-bot",
@@ -120,6 +122,8 @@ export const reply = {
       reset_s: 60,
     },
     tool_calls: [],
+    status: "completed",
+    approvals: [],
   }),
 };
 

@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { isDatabaseUnavailable } from "@/db/failures";
 import { type AutonomousRunRow, agents, autonomousRuns, runInFlight } from "@/db/schema";
 import { agentNotFound, agentPaused } from "@/server/agents";
+import { pauseTurn } from "@/server/approvals";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
 import { agentLockShared } from "@/server/kit/agent-lock";
@@ -14,7 +15,13 @@ import {
 } from "@/server/model-call";
 import { log } from "@/server/observability";
 import { releaseRun } from "@/server/quota";
-import { AGENT_CALLER, AUTONOMOUS_THREAD, loadHistory, storeExchange } from "@/server/threads";
+import {
+  AGENT_CALLER,
+  AUTONOMOUS_THREAD,
+  type Exchange,
+  loadHistory,
+  storeExchange,
+} from "@/server/threads";
 import { fanOutSql } from "@/server/webhooks";
 import { CANCELLED_DETAIL, watchForCancel } from "./cancel";
 import { type ClaimedRun, startRuns } from "./claim";
@@ -53,41 +60,30 @@ export async function executeRun(
     call = started;
     // The model call's own failures in its terms (timeout, provider); a failed write after it
     // stays what it is, even once the deadline has passed.
-    const { text, model, usage, toolCalls } = await started.generate().catch((error: unknown) => {
+    const reply = await started.generate().catch((error: unknown) => {
       throw started.failure(error);
     });
-    const answeredAt = ctx.clock.now();
-    // The exchange and the run's success are one statement: both are stored, or neither; and
-    // only while the run is still `running`, so a run the sweeper has already failed and
-    // refunded (its instance looked dead) cannot turn succeeded and keep a use it gave back.
-    const { stored } = await storeExchange(
-      ctx.db,
-      { ...thread, question, reply: text, model, usage, toolCalls, askedAt, answeredAt },
-      {
-        key: "run",
-        // The reply's fields are the exchange's own placeholders (see StoreGuard).
-        build: () => {
-          const p = (name: string) => sql.placeholder(name);
-          return sql`UPDATE autonomous_runs SET outcome = 'succeeded', reply = ${p("reply")}::text,
-              tool_calls = ${p("toolCalls")}::jsonb, finished_at = ${p("answeredAt")}::timestamptz,
-              input_tokens = ${p("inputTokens")}::integer,
-              output_tokens = ${p("outputTokens")}::integer,
-              tokens_estimated = ${p("estimated")}::boolean, cost = (SELECT cost FROM price)
-            WHERE id = ${p("guardRunId")}::bigint AND ${runInFlight}
-              AND (SELECT ${agentLockShared(p("aid"))}) IS NOT NULL RETURNING *`;
-        },
-        // Its run.succeeded event, in the same statement: from the run as the guard wrote it.
-        effects: () =>
-          fanOutSql({
-            type: "run.succeeded",
-            at: sql.placeholder("answeredAt"),
-            data: runJson("guard"),
-            from: sql`guard`,
-          }),
-        values: { guardRunId: run.runId },
-      },
-      "run",
-    );
+    // Tools that wait for a person: the run stays `running` and waits, in no process, for them
+    // to decide (server/approvals), for up to TOOL_APPROVAL_WAIT_S.
+    if (reply.paused) {
+      await pauseTurn(
+        ctx,
+        ctx.model.tools.config.approvalWaitMs,
+        { ...thread, via: "run", scope: null, runId: run.runId },
+        { paused: reply.paused, question, askedAt: askedAt.toISOString() },
+      );
+      return "running";
+    }
+    const stored = await storeRunReply(ctx, run.runId, {
+      ...thread,
+      question,
+      reply: reply.text,
+      model: reply.model,
+      usage: reply.usage,
+      toolCalls: reply.toolCalls,
+      askedAt,
+      answeredAt: ctx.clock.now(),
+    });
     return stored ? "succeeded" : "failed";
   } catch (error) {
     failure = error;
@@ -100,7 +96,11 @@ export async function executeRun(
   // Recorded with the model slot already free; if the database is down (often why the run
   // failed), the record and the refund are retried in the background, not left to the sweeper.
   await writeReliably(`recording autonomous run ${run.runId} as failed`, () =>
-    failRun(ctx, run, runFailureDetail(run, failure)),
+    failRun(
+      ctx,
+      { runId: run.runId, aid: run.agent.aid, quotaMonth: run.quotaMonth },
+      runFailureDetail(run, failure),
+    ),
   );
   return "failed";
 }
@@ -118,13 +118,13 @@ function runFailureDetail(run: ClaimedRun, failure: unknown): string {
 
 // Fails the run, gives its quota back and writes `run.failed` in one transaction, so that the
 // sweeper cannot refund it twice.
-async function failRun(
+export async function failRun(
   ctx: Pick<RunContext, "db" | "clock">,
-  run: ClaimedRun,
+  run: { runId: number; aid: string; quotaMonth: string | null },
   error: string,
 ): Promise<void> {
   await ctx.db.transaction(async (tx) => {
-    await tx.execute(sql`SELECT ${agentLockShared(run.agent.aid)}`);
+    await tx.execute(sql`SELECT ${agentLockShared(run.aid)}`);
     const now = ctx.clock.now();
     const [updated] = await tx
       .update(autonomousRuns)
@@ -132,7 +132,7 @@ async function failRun(
       .where(and(eq(autonomousRuns.id, run.runId), runInFlight))
       .returning({ id: autonomousRuns.id });
     if (!updated) return;
-    await releaseRun(tx, { aid: run.agent.aid, month: run.quotaMonth });
+    if (run.quotaMonth) await releaseRun(tx, { aid: run.aid, month: run.quotaMonth });
     await tx.execute(runEventsSql("run.failed", [run.runId], now));
   });
 }
@@ -156,4 +156,58 @@ export async function runNow(ctx: RunContext, aid: string): Promise<AutonomousRu
   if (claimed) await executeRun(ctx, claimed);
   const [run] = await ctx.db.select().from(autonomousRuns).where(eq(autonomousRuns.id, runId));
   return run as AutonomousRunRow;
+}
+
+/**
+ * Stores a run's reply and marks it succeeded in one statement: both, or neither; and only while
+ * the run is still `running`, so a run the sweeper has already failed and refunded (its instance
+ * looked dead) cannot turn succeeded and keep a use it gave back.
+ */
+export async function storeRunReply(
+  ctx: Pick<RunContext, "db">,
+  runId: number,
+  exchange: Exchange,
+): Promise<boolean> {
+  const { stored } = await storeExchange(
+    ctx.db,
+    exchange,
+    {
+      key: "run",
+      // The reply's fields are the exchange's own placeholders (see StoreGuard).
+      build: () => {
+        const p = (name: string) => sql.placeholder(name);
+        return sql`UPDATE autonomous_runs SET outcome = 'succeeded', reply = ${p("reply")}::text,
+            tool_calls = ${p("toolCalls")}::jsonb, finished_at = ${p("answeredAt")}::timestamptz,
+            input_tokens = ${p("inputTokens")}::integer,
+            output_tokens = ${p("outputTokens")}::integer,
+            tokens_estimated = ${p("estimated")}::boolean, cost = (SELECT cost FROM price)
+          WHERE id = ${p("guardRunId")}::bigint AND ${runInFlight}
+            AND (SELECT ${agentLockShared(p("aid"))}) IS NOT NULL RETURNING *`;
+      },
+      // Its run.succeeded event, in the same statement: from the run as the guard wrote it.
+      effects: () =>
+        fanOutSql({
+          type: "run.succeeded",
+          at: sql.placeholder("answeredAt"),
+          data: runJson("guard"),
+          from: sql`guard`,
+        }),
+      values: { guardRunId: runId },
+    },
+    "run",
+  );
+  return stored;
+}
+
+/** Fails a run whose tool calls waited too long for an approval (server/frame/housekeeping.ts). */
+export async function failPausedRun(
+  ctx: Pick<RunContext, "db" | "clock">,
+  run: { runId: number; aid: string },
+  error: string,
+): Promise<void> {
+  const [row] = await ctx.db
+    .select({ quotaMonth: autonomousRuns.quotaMonth })
+    .from(autonomousRuns)
+    .where(eq(autonomousRuns.id, run.runId));
+  if (row) await failRun(ctx, { ...run, quotaMonth: row.quotaMonth }, error);
 }

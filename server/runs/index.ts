@@ -2,8 +2,9 @@
 
 export { cancelRun } from "./cancel";
 export { claimDueRuns } from "./claim";
-export { executeRun, runNow } from "./execute";
+export { executeRun, failPausedRun, runNow } from "./execute";
 export { listRuns, presentRun, summarizeRuns } from "./history";
+export { type RunTurnOutcome, resumeRun } from "./resume";
 export { Scheduler } from "./scheduler";
 export * from "./schema";
 export { sweepInterruptedRuns } from "./sweep";

@@ -1,10 +1,14 @@
-import { and, inArray, lt, sql } from "drizzle-orm";
+import { and, inArray, lt, not, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { autonomousRuns, runInFlight } from "@/db/schema";
+import { autonomousRuns, pausedTurns, runInFlight } from "@/db/schema";
 import { agentLockShared } from "@/server/kit/agent-lock";
 import type { Clock } from "@/server/kit/clock";
 import { releaseRun } from "@/server/quota";
 import { runEventsSql } from "./record-json";
+
+/** A run whose turn waits for approvals is in no process: its turn's expiry ends it. */
+const waitingForApproval = sql`EXISTS (SELECT 1 FROM ${pausedTurns}
+  WHERE ${pausedTurns.runId} = ${autonomousRuns.id})`;
 
 /**
  * Fails runs left `running` by an instance that stopped, giving their quota back and writing their
@@ -20,6 +24,7 @@ export async function sweepInterruptedRuns(
     // Their agents' locks before their rows, in one order (server/kit/agent-lock.ts).
     await tx.execute(sql`SELECT count(${agentLockShared(sql`a.aid`)}) FROM (SELECT DISTINCT aid
         FROM ${autonomousRuns} WHERE ${runInFlight} AND ${lt(autonomousRuns.startedAt, staleSince)}
+          AND NOT ${waitingForApproval}
         ORDER BY aid) AS a`);
     const stale = await tx
       .select({
@@ -28,7 +33,7 @@ export async function sweepInterruptedRuns(
         quotaMonth: autonomousRuns.quotaMonth,
       })
       .from(autonomousRuns)
-      .where(and(runInFlight, lt(autonomousRuns.startedAt, staleSince)))
+      .where(and(runInFlight, lt(autonomousRuns.startedAt, staleSince), not(waitingForApproval)))
       .for("update", { skipLocked: true });
     if (stale.length === 0) return 0;
     await tx

@@ -133,6 +133,14 @@ export const mcpServerInputSchema = z.strictObject({
       description:
         "The only tools of this server the agent may call; null or left out: every tool the server lists.",
     }),
+  approval_required_tools: z
+    .array(toolNameSchema)
+    .max(MAX_ALLOWED_TOOLS, `at most ${MAX_ALLOWED_TOOLS} tools`)
+    .optional()
+    .meta({
+      description:
+        'Tools of this server whose calls wait for a person to approve them (GET /agents/{aid}/approvals), or `["*"]` for all of them; empty or left out: none.',
+    }),
 });
 
 export const mcpServersInputSchema = z
@@ -161,6 +169,7 @@ export const mcpServerSchema = z
     url: z.string(),
     headers: z.record(z.string(), z.union([envHeaderSchema, storedSecretSchema])),
     allowed_tools: z.array(z.string()).nullable(),
+    approval_required_tools: z.array(z.string()),
   })
   .meta({ id: "McpServer" });
 

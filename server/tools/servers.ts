@@ -64,6 +64,9 @@ export function storeServers(
       url: server.url,
       headers,
       allowed_tools: server.allowed_tools ?? null,
+      ...(server.approval_required_tools?.length
+        ? { approval_required_tools: [...new Set(server.approval_required_tools)] }
+        : {}),
     };
   });
   if (errors.length > 0) throw invalidFields(errors);
@@ -82,6 +85,7 @@ export function presentServers(stored: StoredMcpServer[]): McpServer[] {
       ]),
     ),
     allowed_tools: server.allowed_tools,
+    approval_required_tools: server.approval_required_tools ?? [],
   }));
 }
 

@@ -15,8 +15,11 @@ export type ToolOutcome = Omit<ToolCall, "id" | "step">;
 export type Toolbox = {
   definitions: ModelTool[];
   definitionChars: number;
-  /** The server and tool behind a name the model was offered; undefined for any other name. */
-  offered(name: string): { server: string; tool: string } | undefined;
+  /**
+   * The server and tool behind a name the model was offered, and whether its calls wait for an
+   * approval; undefined for any other name.
+   */
+  offered(name: string): { server: string; tool: string; approval: boolean } | undefined;
   /**
    * Never throws for the tool's sake: a failure is an outcome with `error`. It throws only when
    * `signal` ends, which is the chat's failure, not the tool's.
@@ -32,7 +35,13 @@ const MAX_DESCRIPTION_CHARS = 1024;
 
 // `tool` is the server's name for it, `recorded` that name made storable; `target` is a
 // refusal's sentence when its server cannot be called.
-type Offered = { server: string; tool: string; recorded: string; target: McpTarget | string };
+type Offered = {
+  server: string;
+  tool: string;
+  recorded: string;
+  target: McpTarget | string;
+  approval: boolean;
+};
 
 export function agentHasTools(agent: Pick<AgentRow, "mcpServers" | "maxToolSteps">): boolean {
   return agent.maxToolSteps > 0 && agent.mcpServers.length > 0;
@@ -56,6 +65,7 @@ export async function openToolbox(
   const offered = new Map<string, Offered>();
   const definitions: ModelTool[] = [];
   for (const { server, target, tools } of listed) {
+    const gated = new Set(server.approval_required_tools ?? []);
     for (const tool of tools) {
       if (definitions.length >= MAX_TOOLS) break;
       const name = modelName(server.name, tool.name, counts, offered);
@@ -64,6 +74,7 @@ export async function openToolbox(
         tool: tool.name,
         recorded: storableText(tool.name),
         target,
+        approval: gated.has("*") || gated.has(tool.name),
       });
       definitions.push({
         type: "function",
@@ -82,7 +93,7 @@ export async function openToolbox(
     definitionChars: JSON.stringify(definitions).length,
     offered: (name) => {
       const found = offered.get(name);
-      return found && { server: found.server, tool: found.recorded };
+      return found && { server: found.server, tool: found.recorded, approval: found.approval };
     },
     call: (request, callSignal) => callTool(runtime, offered, request, callSignal),
   };

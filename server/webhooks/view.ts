@@ -19,6 +19,8 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   "agent.updated": "An agent's configuration or limits were changed.",
   "agent.deleted": "An agent was deleted (the record as it was).",
   "deployment.status_changed": "A deployment moved to another status.",
+  "tool_call.approval_requested":
+    "A chat or run asked for a tool call that waits for a person's approval.",
   "webhook.test": "Sent to one endpoint when asked, to try it.",
 };
 

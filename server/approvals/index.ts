@@ -1,0 +1,13 @@
+// Tool calls that wait for a person's approval: the paused turns, their approvals and decisions.
+export * from "./schema";
+export {
+  type ClaimedTurn,
+  decideApproval,
+  decidingScope,
+  endTurn,
+  expireTurns,
+  listApprovals,
+  pauseTurn,
+  type TurnOwner,
+  type TurnState,
+} from "./store";

@@ -1,0 +1,80 @@
+import { eq } from "drizzle-orm";
+import { agents, autonomousRuns } from "@/db/schema";
+import { type ClaimedTurn, endTurn, pauseTurn } from "@/server/approvals";
+import type { DataContext } from "@/server/frame/data-context";
+import { AppError, problemFromError } from "@/server/frame/errors";
+import { type ModelRuntime, noModelSlot, startModelCall } from "@/server/model-call";
+import { log } from "@/server/observability";
+import { failRun, storeRunReply } from "./execute";
+
+type RunContext = DataContext & { model: ModelRuntime };
+
+export type RunTurnOutcome = {
+  status: "completed" | "requires_approval" | "failed";
+  error: { code: string; detail: string } | null;
+};
+
+/**
+ * A run's turn paused for approvals goes on in the process that took the last decision, as a
+ * chat's does (server/chat/paused.ts): the reply stored and the run succeeded, or the run failed.
+ */
+export async function resumeRun(ctx: RunContext, turn: ClaimedTurn): Promise<RunTurnOutcome> {
+  const runId = turn.runId as number;
+  const [run] = await ctx.db
+    .select({ quotaMonth: autonomousRuns.quotaMonth })
+    .from(autonomousRuns)
+    .where(eq(autonomousRuns.id, runId));
+  try {
+    const [agent] = await ctx.db.select().from(agents).where(eq(agents.aid, turn.aid));
+    if (!agent || !run) throw new AppError("agent_not_found", `Agent '${turn.aid}' was deleted.`);
+    const releaseSlot = await ctx.model.slots.acquire(ctx.model.llm.timeoutMs);
+    if (!releaseSlot) throw noModelSlot(ctx.model.slots);
+    const { state } = turn;
+    const call = startModelCall(ctx.model, {
+      agent,
+      history: [],
+      question: state.question,
+      releaseSlot,
+      store: ctx,
+      resume: { paused: state.paused, decisions: turn.decisions },
+    });
+    try {
+      const reply = await call.generate().catch((error: unknown) => {
+        throw call.failure(error);
+      });
+      if (reply.paused) {
+        const waitMs = ctx.model.tools.config.approvalWaitMs;
+        await pauseTurn(ctx, waitMs, turn, { ...state, paused: reply.paused }, turn.id);
+        return { status: "requires_approval", error: null };
+      }
+      const stored = await storeRunReply(ctx, runId, {
+        aid: turn.aid,
+        caller: turn.caller,
+        chatId: turn.chatId,
+        question: state.question,
+        reply: reply.text,
+        model: reply.model,
+        usage: reply.usage,
+        toolCalls: reply.toolCalls,
+        askedAt: new Date(state.askedAt),
+        answeredAt: ctx.clock.now(),
+      });
+      if (!stored) throw new AppError("conflict", "The run had already ended.");
+      await endTurn(ctx.db, turn.id);
+      return { status: "completed", error: null };
+    } finally {
+      call.end();
+    }
+  } catch (error) {
+    const problem = problemFromError(error);
+    if (problem.code === "internal_error")
+      log.error({ err: error, run_id: runId, aid: turn.aid }, "A paused run failed to go on");
+    await failRun(
+      ctx,
+      { runId, aid: turn.aid, quotaMonth: run?.quotaMonth ?? null },
+      problem.detail,
+    );
+    await endTurn(ctx.db, turn.id);
+    return { status: "failed", error: { code: problem.code, detail: problem.detail } };
+  }
+}
