@@ -210,12 +210,9 @@ export async function decideApproval(
         "not_found",
         `Agent '${input.aid}' has no tool call waiting for your approval with id '${input.id}' (it is unknown, expired, or another caller's).`,
       );
-    if (found.approval.decision !== null)
-      throw new AppError(
-        "conflict",
-        `This tool call was already decided: ${found.approval.decision === "approve" ? "approved" : "denied"}.`,
-      );
-    await tx
+    // The turn's lock serialises its deciders; this statement reads the approval as it is now
+    // (the join above may have read it before the lock was granted).
+    const [decided] = await tx
       .update(toolApprovals)
       .set({
         decision: input.decision,
@@ -223,7 +220,9 @@ export async function decideApproval(
         decidedAt: now,
         decidedBy: callerId(caller),
       })
-      .where(eq(toolApprovals.id, input.id));
+      .where(and(eq(toolApprovals.id, input.id), isNull(toolApprovals.decision)))
+      .returning({ id: toolApprovals.id });
+    if (!decided) throw new AppError("conflict", "This tool call was already decided.");
     const approvals = await tx
       .select()
       .from(toolApprovals)

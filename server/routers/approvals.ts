@@ -73,6 +73,7 @@ export const approvalsRouter = router({
         description:
           "The admin may decide any; an agent key, the calls of its own chats. A denial's `reason` is told to the model. When other calls of the same turn still wait, the answer is `waiting`; when this was the last, the calls are made (or refused), the model goes on, and the answer carries the chat's reply: stored and counted once, as if it had never paused. A run's turn ends its run.",
         security: ADMIN_OR_AGENT_KEY,
+        body: { required: true, examples: examples.decision },
         answers: {
           200: { description: "The decision and its effect.", examples: examples.decided },
         },
@@ -88,7 +89,8 @@ export const approvalsRouter = router({
     .mutation(async ({ ctx, input }): Promise<ApprovalDecisionReply> => {
       deciderOnly(ctx.caller);
       await checkChat(ctx, input);
-      const resumingMs = reservationLifetimeMs(ctx.model.llm.timeoutMs);
+      // Long enough to wait for a model slot, then for the model: past it, the turn is ended.
+      const resumingMs = reservationLifetimeMs(ctx.model.llm.timeoutMs) + ctx.model.llm.timeoutMs;
       const turn = await decideApproval(ctx, input, resumingMs);
       const decided = { id: input.id, decision: input.decision, reason: input.reason ?? null };
       if (!turn) return { ...decided, status: "waiting", reply: null, run_id: null, error: null };

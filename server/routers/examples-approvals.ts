@@ -1,4 +1,4 @@
-import { listApprovalsOutputSchema } from "@/server/approvals";
+import { decideApprovalInputSchema, listApprovalsOutputSchema } from "@/server/approvals";
 import { approvalDecisionSchema } from "@/server/chat";
 import { example } from "@/server/http";
 import { reply } from "./examples-chat";
@@ -57,5 +57,15 @@ export const decided = {
     reply: null,
     run_id: null,
     error: null,
+  }),
+};
+
+const decisionBody = decideApprovalInputSchema.omit({ aid: true, id: true });
+
+export const decision = {
+  approve: example(decisionBody, "Approve", { decision: "approve" }),
+  deny: example(decisionBody, "Deny, telling the model why", {
+    decision: "deny",
+    reason: "Refunds over 30 EUR go through a person.",
   }),
 };

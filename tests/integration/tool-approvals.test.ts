@@ -6,6 +6,7 @@ import type { Caller } from "@/server/callers";
 import type { ChatEvent } from "@/server/chat";
 import { endExpiredTurns } from "@/server/frame/housekeeping";
 import { fixedClock } from "@/server/kit/clock";
+import { sweepReservations } from "@/server/quota";
 import { callerFor, problemOf } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 import { useFakeOpenAi } from "../helpers/use-fake-openai";
@@ -150,6 +151,15 @@ describe.each(DATABASE_KINDS)("tool approvals on %s", (kind) => {
       decision: "approve",
     });
     expect(waiting).toMatchObject({ status: "waiting", reply: null });
+    expect(
+      await problemOf(
+        caller(model).approvals.decide({
+          aid: "denied",
+          id: first?.id as string,
+          decision: "deny",
+        }),
+      ),
+    ).toMatchObject({ status: 409, detail: "This tool call was already decided." });
     expect(server().calls).toEqual([]);
     const decided = await caller(model).approvals.decide({
       aid: "denied",
@@ -190,8 +200,11 @@ describe.each(DATABASE_KINDS)("tool approvals on %s", (kind) => {
     });
     expect((await quotaOf("waiter")).message_count_total).toBe(1);
 
-    // Its reservation outlives the chats' sweep; the wait's end gives it back.
+    // Its reservation outlives the chats' sweep, even the one of a start that takes them all;
+    // the wait's end gives it back.
     const { db } = testDatabase();
+    expect(await sweepReservations(db)).toBe(0);
+    expect((await quotaOf("waiter")).message_count_total).toBe(1);
     await endExpiredTurns({ db, clock }, new Date(Date.parse(START) + 59_000));
     expect((await quotaOf("waiter")).message_count_total).toBe(1);
     clock.set("2026-11-29T09:01:01Z");
