@@ -6,6 +6,7 @@ import { useState } from "react";
 import { lastActivity } from "@/server/quota/view";
 import { A2aPanel } from "./a2a-panel";
 import { AgentForm } from "./agent-form";
+import { ApprovalsPanel } from "./approvals-panel";
 import { ChatPanel } from "./chat-panel";
 import { KeysPanel } from "./keys-panel";
 import { McpPanel } from "./mcp-panel";
@@ -40,6 +41,7 @@ const SECTIONS: PageSection[] = [
   { id: "a2a", label: "A2A" },
   { id: "models", label: "Models" },
   { id: "tools", label: "Tools" },
+  { id: "approvals", label: "Approvals" },
   { id: "conversations", label: "Conversations" },
   { id: "keys", label: "Agent keys" },
   { id: "runs", label: "Autonomous runs" },
@@ -147,8 +149,16 @@ export function AgentPage({
               provider={provider}
             />
           </PageSectionTarget>
+          <PageSectionTarget id="approvals">
+            <ApprovalsPanel aid={aid} />
+          </PageSectionTarget>
           <PageSectionTarget id="conversations">
-            <ThreadsPanel aid={aid} initial={thread} />
+            {/* A link to another thread (an approval's) opens it afresh. */}
+            <ThreadsPanel
+              key={thread ? `${thread.caller} ${thread.chat_id}` : ""}
+              aid={aid}
+              initial={thread}
+            />
           </PageSectionTarget>
           <PageSectionTarget id="keys">
             <KeysPanel aid={aid} />

@@ -34,6 +34,7 @@ type ServerInput = {
   url: string;
   headers: Record<string, string | { env: string } | { secret: true }>;
   allowed_tools: string[] | null;
+  approval_required_tools: string[];
 };
 
 /** A shown server sent back unchanged: its stored secrets kept, its variables named again. */
@@ -41,8 +42,23 @@ export function asInput(server: McpServer): ServerInput {
   const headers: ServerInput["headers"] = {};
   for (const [name, value] of Object.entries(server.headers))
     headers[name] = "env" in value ? { env: value.env } : { secret: true };
-  return { name: server.name, url: server.url, headers, allowed_tools: server.allowed_tools };
+  return {
+    name: server.name,
+    url: server.url,
+    headers,
+    allowed_tools: server.allowed_tools,
+    approval_required_tools: server.approval_required_tools,
+  };
 }
+
+/** Tool names typed one a line (or separated by spaces or commas). */
+const toolNames = (text: FormDataEntryValue | null) =>
+  String(text ?? "")
+    .split(/[\s,]+/)
+    .filter(Boolean);
+
+/** The form's field a refused path is shown beside: a list's entries (`allowed_tools.3`) by the list. */
+const LIST_ENTRY = /^(allowed_tools|approval_required_tools)\.\d+$/;
 
 function rowsOf(server: McpServer | undefined): HeaderRow[] {
   return Object.entries(server?.headers ?? {}).map(([name, value]) =>
@@ -83,9 +99,7 @@ export function McpServerForm({
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
-    const tools = String(data.get("allowed_tools") ?? "")
-      .split(/[\s,]+/)
-      .filter(Boolean);
+    const tools = toolNames(data.get("allowed_tools"));
     const server: ServerInput = {
       name: String(data.get("server_name") ?? "").trim(),
       url: String(data.get("server_url") ?? "").trim(),
@@ -102,6 +116,7 @@ export function McpServerForm({
           ]),
       ),
       allowed_tools: tools.length > 0 ? tools : null,
+      approval_required_tools: toolNames(data.get("approval_required_tools")),
     };
     const list = servers.map(asInput);
     list.splice(at, index === undefined ? 0 : 1, server);
@@ -117,8 +132,10 @@ export function McpServerForm({
       const own: Record<string, string> = {};
       const prefix = `mcp_servers.${at}.`;
       for (const { field, detail } of problem.errors ?? []) {
-        if (field.startsWith(prefix)) own[field.slice(prefix.length)] = detail;
-        else if (field === "mcp_servers") own.name = detail;
+        if (field.startsWith(prefix)) {
+          const name = field.slice(prefix.length).replace(LIST_ENTRY, "$1");
+          own[name] ??= detail;
+        } else if (field === "mcp_servers") own.name = detail;
       }
       setErrors(own);
       setOutcome({ ok: false, text: `Not saved: ${problem.detail}` });
@@ -237,6 +254,19 @@ export function McpServerForm({
       >
         {(control) => (
           <Textarea {...control} defaultValue={(editing?.allowed_tools ?? []).join("\n")} />
+        )}
+      </Field>
+      <Field
+        name="approval_required_tools"
+        label="Tools that need approval"
+        hint="Their names, one a line, or * for every tool of the server; empty = none. Their calls wait for a person to approve or deny them under Approvals."
+        error={errors.approval_required_tools}
+      >
+        {(control) => (
+          <Textarea
+            {...control}
+            defaultValue={(editing?.approval_required_tools ?? []).join("\n")}
+          />
         )}
       </Field>
       <div className="row">

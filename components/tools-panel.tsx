@@ -122,6 +122,8 @@ export function ToolsPanel({
       {tools.error && <ErrorText>{problemOf(tools.error).detail}</ErrorText>}
       {servers.map((configured, index) => {
         const server = tools.data?.servers.find((listed) => listed.name === configured.name);
+        const gated = configured.approval_required_tools;
+        const needsApproval = (tool: string) => gated.includes("*") || gated.includes(tool);
         return (
           <div key={configured.name} className={styles.server} data-testid="tool-server">
             <div className="row">
@@ -153,6 +155,13 @@ export function ToolsPanel({
                 </p>
               </ConfirmDialog>
             </div>
+            {gated.length > 0 && (
+              <p className="muted small-text" data-testid="approval-tools">
+                {gated.includes("*")
+                  ? "Every call of its tools waits for approval (under Approvals)."
+                  : `Calls of ${gated.join(", ")} wait for approval (under Approvals).`}
+              </p>
+            )}
             {server?.error && <ErrorText>{server.error}</ErrorText>}
             {server && server.tools.length > 0 && (
               <Table layout="cards">
@@ -161,6 +170,7 @@ export function ToolsPanel({
                     <Th>Tool</Th>
                     <Th>Description</Th>
                     <Th>Allowed</Th>
+                    {gated.length > 0 && <Th>Needs approval</Th>}
                   </tr>
                 </thead>
                 <tbody>
@@ -171,6 +181,9 @@ export function ToolsPanel({
                       </Td>
                       <Td label="Description">{tool.description ?? ""}</Td>
                       <Td label="Allowed">{tool.allowed ? "yes" : "no"}</Td>
+                      {gated.length > 0 && (
+                        <Td label="Needs approval">{needsApproval(tool.name) ? "yes" : "no"}</Td>
+                      )}
                     </tr>
                   ))}
                 </tbody>

@@ -83,6 +83,7 @@ const SERVER_FIELD_WORDS: Record<string, string> = {
   name: "name",
   url: "URL",
   allowed_tools: "tools the agent may call",
+  approval_required_tools: "tools that need approval",
   headers: "headers",
 };
 
@@ -101,15 +102,15 @@ const ENDPOINT_FIELD_WORDS: Record<string, string> = {
  * `expires_at`) in the words of the form that has it; undefined for a path no form shows.
  */
 export function fieldLabel(path: string): string | undefined {
-  const server = /^mcp_servers\.(\d+)(?:\.(name|url|allowed_tools|headers)(?:\.(.+))?)?$/.exec(
-    path,
-  );
+  const server =
+    /^mcp_servers\.(\d+)(?:\.(name|url|allowed_tools|approval_required_tools|headers)(?:\.(.+))?)?$/.exec(
+      path,
+    );
   if (server) {
     const which = `MCP server ${Number(server[1]) + 1}`;
     const [, , field, header] = server;
     if (!field) return which;
     if (field === "headers" && header) return `${which}'s header ${header}`;
-    if (field === "allowed_tools" && header) return `${which}'s tools the agent may call`;
     return `${which}'s ${SERVER_FIELD_WORDS[field]}`;
   }
   const endpoint = /^model_endpoints\.(\d+)(?:\.(\w+))?$/.exec(path);
@@ -128,7 +129,7 @@ const CHECKED = /\b(autonomous_enabled) is (true|false)\b/g;
 const FIELD_NAMES = new RegExp(`\`?\\b(${Object.keys(FIELD_WORDS).join("|")})\\b\`?`, "g");
 /** Field paths through lists and objects (`mcp_servers.0.headers.X-Key`, `quota.token_limit_daily`). */
 const FIELD_PATHS =
-  /\b(?:mcp_servers\.\d+(?:\.(?:name|url|allowed_tools(?:\.\d+)?|headers(?:\.[\w-]+)?))?|model_endpoints\.\d+(?:\.\w+)?|quota\.\w+)/g;
+  /\b(?:mcp_servers\.\d+(?:\.(?:name|url|(?:allowed|approval_required)_tools(?:\.\d+)?|headers(?:\.[\w-]+)?))?|model_endpoints\.\d+(?:\.\w+)?|quota\.\w+)/g;
 const INVALID_FIELDS = /^(The request has invalid fields: )(.*)$/s;
 
 /**

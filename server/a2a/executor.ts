@@ -151,9 +151,12 @@ export function chatExecutor(turn: Turn, tasks: TaskLookups, streamed: boolean) 
       try {
         const reply = await turn.whole(args);
         const artifact = replyArtifact(randomUUID(), reply.reply);
-        if (reply.status === "requires_approval")
-          events.announce(TaskState.TASK_STATE_INPUT_REQUIRED, waitingSentence(reply), [artifact]);
-        else events.announce(TaskState.TASK_STATE_COMPLETED, undefined, [artifact]);
+        if (reply.status === "completed")
+          return events.announce(TaskState.TASK_STATE_COMPLETED, undefined, [artifact]);
+        // Waiting for approvals: the SDK ends a request at an input-required status update (a
+        // task announced in that state would keep it open, waiting for one).
+        events.announce(TaskState.TASK_STATE_WORKING, undefined, [artifact]);
+        events.status(TaskState.TASK_STATE_INPUT_REQUIRED, waitingSentence(reply));
       } catch (error) {
         events.announce(...failureOf(error));
       }

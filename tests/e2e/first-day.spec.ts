@@ -271,6 +271,7 @@ for (const width of [1440, 390]) {
       "A2A",
       "Models",
       "Tools",
+      "Approvals",
       "Conversations",
       "Agent keys",
       "Autonomous runs",
@@ -282,6 +283,7 @@ for (const width of [1440, 390]) {
       ["A2A", "A2A server"],
       ["Models", "Model endpoints"],
       ["Tools", "Tools"],
+      ["Approvals", "Approvals"],
       ["Agent keys", "Agent keys"],
     ]) {
       await sections.getByRole("link", { name: link }).click();

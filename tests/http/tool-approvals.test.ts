@@ -1,3 +1,7 @@
+import { type Message, Role, type Task, TaskState } from "@a2a-js/sdk";
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-server";
@@ -187,6 +191,78 @@ describe("tool approvals across instances on postgres", () => {
       role: "tool",
       content: "Error: Not called: the call was denied. The approver's reason: Not today.",
     });
+  });
+
+  it("shows the waiting calls to the MCP SDK's client and as an A2A input-required task", async () => {
+    askFor({ a: 10, b: 1 });
+    const mcpClient = new Client({ name: "test-client", version: "1.0.0" });
+    await mcpClient.connect(
+      new StreamableHTTPClientTransport(new URL(`${two.url}/payer/mcp`), {
+        requestInit: { headers: withKey() },
+      }),
+    );
+    const result = await mcpClient.callTool({ name: "chat", arguments: { message: "10+1?" } });
+    await mcpClient.close();
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({
+      status: "requires_approval",
+      approvals: [{ tool: "add", arguments: { a: 10, b: 1 } }],
+    });
+    expect(JSON.stringify(result.content)).toMatch(
+      /waiting for a person to approve its call of 'add'/,
+    );
+
+    askFor({ a: 20, b: 2 });
+    const fetchImpl: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set("authorization", `Bearer ${key}`);
+      return fetch(input, { ...init, headers });
+    };
+    const a2a = await new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl })],
+      }),
+    ).createFromUrl(one.url, "/payer/.well-known/agent-card.json");
+    const message: Message = {
+      messageId: crypto.randomUUID(),
+      role: Role.ROLE_USER,
+      parts: [
+        {
+          content: { $case: "text", value: "20+2?" },
+          metadata: {},
+          filename: "",
+          mediaType: "text/plain",
+        },
+      ],
+      taskId: "",
+      contextId: "",
+      extensions: [],
+      metadata: {},
+      referenceTaskIds: [],
+    };
+    const task = (await a2a.sendMessage({
+      tenant: "",
+      message,
+      configuration: undefined,
+      metadata: {},
+    })) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const said = (task.status?.message?.parts ?? [])
+      .map((part) => (part.content?.$case === "text" ? part.content.value : ""))
+      .join("");
+    expect(said).toMatch(/approve its call of 'add' \(approval [0-9a-f-]{36}\)/);
+
+    // Both decided by the admin, from the other instances: the turns complete.
+    const listed = (await sendAsAdmin(one, "GET", "/agents/payer/approvals")).json
+      .approvals as Approval[];
+    expect(listed).toHaveLength(2);
+    for (const approval of listed) {
+      const decided = await sendAsAdmin(two, "POST", `/agents/payer/approvals/${approval.id}`, {
+        decision: "approve",
+      });
+      expect(decided.json.status).toBe("completed");
+    }
+    expect(mcp.calls).toHaveLength(2);
   });
 
   it("refuses callers who may not decide, in problem+json", async () => {

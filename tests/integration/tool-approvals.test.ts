@@ -7,6 +7,7 @@ import type { ChatEvent } from "@/server/chat";
 import { endExpiredTurns } from "@/server/frame/housekeeping";
 import { fixedClock } from "@/server/kit/clock";
 import { sweepReservations } from "@/server/quota";
+import { sweepInterruptedRuns } from "@/server/runs";
 import { callerFor, problemOf } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 import { useFakeOpenAi } from "../helpers/use-fake-openai";
@@ -237,5 +238,25 @@ describe.each(DATABASE_KINDS)("tool approvals on %s", (kind) => {
     expect(decided).toMatchObject({ status: "completed", run_id: run.id, reply: null });
     const { runs } = await caller().runs.list({ aid: "runner" });
     expect(runs[0]).toMatchObject({ outcome: "succeeded", reply: "8." });
+  });
+
+  it("fails a run whose call nobody approves in time, saying which, and gives its run back", async () => {
+    const model = runtime({ TOOL_APPROVAL_WAIT_S: "30", ...LOOPBACK_LISTED });
+    await gatedAgent("forgotten");
+    await caller().agents.upsert({ aid: "forgotten", autonomous_prompt: "Add." } as never);
+    fake().behave({ kind: "tools", calls: [{ name: "add", arguments: { a: 1, b: 1 } }] });
+    const run = await caller(model).runs.runNow({ aid: "forgotten" });
+    expect(run.outcome).toBe("running");
+    expect((await quotaOf("forgotten")).autonomous_count_total).toBe(1);
+    // The stale-run sweep leaves a run that waits for a person alone.
+    const { db } = testDatabase();
+    expect(await sweepInterruptedRuns({ db, clock }, 0)).toBe(0);
+    clock.set("2026-11-29T09:00:31Z");
+    await endExpiredTurns({ db, clock }, clock.now());
+    const { runs } = await caller().runs.list({ aid: "forgotten" });
+    expect(runs[0]).toMatchObject({ outcome: "failed" });
+    expect(runs[0]?.error).toMatch(/Not approved in time: the call of 'add' waited/);
+    expect((await quotaOf("forgotten")).autonomous_count_total).toBe(0);
+    expect(server().calls).toEqual([]);
   });
 });

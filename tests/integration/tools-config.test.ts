@@ -31,6 +31,7 @@ describe.each(DATABASE_KINDS)("MCP servers of agents on %s", (kind) => {
         url: server().url,
         headers: { Authorization: { secret: true, hint: "…cdef" } },
         allowed_tools: null,
+        approval_required_tools: [],
       },
     ]);
     const everywhere = JSON.stringify([
