@@ -30,6 +30,8 @@ export function ChatPanel({ aid }: { aid: string }) {
   const [pending, setPending] = useState<PendingReply>();
   const [error, setError] = useState<string>();
   const [stopped, setStopped] = useState(false);
+  /** The calls the last reply waits on (its turn paused for approvals), as "tool (server)". */
+  const [waiting, setWaiting] = useState<string[]>([]);
   const stream = useRef<AbortController>(undefined);
   const threads = trpc.threads.list.useQuery({ aid, caller: "admin" });
   const messages = trpc.threads.messages.useQuery({ aid, chat_id: chatId, limit: 100 });
@@ -45,6 +47,7 @@ export function ChatPanel({ aid }: { aid: string }) {
     stream.current = controller;
     setError(undefined);
     setStopped(false);
+    setWaiting([]);
     setDraft("");
     setPending({ question, reply: "", tools: [], startedAt: Date.now() });
     try {
@@ -55,6 +58,9 @@ export function ChatPanel({ aid }: { aid: string }) {
       for await (const chatEvent of untilStopped(events, controller.signal)) {
         if (chatEvent.type === "delta") {
           setPending((current) => current && { ...current, reply: current.reply + chatEvent.text });
+        } else if (chatEvent.type === "done" && chatEvent.status === "requires_approval") {
+          setWaiting(chatEvent.approvals.map((a) => `${a.tool} (${a.server})`));
+          void utils.approvals.list.invalidate({ aid });
         } else if (chatEvent.type === "tool_call" || chatEvent.type === "tool_result") {
           const { type: _, ...call } = chatEvent;
           setPending(
@@ -161,6 +167,13 @@ export function ChatPanel({ aid }: { aid: string }) {
       {stopped && (
         <p role="status" className="muted small-text" data-testid="chat-stopped">
           Stopped. The reply was not kept and the message does not count; it is back in the box.
+        </p>
+      )}
+      {waiting.length > 0 && (
+        <p role="status" className="small-text" data-testid="chat-waiting">
+          The model asked for {waiting.join(", ")}, which {waiting.length > 1 ? "need" : "needs"}{" "}
+          approval: decide under <a href="#approvals">Approvals</a>. The reply then appears in this
+          conversation.
         </p>
       )}
       {error && <ErrorText role="alert">{error}</ErrorText>}

@@ -251,3 +251,28 @@ test("a waiting call is denied with a reason by keyboard, another approved, a la
   await expect(rows).toHaveCount(0);
   await expect(panel).toContainText("No tool calls are waiting for approval.");
 });
+
+test("a chat in the dashboard that pauses says which calls wait, and they are listed at once", async ({
+  page,
+}) => {
+  await createAgent({
+    aid: "e2e-gate-chat",
+    mcp_servers: [{ name: "calc", url: mcp.url, approval_required_tools: ["*"] }],
+  });
+  await page.goto(`${baseURL}/login`);
+  await signInHere(page);
+  await page.goto(`${baseURL}/dashboard/agents/e2e-gate-chat`);
+  service.fake.behave(
+    { kind: "tools", calls: [{ name: "lookup", arguments: { key: "a" }, id: "d1" }] },
+    { kind: "reply", text: "It is value-of-a." },
+  );
+  await page.getByLabel("Message", { exact: true }).fill("Look a up");
+  await page.getByRole("button", { name: "Send" }).click();
+  await expect(page.getByTestId("chat-waiting")).toHaveText(
+    "The model asked for lookup (calc), which needs approval: decide under Approvals. The reply then appears in this conversation.",
+  );
+  const panel = page.getByRole("region", { name: "Approvals" });
+  await expect(panel.getByTestId("approval")).toHaveCount(1);
+  await panel.getByRole("button", { name: "Approve" }).click();
+  await expect(panel.getByTestId("approval-outcome")).toContainText("It is value-of-a.");
+});
