@@ -1,4 +1,5 @@
 // Tool calls that wait for a person's approval: the paused turns, their approvals and decisions.
+export { resumedCall } from "./resume";
 export * from "./schema";
 export {
   type ClaimedTurn,

@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
-import { agentQuotaView, agents } from "@/db/schema";
-import { type ClaimedTurn, endTurn, pauseTurn } from "@/server/approvals";
+import { agentQuotaView } from "@/db/schema";
+import { type ClaimedTurn, endTurn, pauseTurn, resumedCall } from "@/server/approvals";
 import type { Config } from "@/server/frame/config";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError, problemFromError } from "@/server/frame/errors";
-import { type ModelRuntime, noModelSlot, startModelCall } from "@/server/model-call";
+import type { ModelRuntime } from "@/server/model-call";
 import { log } from "@/server/observability";
 import { presentQuota, releaseMessage, settleMessage } from "@/server/quota";
 import { storeExchange } from "@/server/threads";
@@ -43,21 +43,8 @@ async function goOn(
   reservationId: number,
 ): Promise<TurnOutcome> {
   const { db } = ctx;
-  const [agent] = await db.select().from(agents).where(eq(agents.aid, turn.aid));
-  if (!agent) throw new AppError("agent_not_found", `Agent '${turn.aid}' was deleted.`);
-  // As a run does: the decider waits for a slot rather than losing the turn to a busy server.
-  const releaseSlot = await ctx.model.slots.acquire(ctx.model.llm.timeoutMs);
-  if (!releaseSlot) throw noModelSlot(ctx.model.slots);
   const { state } = turn;
-  const call = startModelCall(ctx.model, {
-    agent,
-    history: [],
-    question: state.question,
-    releaseSlot,
-    store: ctx,
-    resume: { paused: state.paused, decisions: turn.decisions },
-    ...(state.settings ? { settings: state.settings } : {}),
-  });
+  const call = await resumedCall(ctx, turn);
   try {
     const reply = await call.generate().catch((error: unknown) => {
       throw call.failure(error);

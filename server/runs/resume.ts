@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
-import { agents, autonomousRuns } from "@/db/schema";
-import { type ClaimedTurn, endTurn, pauseTurn } from "@/server/approvals";
+import { autonomousRuns } from "@/db/schema";
+import { type ClaimedTurn, endTurn, pauseTurn, resumedCall } from "@/server/approvals";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError, problemFromError } from "@/server/frame/errors";
-import { type ModelRuntime, noModelSlot, startModelCall } from "@/server/model-call";
+import type { ModelRuntime } from "@/server/model-call";
 import { log } from "@/server/observability";
 import { failRun, storeRunReply } from "./execute";
 
@@ -25,19 +25,9 @@ export async function resumeRun(ctx: RunContext, turn: ClaimedTurn): Promise<Run
     .from(autonomousRuns)
     .where(eq(autonomousRuns.id, runId));
   try {
-    const [agent] = await ctx.db.select().from(agents).where(eq(agents.aid, turn.aid));
-    if (!agent || !run) throw new AppError("agent_not_found", `Agent '${turn.aid}' was deleted.`);
-    const releaseSlot = await ctx.model.slots.acquire(ctx.model.llm.timeoutMs);
-    if (!releaseSlot) throw noModelSlot(ctx.model.slots);
+    if (!run) throw new AppError("agent_not_found", `Agent '${turn.aid}' was deleted.`);
     const { state } = turn;
-    const call = startModelCall(ctx.model, {
-      agent,
-      history: [],
-      question: state.question,
-      releaseSlot,
-      store: ctx,
-      resume: { paused: state.paused, decisions: turn.decisions },
-    });
+    const call = await resumedCall(ctx, turn);
     try {
       const reply = await call.generate().catch((error: unknown) => {
         throw call.failure(error);
