@@ -1,3 +1,4 @@
+import { assertAgentExists } from "@/server/agents";
 import {
   decideApproval,
   decideApprovalInputSchema,
@@ -28,7 +29,7 @@ const refusals = {
   401: problem(
     "Neither the admin key nor a key of the agent: only they may see and decide its approvals.",
   ),
-  403: problem("The agent is paused."),
+  403: problem("The agent is paused (a decision would make it go on; the admin may still list)."),
   503: databaseUnavailable,
 };
 
@@ -58,7 +59,9 @@ export const approvalsRouter = router({
     .output(listApprovalsOutputSchema)
     .query(async ({ ctx, input }) => {
       deciderOnly(ctx.caller);
-      await checkChat(ctx, input);
+      // The admin reads a paused agent's too; a key, as long as it may chat with the agent.
+      if (ctx.caller.kind === "admin") await assertAgentExists(ctx.db, input.aid);
+      else await checkChat(ctx, input);
       return { approvals: await listApprovals(ctx, input.aid) };
     }),
 

@@ -90,6 +90,15 @@ describe.each(DATABASE_KINDS)("tool approvals on %s", (kind) => {
       ),
     ).toMatchObject({ status: 404 });
 
+    // While the agent is paused, the admin still sees the call, and nobody may make it go on.
+    await caller().agents.upsert({ aid: "payer", paused: true } as never);
+    expect((await caller().approvals.list({ aid: "payer" })).approvals).toHaveLength(1);
+    expect(
+      await problemOf(
+        as(withKey(key), model).approvals.decide({ aid: "payer", id, decision: "approve" }),
+      ),
+    ).toMatchObject({ status: 403, code: "agent_paused" });
+    await caller().agents.upsert({ aid: "payer", paused: false } as never);
     const decided = await as(withKey(key), model).approvals.decide({
       aid: "payer",
       id,
