@@ -6,6 +6,7 @@ export {
   decideApproval,
   decidingScope,
   endTurn,
+  endWaitingRunTurn,
   expireTurns,
   listApprovals,
   pauseTurn,

@@ -18,6 +18,7 @@ import type { ClaimedTurn } from "./store";
 export async function resumedCall(
   ctx: DataContext & { model: ModelRuntime },
   turn: ClaimedTurn,
+  signal?: AbortSignal,
 ): Promise<ModelCall> {
   const [agent] = await ctx.db.select().from(agents).where(eq(agents.aid, turn.aid));
   if (!agent) throw new AppError("agent_not_found", `Agent '${turn.aid}' was deleted.`);
@@ -30,6 +31,7 @@ export async function resumedCall(
     question: state.question,
     releaseSlot,
     store: ctx,
+    ...(signal ? { signal } : {}),
     resume: { paused: state.paused, decisions: turn.decisions },
     ...(state.settings ? { settings: state.settings } : {}),
   });

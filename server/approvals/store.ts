@@ -253,6 +253,18 @@ export async function decideApproval(
   });
 }
 
+/**
+ * Ends the turn a run waits in, unless a decision is taking it on: true if it was waiting (the
+ * run is then the caller's to end, as cancelled).
+ */
+export async function endWaitingRunTurn(db: Db, runId: number): Promise<boolean> {
+  const ended = await db
+    .delete(pausedTurns)
+    .where(and(eq(pausedTurns.runId, runId), isNull(pausedTurns.resumingUntil)))
+    .returning({ id: pausedTurns.id });
+  return ended.length > 0;
+}
+
 /** Deletes a turn that was resumed to its end (its approvals with it). */
 export async function endTurn(db: Db, id: number): Promise<void> {
   await db.delete(pausedTurns).where(eq(pausedTurns.id, id));

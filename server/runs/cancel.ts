@@ -1,10 +1,12 @@
 import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { type AutonomousRunRow, autonomousRuns, runInFlight } from "@/db/schema";
+import { endWaitingRunTurn } from "@/server/approvals";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
 import { readUntil } from "@/server/kit/read-until";
 import { log } from "@/server/observability";
+import { failRun } from "./fail";
 
 /**
  * Cancelling a run from any instance: the cancel sets a flag on the run's row; the process
@@ -69,6 +71,11 @@ export async function cancelRun(
   const found = await read();
   if (!found) throw runNotFound(aid, id);
   if (found.outcome !== "running") return found;
+  // Waiting for approvals, it runs in no process: it is ended here.
+  if (await endWaitingRunTurn(ctx.db, id)) {
+    await failRun(ctx, { runId: id, aid, quotaMonth: found.quotaMonth }, CANCELLED_DETAIL);
+    return (await read()) as AutonomousRunRow;
+  }
   await ctx.db
     .update(autonomousRuns)
     .set({ cancelRequestedAt: ctx.clock.now() })

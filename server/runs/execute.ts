@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { isDatabaseUnavailable } from "@/db/failures";
 import { type AutonomousRunRow, agents, autonomousRuns, runInFlight } from "@/db/schema";
 import { agentNotFound, agentPaused } from "@/server/agents";
@@ -14,7 +14,6 @@ import {
   startModelCall,
 } from "@/server/model-call";
 import { log } from "@/server/observability";
-import { releaseRun } from "@/server/quota";
 import {
   AGENT_CALLER,
   AUTONOMOUS_THREAD,
@@ -25,7 +24,8 @@ import {
 import { fanOutSql } from "@/server/webhooks";
 import { CANCELLED_DETAIL, watchForCancel } from "./cancel";
 import { type ClaimedRun, startRuns } from "./claim";
-import { runEventsSql, runJson } from "./record-json";
+import { failRun } from "./fail";
+import { runJson } from "./record-json";
 
 type RunContext = DataContext & { model: ModelRuntime };
 
@@ -116,27 +116,6 @@ function runFailureDetail(run: ClaimedRun, failure: unknown): string {
   return "An unexpected error occurred. It has been logged.";
 }
 
-// Fails the run, gives its quota back and writes `run.failed` in one transaction, so that the
-// sweeper cannot refund it twice.
-export async function failRun(
-  ctx: Pick<RunContext, "db" | "clock">,
-  run: { runId: number; aid: string; quotaMonth: string | null },
-  error: string,
-): Promise<void> {
-  await ctx.db.transaction(async (tx) => {
-    await tx.execute(sql`SELECT ${agentLockShared(run.aid)}`);
-    const now = ctx.clock.now();
-    const [updated] = await tx
-      .update(autonomousRuns)
-      .set({ outcome: "failed", error, finishedAt: now, quotaMonth: null })
-      .where(and(eq(autonomousRuns.id, run.runId), runInFlight))
-      .returning({ id: autonomousRuns.id });
-    if (!updated) return;
-    if (run.quotaMonth) await releaseRun(tx, { aid: run.aid, month: run.quotaMonth });
-    await tx.execute(runEventsSql("run.failed", [run.runId], now));
-  });
-}
-
 /** "Run now": a manual run outside the schedule (which it leaves as it is), executed at once. */
 export async function runNow(ctx: RunContext, aid: string): Promise<AutonomousRunRow> {
   const [agent] = await ctx.db.select().from(agents).where(eq(agents.aid, aid));
@@ -197,17 +176,4 @@ export async function storeRunReply(
     "run",
   );
   return stored;
-}
-
-/** Fails a run whose tool calls waited too long for an approval (server/frame/housekeeping.ts). */
-export async function failPausedRun(
-  ctx: Pick<RunContext, "db" | "clock">,
-  run: { runId: number; aid: string },
-  error: string,
-): Promise<void> {
-  const [row] = await ctx.db
-    .select({ quotaMonth: autonomousRuns.quotaMonth })
-    .from(autonomousRuns)
-    .where(eq(autonomousRuns.id, run.runId));
-  if (row) await failRun(ctx, { ...run, quotaMonth: row.quotaMonth }, error);
 }

@@ -2,7 +2,8 @@
 
 export { cancelRun } from "./cancel";
 export { claimDueRuns } from "./claim";
-export { executeRun, failPausedRun, runNow } from "./execute";
+export { executeRun, runNow } from "./execute";
+export { failPausedRun } from "./fail";
 export { listRuns, presentRun, summarizeRuns } from "./history";
 export { type RunTurnOutcome, resumeRun } from "./resume";
 export { Scheduler } from "./scheduler";

@@ -5,7 +5,9 @@ import type { DataContext } from "@/server/frame/data-context";
 import { AppError, problemFromError } from "@/server/frame/errors";
 import type { ModelRuntime } from "@/server/model-call";
 import { log } from "@/server/observability";
-import { failRun, storeRunReply } from "./execute";
+import { CANCELLED_DETAIL, watchForCancel } from "./cancel";
+import { storeRunReply } from "./execute";
+import { failRun } from "./fail";
 
 type RunContext = DataContext & { model: ModelRuntime };
 
@@ -24,10 +26,13 @@ export async function resumeRun(ctx: RunContext, turn: ClaimedTurn): Promise<Run
     .select({ quotaMonth: autonomousRuns.quotaMonth })
     .from(autonomousRuns)
     .where(eq(autonomousRuns.id, runId));
+  let cancel: ReturnType<typeof watchForCancel> | undefined;
   try {
     if (!run) throw new AppError("agent_not_found", `Agent '${turn.aid}' was deleted.`);
     const { state } = turn;
-    const call = await resumedCall(ctx, turn);
+    // A cancel from any instance stops it, as it stops a run in flight.
+    cancel = watchForCancel(ctx.db, runId);
+    const call = await resumedCall(ctx, turn, cancel.signal);
     try {
       const reply = await call.generate().catch((error: unknown) => {
         throw call.failure(error);
@@ -59,12 +64,11 @@ export async function resumeRun(ctx: RunContext, turn: ClaimedTurn): Promise<Run
     const problem = problemFromError(error);
     if (problem.code === "internal_error")
       log.error({ err: error, run_id: runId, aid: turn.aid }, "A paused run failed to go on");
-    await failRun(
-      ctx,
-      { runId, aid: turn.aid, quotaMonth: run?.quotaMonth ?? null },
-      problem.detail,
-    );
+    const detail = cancel?.signal.aborted ? CANCELLED_DETAIL : problem.detail;
+    await failRun(ctx, { runId, aid: turn.aid, quotaMonth: run?.quotaMonth ?? null }, detail);
     await endTurn(ctx.db, turn.id);
-    return { status: "failed", error: { code: problem.code, detail: problem.detail } };
+    return { status: "failed", error: { code: problem.code, detail } };
+  } finally {
+    cancel?.done();
   }
 }

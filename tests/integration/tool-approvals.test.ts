@@ -268,4 +268,21 @@ describe.each(DATABASE_KINDS)("tool approvals on %s", (kind) => {
     expect((await quotaOf("forgotten")).autonomous_count_total).toBe(0);
     expect(server().calls).toEqual([]);
   });
+
+  it("cancels a run that waits for approval at once: failed as cancelled, its run given back", async () => {
+    const model = runtime();
+    await gatedAgent("halted");
+    await caller().agents.upsert({ aid: "halted", autonomous_prompt: "Add." } as never);
+    fake().behave({ kind: "tools", calls: [{ name: "add", arguments: { a: 2, b: 2 } }] });
+    const run = await caller(model).runs.runNow({ aid: "halted" });
+    expect(run.outcome).toBe("running");
+    const cancelled = await caller(model).runs.cancel({ aid: "halted", id: run.id });
+    expect(cancelled).toMatchObject({
+      outcome: "failed",
+      error: "The run was cancelled on request before it ended.",
+    });
+    expect((await quotaOf("halted")).autonomous_count_total).toBe(0);
+    expect((await caller().approvals.list({ aid: "halted" })).approvals).toEqual([]);
+    expect(await count(sql`SELECT count(*)::int AS n FROM paused_turns`)).toBe(0);
+  });
 });
