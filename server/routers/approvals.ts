@@ -15,7 +15,7 @@ import {
 } from "@/server/chat";
 import { AppError } from "@/server/frame/errors";
 import { publicProcedure, router } from "@/server/frame/trpc";
-import { databaseUnavailable, problem, rest } from "@/server/http";
+import { databaseUnavailable, jsonBodyErrors, problem, rest } from "@/server/http";
 import { reservationLifetimeMs } from "@/server/quota";
 import { resumeRun } from "@/server/runs";
 import * as examples from "./examples-approvals";
@@ -82,6 +82,7 @@ export const approvalsRouter = router({
         },
         refusals: {
           ...refusals,
+          ...jsonBodyErrors,
           404: problem("No such agent, or no call of it waiting for your decision with this id."),
           409: problem("The call was already decided."),
         },
