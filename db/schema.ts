@@ -933,6 +933,38 @@ export const toolApprovals = pgTable(
 );
 
 /**
+ * Who changed what, recorded in the change's own transaction (server/audit): secrets never, only
+ * that they changed. Only admins' writes add rows; kept AUDIT_RETENTION_DAYS.
+ */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    at: timestamptz().notNull(),
+    /** `admin-key`, `wallet:0x…` (a signed-in admin wallet), or `system` (the service itself). */
+    actor: text().notNull(),
+    /** How the actor was known: `key` (a bearer key), `session` (the dashboard), `system`. */
+    actorVia: text().notNull(),
+    /** `<thing>.<verb>`: agent.created, agent_key.revoked, webhook.secret_rotated, … */
+    action: text().notNull(),
+    /** `<kind>:<id>`: agent:support-bot, agent_key:support-bot/ak_…, webhook:wh_… */
+    target: text().notNull(),
+    before: jsonb(),
+    after: jsonb(),
+    /** The X-Request-Id of the change's answer. */
+    requestId: text(),
+    /** The keyed hash of the client's address (server/callers), as throttles know it. */
+    client: text(),
+  },
+  (t) => [
+    index("audit_log_at").on(t.at),
+    index("audit_log_target").on(t.target, t.id),
+    index("audit_log_actor").on(t.actor, t.id),
+    index("audit_log_action").on(t.action, t.id),
+  ],
+);
+
+/**
  * Refusals naming no agent, counted per client and hour (and for all clients under ''): the
  * recorder's insert samples them by these counts, decided in its one statement.
  */

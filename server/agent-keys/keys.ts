@@ -2,6 +2,7 @@ import { and, asc, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { type AgentKeyRow, agentKeys } from "@/db/schema";
 import { assertAgentExists } from "@/server/agents";
+import { type AuditSource, recordChange } from "@/server/audit";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
 import { newAgentKey } from "./format";
@@ -21,7 +22,7 @@ type KeysContext = DataContext;
 const MAX_KEYS_PER_AGENT = 1000;
 
 export async function createKey(
-  { db, clock }: KeysContext,
+  { db, clock, ...source }: KeysContext & AuditSource,
   input: z.output<typeof createKeyInputSchema>,
 ): Promise<z.output<typeof createdKeySchema>> {
   await assertAgentExists(db, input.aid);
@@ -46,20 +47,33 @@ export async function createKey(
     );
   }
   const { id, key, secretHash } = newAgentKey();
-  const [row] = await db
-    .insert(agentKeys)
-    .values({
-      id,
-      aid: input.aid,
-      name: input.name,
-      secretHash,
-      createdAt: now,
-      expiresAt,
-      rateLimitRpm: input.rate_limit_rpm ?? null,
-    })
-    .returning();
-  return { ...presentKey(row as AgentKeyRow, now), key };
+  const shown = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(agentKeys)
+      .values({
+        id,
+        aid: input.aid,
+        name: input.name,
+        secretHash,
+        createdAt: now,
+        expiresAt,
+        rateLimitRpm: input.rate_limit_rpm ?? null,
+      })
+      .returning();
+    const created = presentKey(row as AgentKeyRow, now);
+    // The key itself is shown once, to its maker, and never recorded.
+    await recordChange(tx, source, {
+      at: now,
+      action: "agent_key.created",
+      target: keyTarget(input.aid, id),
+      after: created,
+    });
+    return created;
+  });
+  return { ...shown, key };
 }
+
+const keyTarget = (aid: string, id: string) => `agent_key:${aid}/${id}`;
 
 export async function listKeys(
   { db, clock }: KeysContext,
@@ -93,14 +107,26 @@ export async function getKey(
 
 /** Revokes the key (it stays recorded, so its threads still name it); 404 if there is none. */
 export async function revokeKey(
-  { db, clock }: KeysContext,
+  { db, clock, ...source }: KeysContext & AuditSource,
   { aid, id }: z.output<typeof agentKeyRefSchema>,
 ): Promise<void> {
-  const revoked = await db
-    .update(agentKeys)
-    .set({ revokedAt: clock.now() })
-    .where(and(eq(agentKeys.aid, aid), eq(agentKeys.id, id), isNull(agentKeys.revokedAt)))
-    .returning({ id: agentKeys.id });
+  const now = clock.now();
+  const revoked = await db.transaction(async (tx) => {
+    const rows = await tx
+      .update(agentKeys)
+      .set({ revokedAt: now })
+      .where(and(eq(agentKeys.aid, aid), eq(agentKeys.id, id), isNull(agentKeys.revokedAt)))
+      .returning();
+    const [row] = rows;
+    if (row)
+      await recordChange(tx, source, {
+        at: now,
+        action: "agent_key.revoked",
+        target: keyTarget(aid, id),
+        before: presentKey({ ...row, revokedAt: null }, now),
+      });
+    return rows;
+  });
   if (revoked.length === 0) {
     await assertAgentExists(db, aid);
     throw new AppError("not_found", `Agent '${aid}' has no key '${id}'.`);

@@ -9,6 +9,7 @@ import {
   agents,
   chatMessages,
 } from "@/db/schema";
+import { type AuditSource, recordChange } from "@/server/audit";
 import type { AuthKeys } from "@/server/auth";
 import type { Config, QuotaLimits } from "@/server/frame/config";
 import type { DataContext } from "@/server/frame/data-context";
@@ -154,10 +155,12 @@ export async function upsertAgent(
     clock,
     config: { quotaDefaults, chat, tools, llm },
     auth,
-  }: AgentsContext & {
-    config: Pick<Config, "quotaDefaults" | "chat" | "tools" | "llm">;
-    auth: Pick<AuthKeys, "headerKey" | "endpointKey">;
-  },
+    ...source
+  }: AgentsContext &
+    AuditSource & {
+      config: Pick<Config, "quotaDefaults" | "chat" | "tools" | "llm">;
+      auth: Pick<AuthKeys, "headerKey" | "endpointKey">;
+    },
   input: AgentInput,
   { createOnly = false }: { createOnly?: boolean } = {},
 ): Promise<{ created: boolean; agent: Agent }> {
@@ -178,6 +181,7 @@ export async function upsertAgent(
 
       if (existing) {
         if (createOnly) throw agentExists(input.aid);
+        const before = await getAgent({ db: tx, clock }, input.aid);
         const config = mergeConfig(existing, input, store);
         assertConsistent(config);
         const autonomousNextRunAt = nextRunAfterChange(existing, config, now);
@@ -191,6 +195,13 @@ export async function upsertAgent(
         }
         const agent = await getAgent({ db: tx, clock }, input.aid);
         await emitEvent(tx, { type: "agent.updated", at: now, data: agent });
+        await recordChange(tx, source, {
+          at: now,
+          action: "agent.updated",
+          target: `agent:${input.aid}`,
+          before,
+          after: agent,
+        });
         return { created: false, agent };
       }
 
@@ -224,6 +235,12 @@ export async function upsertAgent(
         .values(newQuotaRow(input.aid, { ...quotaDefaults, ...givenLimits(input) }, now));
       const agent = await getAgent({ db: tx, clock }, input.aid);
       await emitEvent(tx, { type: "agent.created", at: now, data: agent });
+      await recordChange(tx, source, {
+        at: now,
+        action: "agent.created",
+        target: `agent:${input.aid}`,
+        after: agent,
+      });
       return { created: true, agent };
     });
     if (outcome) return outcome;
@@ -235,7 +252,10 @@ export async function upsertAgent(
  * Deletes the agent and everything its own in one DELETE (the foreign keys cascade); chats in
  * flight then fail, counting nothing. Its `agent.deleted` event carries the record as read.
  */
-export async function deleteAgent({ db, clock }: AgentsContext, aid: string): Promise<void> {
+export async function deleteAgent(
+  { db, clock, ...source }: AgentsContext & AuditSource,
+  aid: string,
+): Promise<void> {
   await db.transaction(async (tx) => {
     // Before any of its rows: uses in flight end first, and new ones wait (server/kit/agent-lock.ts).
     await tx.execute(sql`SELECT ${agentLockAlone(aid)}`);
@@ -252,6 +272,12 @@ export async function deleteAgent({ db, clock }: AgentsContext, aid: string): Pr
     // messages have no foreign key to cascade from.
     await tx.delete(chatMessages).where(eq(chatMessages.aid, aid));
     await emitEvent(tx, { type: "agent.deleted", at: now, data: record });
+    await recordChange(tx, source, {
+      at: now,
+      action: "agent.deleted",
+      target: `agent:${aid}`,
+      before: record,
+    });
   });
 }
 

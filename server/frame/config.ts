@@ -162,6 +162,13 @@ export const envSchema = z.object({
       .min(0, "must be 0 (no request log) or more")
       .max(3650, "must be at most 3,650 (ten years)"),
   ).default(14),
+  AUDIT_RETENTION_DAYS: optional(
+    z.coerce
+      .number({ error: "must be a whole number of days" })
+      .int("must be a whole number of days")
+      .min(0, "must be 0 (kept for ever) or more")
+      .max(36500, "must be at most 36,500"),
+  ).default(365),
   QUOTA_DEFAULT_MESSAGE_LIMIT_TOTAL: quotaLimit(null),
   QUOTA_DEFAULT_MESSAGE_LIMIT_MONTHLY: quotaLimit(10_000),
   QUOTA_DEFAULT_MESSAGE_LIMIT_DAILY: quotaLimit(1_000),
@@ -375,6 +382,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
     },
     /** 0 = no request log: nothing is written, and what is there is deleted. */
     requestLogDays: e.REQUEST_LOG_DAYS,
+    /** Days an audit entry is kept; 0 = for ever. */
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     modelPrices: e.MODEL_PRICES,
   };
 }

@@ -1,5 +1,6 @@
 import type { Db } from "@/db/client";
 import { expireTurns, type TurnState } from "@/server/approvals";
+import { purgeOldAudit } from "@/server/audit";
 import { purgeExpiredSessions, purgeOldFailures } from "@/server/auth";
 import { purgeOldChatWindows } from "@/server/chat";
 import { purgeOldIdempotencyKeys } from "@/server/idempotency";
@@ -25,7 +26,11 @@ import { purgeOldDeliveries } from "@/server/webhooks";
  */
 export function startHousekeeping(
   { db, clock }: { db: Db; clock: Clock },
-  { llmTimeoutMs, requestLogDays }: { llmTimeoutMs: number; requestLogDays: number },
+  {
+    llmTimeoutMs,
+    requestLogDays,
+    auditRetentionDays,
+  }: { llmTimeoutMs: number; requestLogDays: number; auditRetentionDays: number },
 ): () => void {
   let ticks = 0;
   // The request log's purge goes on until nothing old is left, which after a flood or a long
@@ -71,6 +76,7 @@ export function startHousekeeping(
     await purgeOldNotices(db, now);
     await purgeOldIdempotencyKeys(db, now);
     await purgeOldResponseEvents(db, now);
+    await purgeOldAudit(db, now, auditRetentionDays);
   };
   const timer = setInterval(() => {
     tick().catch((error: unknown) =>

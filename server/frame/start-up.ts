@@ -37,7 +37,11 @@ export function startBackgroundWork({ database, clock, config, auth }: Services)
 } {
   startHousekeeping(
     { db: database.db, clock },
-    { llmTimeoutMs: config.llm.timeoutMs, requestLogDays: config.requestLogDays },
+    {
+      llmTimeoutMs: config.llm.timeoutMs,
+      requestLogDays: config.requestLogDays,
+      auditRetentionDays: config.auditRetentionDays,
+    },
   );
   const sender = new WebhookSender(
     { db: database.db, clock },

@@ -1,7 +1,9 @@
 import { asc, eq, sql } from "drizzle-orm";
 import type { z } from "zod";
+import type { Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { type ModelPriceRow, modelPrices } from "@/db/schema";
+import { type AuditSource, recordChange } from "@/server/audit";
 import type { Config } from "@/server/frame/config";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
@@ -27,14 +29,37 @@ export async function listPrices({
 }
 
 export async function setPrice(
-  { db, clock }: PricesContext,
+  { db: outer, clock, ...source }: PricesContext & AuditSource,
+  input: z.output<typeof setPriceInputSchema>,
+): Promise<z.output<typeof priceSchema>> {
+  return outer.transaction(async (db) => {
+    const [before] = await db
+      .select()
+      .from(modelPrices)
+      .where(eq(modelPrices.model, input.model))
+      .for("update");
+    const after = await upsertPrice(db, clock.now(), input);
+    await recordChange(db, source, {
+      at: new Date(after.updated_at),
+      action: "price.set",
+      target: `price:${input.model}`,
+      before: before ? presentPrice(before) : null,
+      after,
+    });
+    return after;
+  });
+}
+
+async function upsertPrice(
+  db: Db,
+  now: Date,
   input: z.output<typeof setPriceInputSchema>,
 ): Promise<z.output<typeof priceSchema>> {
   const values = {
     model: input.model,
     inputPerMillion: input.input_per_million,
     outputPerMillion: input.output_per_million,
-    updatedAt: clock.now(),
+    updatedAt: now,
   };
   // The bound is checked in the statement: a new model is added only while there is room.
   const result = await db.execute(sql`
@@ -54,13 +79,20 @@ export async function setPrice(
   return presentPrice({ ...values });
 }
 
-export async function deletePrice({ db }: PricesContext, model: string): Promise<void> {
-  const deleted = await db
-    .delete(modelPrices)
-    .where(eq(modelPrices.model, model))
-    .returning({ model: modelPrices.model });
-  if (deleted.length === 0)
-    throw new AppError("not_found", `Model '${model}' has no price to delete.`);
+export async function deletePrice(
+  { db, clock, ...source }: PricesContext & AuditSource,
+  model: string,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [deleted] = await tx.delete(modelPrices).where(eq(modelPrices.model, model)).returning();
+    if (!deleted) throw new AppError("not_found", `Model '${model}' has no price to delete.`);
+    await recordChange(tx, source, {
+      at: clock.now(),
+      action: "price.deleted",
+      target: `price:${model}`,
+      before: presentPrice(deleted),
+    });
+  });
 }
 
 /** Writes MODEL_PRICES into the table at start-up (each instance alike: the same upserts). */

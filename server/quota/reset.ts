@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { agentQuotas, agentTokenUsage } from "@/db/schema";
+import { type AuditSource, recordChange } from "@/server/audit";
 import type { Clock } from "@/server/kit/clock";
 import { COUNTERS, periodValue, type QuotaKind } from "./counters";
 import { forgetNotices } from "./notices";
@@ -13,11 +14,20 @@ import { periodOf, TOKEN_BUDGETS } from "./tokens";
  * statement for the quota row and the token counters, so no one reads one reset without the other.
  */
 export async function resetQuotaCounts(
-  { db, clock }: { db: Db; clock: Clock },
+  { db: outer, clock, ...source }: { db: Db; clock: Clock } & AuditSource,
   aid: string,
   counters: readonly QuotaCounterName[] = QUOTA_COUNTERS,
 ): Promise<boolean> {
-  const now = clock.now();
+  return outer.transaction((db) => resetIn(db, clock.now(), source, aid, counters));
+}
+
+async function resetIn(
+  db: Db,
+  now: Date,
+  source: AuditSource,
+  aid: string,
+  counters: readonly QuotaCounterName[],
+): Promise<boolean> {
   const [day, month] = [utcDay(now), utcMonth(now)];
   const named = new Set<string>(counters);
   // The quota row is written even when none of its counters is named: it says whether the
@@ -65,6 +75,14 @@ export async function resetQuotaCounts(
     .select({ aid: quota.aid })
     .from(quota);
   // Counting starts again: a limit reached after this is news again (agent.limit_reached).
-  if (reset.length > 0) await forgetNotices(db, aid);
-  return reset.length > 0;
+  if (reset.length === 0) return false;
+  await forgetNotices(db, aid);
+  // A reset is a change: which counters went back to 0.
+  await recordChange(db, source, {
+    at: now,
+    action: "agent.counters_reset",
+    target: `agent:${aid}`,
+    after: { counters: [...counters] },
+  });
+  return true;
 }

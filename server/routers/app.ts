@@ -3,6 +3,7 @@ import { a2aRouter } from "./a2a";
 import { agentKeysRouter } from "./agent-keys";
 import { agentsRouter } from "./agents";
 import { approvalsRouter } from "./approvals";
+import { auditRouter } from "./audit";
 import { authRouter } from "./auth";
 import { chatRouter } from "./chat";
 import { completionsRouter } from "./completions";
@@ -37,6 +38,7 @@ export const appRouter = router({
   agentKeys: agentKeysRouter,
   usage: usageRouter,
   requestLog: requestLogRouter,
+  audit: auditRouter,
   prices: pricesRouter,
   nonces: noncesRouter,
   deployments: deploymentsRouter,

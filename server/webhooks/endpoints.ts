@@ -1,6 +1,7 @@
 import { asc, count, eq } from "drizzle-orm";
 import type { z } from "zod";
 import { type WebhookEndpointRow, webhookEndpoints } from "@/db/schema";
+import { type AuditSource, recordChange } from "@/server/audit";
 import type { Config } from "@/server/frame/config";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
@@ -14,10 +15,11 @@ import type {
 import { isEndpointId, newEndpointId, newSecret, sealSecret } from "./secrets";
 import { urlProblem } from "./target";
 
-export type WebhooksContext = DataContext & {
-  config: Pick<Config, "webhooks">;
-  auth: { webhookKey: Uint8Array };
-};
+export type WebhooksContext = DataContext &
+  AuditSource & {
+    config: Pick<Config, "webhooks">;
+    auth: { webhookKey: Uint8Array };
+  };
 
 /** A bound on endpoints, and so on the deliveries one event can make. */
 const MAX_ENDPOINTS = 100;
@@ -63,20 +65,33 @@ export async function createWebhook(
   const id = newEndpointId();
   const secret = newSecret();
   const now = ctx.clock.now();
-  const [row] = await ctx.db
-    .insert(webhookEndpoints)
-    .values({
-      id,
-      url,
-      description: input.description ?? null,
-      events: input.events,
-      secret: sealSecret(ctx.auth.webhookKey, secret, id),
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning();
-  return { ...presentWebhook(row as WebhookEndpointRow), secret };
+  const created = await ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(webhookEndpoints)
+      .values({
+        id,
+        url,
+        description: input.description ?? null,
+        events: input.events,
+        secret: sealSecret(ctx.auth.webhookKey, secret, id),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    const shown = presentWebhook(row as WebhookEndpointRow);
+    // The secret is shown once, to its maker, and never recorded.
+    await recordChange(tx, ctx, {
+      at: now,
+      action: "webhook.created",
+      target: target(id),
+      after: shown,
+    });
+    return shown;
+  });
+  return { ...created, secret };
 }
+
+const target = (id: string) => `webhook:${id}`;
 
 export async function listWebhooks({
   db,
@@ -121,35 +136,57 @@ export async function updateWebhook(
             disabledReason: `Disabled by an admin at ${now.toISOString()}; PATCH {"enabled": true} starts deliveries again.`,
           }
         : {};
-  const [row] = isEndpointId(input.id)
-    ? await ctx.db
-        .update(webhookEndpoints)
-        .set({
-          ...(input.url === undefined ? {} : { url: checkedUrl(ctx, input.url) }),
-          ...(input.events === undefined ? {} : { events: input.events }),
-          ...(input.description === undefined ? {} : { description: input.description }),
-          ...enabling,
-          updatedAt: now,
-        })
-        .where(eq(webhookEndpoints.id, input.id))
-        .returning()
-    : [];
-  if (!row) throw webhookNotFound(input.id);
-  return presentWebhook(row);
+  const url = input.url === undefined ? {} : { url: checkedUrl(ctx, input.url) };
+  if (!isEndpointId(input.id)) throw webhookNotFound(input.id);
+  return ctx.db.transaction(async (tx) => {
+    const [before] = await tx
+      .select()
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.id, input.id))
+      .for("update");
+    if (!before) throw webhookNotFound(input.id);
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set({
+        ...url,
+        ...(input.events === undefined ? {} : { events: input.events }),
+        ...(input.description === undefined ? {} : { description: input.description }),
+        ...enabling,
+        updatedAt: now,
+      })
+      .where(eq(webhookEndpoints.id, input.id))
+      .returning();
+    const after = presentWebhook(row as WebhookEndpointRow);
+    await recordChange(tx, ctx, {
+      at: now,
+      action: "webhook.updated",
+      target: target(input.id),
+      before: presentWebhook(before),
+      after,
+    });
+    return after;
+  });
 }
 
 /** Deletes the endpoint and its delivery log; what was pending is not sent. */
 export async function deleteWebhook(
-  { db }: Pick<WebhooksContext, "db">,
+  ctx: Pick<WebhooksContext, "db" | "clock"> & AuditSource,
   id: string,
 ): Promise<void> {
-  const deleted = isEndpointId(id)
-    ? await db
-        .delete(webhookEndpoints)
-        .where(eq(webhookEndpoints.id, id))
-        .returning({ id: webhookEndpoints.id })
-    : [];
-  if (deleted.length === 0) throw webhookNotFound(id);
+  if (!isEndpointId(id)) throw webhookNotFound(id);
+  await ctx.db.transaction(async (tx) => {
+    const [deleted] = await tx
+      .delete(webhookEndpoints)
+      .where(eq(webhookEndpoints.id, id))
+      .returning();
+    if (!deleted) throw webhookNotFound(id);
+    await recordChange(tx, ctx, {
+      at: ctx.clock.now(),
+      action: "webhook.deleted",
+      target: target(id),
+      before: presentWebhook(deleted),
+    });
+  });
 }
 
 /**
@@ -161,13 +198,22 @@ export async function rotateSecret(
   id: string,
 ): Promise<z.output<typeof createdWebhookSchema>> {
   const secret = newSecret();
-  const [row] = isEndpointId(id)
-    ? await ctx.db
-        .update(webhookEndpoints)
-        .set({ secret: sealSecret(ctx.auth.webhookKey, secret, id), updatedAt: ctx.clock.now() })
-        .where(eq(webhookEndpoints.id, id))
-        .returning()
-    : [];
-  if (!row) throw webhookNotFound(id);
-  return { ...presentWebhook(row), secret };
+  if (!isEndpointId(id)) throw webhookNotFound(id);
+  const now = ctx.clock.now();
+  const shown = await ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set({ secret: sealSecret(ctx.auth.webhookKey, secret, id), updatedAt: now })
+      .where(eq(webhookEndpoints.id, id))
+      .returning();
+    if (!row) throw webhookNotFound(id);
+    // That it changed, never what it is.
+    await recordChange(tx, ctx, {
+      at: now,
+      action: "webhook.secret_rotated",
+      target: target(id),
+    });
+    return presentWebhook(row);
+  });
+  return { ...shown, secret };
 }

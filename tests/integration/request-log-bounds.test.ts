@@ -178,7 +178,10 @@ describe.each(DATABASE_KINDS)("the request log's bounds on %s", (kind) => {
       Array.from({ length: 10 }, (_, i) => entry({ started_at: at(i * 1000) })),
     );
     clock.advance(HOUR);
-    const stop = startHousekeeping({ db, clock }, { llmTimeoutMs: 60_000, requestLogDays: 14 });
+    const stop = startHousekeeping(
+      { db, clock },
+      { llmTimeoutMs: 60_000, requestLogDays: 14, auditRetentionDays: 365 },
+    );
     try {
       // Its first round, 5 s on.
       await vi.waitFor(async () => expect((await tally(db)).admin?.entries).toBe(10), {

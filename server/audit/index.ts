@@ -1,0 +1,4 @@
+// The audit log: who changed what, recorded in each change's own transaction.
+export { listAudit, purgeOldAudit } from "./list";
+export { type AuditChange, type AuditSource, recordChange } from "./record";
+export * from "./schema";
