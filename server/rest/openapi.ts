@@ -22,6 +22,10 @@ import type { Operation } from "./operation";
 const TAGS: Record<string, { name: string; description: string }> = {
   agents: { name: "agents", description: "Agents: their configuration, quotas and counters." },
   tools: { name: "tools", description: "The tools an agent's MCP servers offer it." },
+  approvals: {
+    name: "approvals",
+    description: "Tool calls that wait for a person to approve or deny them.",
+  },
   runs: { name: "runs", description: "Autonomous runs: the schedule's runs, and a run now." },
   chat: { name: "chat", description: "Chat with an agent." },
   completions: { name: "completions", description: "Agents as OpenAI chat completions." },
