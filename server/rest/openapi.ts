@@ -40,6 +40,7 @@ const TAGS: Record<string, { name: string; description: string }> = {
   agentKeys: { name: "agent keys", description: "The keys callers use for one agent." },
   usage: { name: "usage", description: "Messages, runs, tokens and cost over time." },
   requestLog: { name: "request log", description: "One entry per chat, completion or MCP chat." },
+  audit: { name: "audit", description: "Who changed what: every admin change, as it was made." },
   prices: { name: "prices", description: "Prices per million tokens, by model." },
   nonces: { name: "nonces", description: "Nonces for signed (SIWE) messages." },
   deployments: {

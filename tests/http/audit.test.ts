@@ -46,5 +46,23 @@ describe.each(DATABASE_KINDS)("the audit log over HTTP on %s", (kind) => {
     expect(anonymous.headers.get("content-type")).toMatch(/application\/problem\+json/);
     const bad = await sendAsAdmin(server, "GET", "/audit?since=yesterday");
     expect(bad.status).toBe(400);
+
+    // As CSV: every entry the filters match (here over 2 pages of 500), newest first.
+    for (let i = 0; i < 510; i++)
+      await sendAsAdmin(server, "POST", "/agents", { aid: "watched", rate_limit_rpm: i + 1 });
+    const csv = await fetch(`${server.url}/audit?target=agent:watched&limit=1`, {
+      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, accept: "text/csv" },
+    });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toMatch(/^text\/csv/);
+    const lines = (await csv.text()).trimEnd().split("\r\n");
+    expect(lines[0]).toBe("id,at,actor,actor_via,action,target,request_id,client,before,after");
+    expect(lines).toHaveLength(1 + 511);
+    expect(lines[1]).toMatch(/^\d+,[^,]+,admin-key,key,agent\.updated,agent:watched,/);
+    expect(lines.at(-1)).toMatch(/,agent\.created,agent:watched,/);
+    const badCsv = await fetch(`${server.url}/audit?since=yesterday`, {
+      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, accept: "text/csv" },
+    });
+    expect(badCsv.status).toBe(400);
   });
 });
