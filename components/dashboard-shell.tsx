@@ -13,6 +13,7 @@ const ADMIN_LINKS = [
   { href: "/dashboard", label: "Overview" },
   { href: "/dashboard/agents", label: "Agents" },
   { href: "/dashboard/requests", label: "Request log" },
+  { href: "/dashboard/audit", label: "Audit log" },
   { href: "/dashboard/prices", label: "Prices" },
   { href: "/dashboard/webhooks", label: "Webhooks" },
 ];

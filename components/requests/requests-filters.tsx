@@ -103,7 +103,7 @@ export function RequestsFilters({
 }
 
 /** A text filter that follows typing, and shows what Back or a link put in the URL. */
-function TypedFilter({
+export function TypedFilter({
   name,
   label,
   param,

@@ -68,6 +68,7 @@ const ADMIN_PAGES = () => [
     name: "agent-thread",
   },
   { path: "/dashboard/requests", title: "Request log · Agent Service", name: "requests" },
+  { path: "/dashboard/audit", title: "Audit log · Agent Service", name: "audit" },
   { path: "/dashboard/prices", title: "Prices · Agent Service", name: "prices" },
   { path: "/dashboard/webhooks", title: "Webhooks · Agent Service", name: "webhooks" },
   {
