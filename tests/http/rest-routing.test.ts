@@ -59,6 +59,11 @@ function normalise(value: unknown, key = ""): unknown {
     if (/^chatcmpl-/.test(value)) return "<completion>";
     if (/^resp_[0-9a-f]{32}$/.test(value)) return "<response>";
     if (/^[0-9a-f]{12,}$/.test(value) && (key === "id" || key === "nonce")) return "<random>";
+    // An audit entry's target names a key or webhook by its random id.
+    if (key === "target")
+      return value
+        .replace(/^(agent_key:[^/]+\/)[0-9a-f]{12,}$/, "$1<random>")
+        .replace(/^webhook:wh_[0-9a-f]{16}$/, "webhook:<webhook>");
     // Each server's own port (the document's servers, an agent card's interface).
     return value.replace(/^http:\/\/localhost:\d+(?=$|\/)/, "http://localhost:<port>");
   }
