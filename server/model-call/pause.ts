@@ -86,9 +86,7 @@ async function decidedOutcome(
 ): Promise<Omit<ToolCall, "id" | "step">> {
   const known = toolbox?.offered(call.name);
   const refused = (error: string) => ({
-    server: known?.server ?? null,
-    name: known?.tool ?? call.name,
-    arguments: parsed(call.arguments),
+    ...describe(toolbox, call),
     result: null,
     error,
     duration_ms: 0,
@@ -108,10 +106,16 @@ async function decidedOutcome(
   );
 }
 
-function parsed(text: string): unknown {
+/**
+ * A call as the model named it, before it is made: its server and tool when the toolbox offers
+ * it, and its arguments parsed (the raw text when they are not JSON). The `tool_call` event's
+ * fields, and a refused call's.
+ */
+export function describe(toolbox: Toolbox | undefined, call: ToolCallRequest) {
+  const known = toolbox?.offered(call.name);
+  let args: unknown = call.arguments;
   try {
-    return text.trim() === "" ? {} : JSON.parse(text);
-  } catch {
-    return text;
-  }
+    args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+  } catch {}
+  return { server: known?.server ?? null, name: known?.tool ?? call.name, arguments: args };
 }

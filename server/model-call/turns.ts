@@ -10,7 +10,14 @@ import type {
   ToolCallRequest,
 } from "@/server/providers";
 import type { Toolbox, ToolCall } from "@/server/tools";
-import { askingTurn, type Decision, decidedCalls, type PausedTurns, toolTurns } from "./pause";
+import {
+  askingTurn,
+  type Decision,
+  decidedCalls,
+  describe,
+  type PausedTurns,
+  toolTurns,
+} from "./pause";
 import { estimateTokens, type Usage } from "./schema";
 import { modelTurnSpan, toolSpanOptions } from "./spans";
 
@@ -227,16 +234,6 @@ export async function* runTurns(options: {
     messages = [...messages, asking, ...toolTurns(records)];
   }
   return { text, usage, toolCalls, finishReason, ...(answeredBy ? { answeredBy } : {}) };
-}
-
-/** What the `tool_call` event says before the call is made: the tool as the model named it. */
-function describe(toolbox: Toolbox, call: ToolCallRequest) {
-  const known = toolbox.offered(call.name);
-  let args: unknown = call.arguments;
-  try {
-    args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
-  } catch {}
-  return { server: known?.server ?? null, name: known?.tool ?? call.name, arguments: args };
 }
 
 function notCalled(call: ToolCallRequest, step: number, i: number, error: string): ToolCall {
