@@ -1,5 +1,5 @@
 // Tool calls that wait for a person's approval: the paused turns, their approvals and decisions.
-export { resumedCall } from "./resume";
+export { pauseAgain, resumedCall, resumedExchange, turnProblem } from "./resume";
 export * from "./schema";
 export {
   type ClaimedTurn,

@@ -1,14 +1,19 @@
 import { eq } from "drizzle-orm";
 import { agents } from "@/db/schema";
 import type { DataContext } from "@/server/frame/data-context";
-import { AppError } from "@/server/frame/errors";
+import { AppError, problemFromError } from "@/server/frame/errors";
 import {
   type ModelCall,
+  type ModelReply,
   type ModelRuntime,
   noModelSlot,
+  type PausedTurns,
   startModelCall,
 } from "@/server/model-call";
-import type { ClaimedTurn } from "./store";
+import { log } from "@/server/observability";
+import type { Exchange } from "@/server/threads";
+import type { PendingApproval } from "./schema";
+import { type ClaimedTurn, pauseTurn } from "./store";
 
 /**
  * The model call that takes a claimed turn on from its pause, for a chat or a run: the agent as
@@ -35,4 +40,41 @@ export async function resumedCall(
     resume: { paused: state.paused, decisions: turn.decisions },
     ...(state.settings ? { settings: state.settings } : {}),
   });
+}
+
+/** A resumed turn that asked for more approvals: the same turn, paused again, waiting anew. */
+export function pauseAgain(
+  ctx: DataContext & { model: ModelRuntime },
+  turn: ClaimedTurn,
+  paused: PausedTurns,
+): Promise<PendingApproval[]> {
+  const waitMs = ctx.model.tools.config.approvalWaitMs;
+  return pauseTurn(ctx, waitMs, turn, { ...turn.state, paused }, turn.id);
+}
+
+/** What a resumed turn stores: the question as it was asked, the reply as it ended. */
+export function resumedExchange(turn: ClaimedTurn, reply: ModelReply, answeredAt: Date): Exchange {
+  return {
+    aid: turn.aid,
+    caller: turn.caller,
+    chatId: turn.chatId,
+    question: turn.state.question,
+    reply: reply.text,
+    model: reply.model,
+    usage: reply.usage,
+    toolCalls: reply.toolCalls,
+    askedAt: new Date(turn.state.askedAt),
+    answeredAt,
+  };
+}
+
+/** Why a resumed turn failed, as its decider is told; logged when it is not the client's doing. */
+export function turnProblem(
+  error: unknown,
+  where: Record<string, unknown>,
+): { code: string; detail: string } {
+  const problem = problemFromError(error);
+  if (problem.code === "internal_error")
+    log.error({ err: error, ...where }, "A paused turn failed to go on");
+  return { code: problem.code, detail: problem.detail };
 }

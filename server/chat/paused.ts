@@ -1,11 +1,17 @@
 import { eq } from "drizzle-orm";
 import { agentQuotaView } from "@/db/schema";
-import { type ClaimedTurn, endTurn, pauseTurn, resumedCall } from "@/server/approvals";
+import {
+  type ClaimedTurn,
+  endTurn,
+  pauseAgain,
+  resumedCall,
+  resumedExchange,
+  turnProblem,
+} from "@/server/approvals";
 import type { Config } from "@/server/frame/config";
 import type { DataContext } from "@/server/frame/data-context";
-import { AppError, problemFromError } from "@/server/frame/errors";
+import { AppError } from "@/server/frame/errors";
 import type { ModelRuntime } from "@/server/model-call";
-import { log } from "@/server/observability";
 import { presentQuota, releaseMessage, settleMessage } from "@/server/quota";
 import { storeExchange } from "@/server/threads";
 import { replyOf } from "./reply";
@@ -43,7 +49,6 @@ async function goOn(
   reservationId: number,
 ): Promise<TurnOutcome> {
   const { db } = ctx;
-  const { state } = turn;
   const call = await resumedCall(ctx, turn);
   try {
     const reply = await call.generate().catch((error: unknown) => {
@@ -56,13 +61,7 @@ async function goOn(
       return presentQuota(row, ctx.clock.now());
     };
     if (reply.paused) {
-      const approvals = await pauseTurn(
-        ctx,
-        ctx.model.tools.config.approvalWaitMs,
-        turn,
-        { ...state, paused: reply.paused },
-        turn.id,
-      );
+      const approvals = await pauseAgain(ctx, turn, reply.paused);
       const standing = { cost: null, quota: await quota(), rateLimit: null };
       return {
         status: "requires_approval",
@@ -70,21 +69,9 @@ async function goOn(
         error: null,
       };
     }
-    const answeredAt = ctx.clock.now();
     const { stored, cost } = await storeExchange(
       db,
-      {
-        aid: turn.aid,
-        caller: turn.caller,
-        chatId: turn.chatId,
-        question: state.question,
-        reply: reply.text,
-        model: reply.model,
-        usage: reply.usage,
-        toolCalls: reply.toolCalls,
-        askedAt: new Date(state.askedAt),
-        answeredAt,
-      },
+      resumedExchange(turn, reply, ctx.clock.now()),
       settleMessage(reservationId),
       "message",
     );
@@ -105,8 +92,9 @@ async function goOn(
 }
 
 function failed(error: unknown, turn: Pick<ClaimedTurn, "id" | "aid">): TurnOutcome {
-  const problem = problemFromError(error);
-  if (problem.code === "internal_error")
-    log.error({ err: error, aid: turn.aid, turn: turn.id }, "A paused turn failed to go on");
-  return { status: "failed", reply: null, error: { code: problem.code, detail: problem.detail } };
+  return {
+    status: "failed",
+    reply: null,
+    error: turnProblem(error, { aid: turn.aid, turn: turn.id }),
+  };
 }

@@ -1,10 +1,16 @@
 import { eq } from "drizzle-orm";
 import { autonomousRuns } from "@/db/schema";
-import { type ClaimedTurn, endTurn, pauseTurn, resumedCall } from "@/server/approvals";
+import {
+  type ClaimedTurn,
+  endTurn,
+  pauseAgain,
+  resumedCall,
+  resumedExchange,
+  turnProblem,
+} from "@/server/approvals";
 import type { DataContext } from "@/server/frame/data-context";
-import { AppError, problemFromError } from "@/server/frame/errors";
+import { AppError } from "@/server/frame/errors";
 import type { ModelRuntime } from "@/server/model-call";
-import { log } from "@/server/observability";
 import { CANCELLED_DETAIL, watchForCancel } from "./cancel";
 import { storeRunReply } from "./execute";
 import { failRun } from "./fail";
@@ -29,7 +35,6 @@ export async function resumeRun(ctx: RunContext, turn: ClaimedTurn): Promise<Run
   let cancel: ReturnType<typeof watchForCancel> | undefined;
   try {
     if (!run) throw new AppError("agent_not_found", `Agent '${turn.aid}' was deleted.`);
-    const { state } = turn;
     // A cancel from any instance stops it, as it stops a run in flight.
     cancel = watchForCancel(ctx.db, runId);
     const call = await resumedCall(ctx, turn, cancel.signal);
@@ -38,22 +43,10 @@ export async function resumeRun(ctx: RunContext, turn: ClaimedTurn): Promise<Run
         throw call.failure(error);
       });
       if (reply.paused) {
-        const waitMs = ctx.model.tools.config.approvalWaitMs;
-        await pauseTurn(ctx, waitMs, turn, { ...state, paused: reply.paused }, turn.id);
+        await pauseAgain(ctx, turn, reply.paused);
         return { status: "requires_approval", error: null };
       }
-      const stored = await storeRunReply(ctx, runId, {
-        aid: turn.aid,
-        caller: turn.caller,
-        chatId: turn.chatId,
-        question: state.question,
-        reply: reply.text,
-        model: reply.model,
-        usage: reply.usage,
-        toolCalls: reply.toolCalls,
-        askedAt: new Date(state.askedAt),
-        answeredAt: ctx.clock.now(),
-      });
+      const stored = await storeRunReply(ctx, runId, resumedExchange(turn, reply, ctx.clock.now()));
       if (!stored) throw new AppError("conflict", "The run had already ended.");
       await endTurn(ctx.db, turn.id);
       return { status: "completed", error: null };
@@ -61,9 +54,7 @@ export async function resumeRun(ctx: RunContext, turn: ClaimedTurn): Promise<Run
       call.end();
     }
   } catch (error) {
-    const problem = problemFromError(error);
-    if (problem.code === "internal_error")
-      log.error({ err: error, run_id: runId, aid: turn.aid }, "A paused run failed to go on");
+    const problem = turnProblem(error, { run_id: runId, aid: turn.aid });
     const detail = cancel?.signal.aborted ? CANCELLED_DETAIL : problem.detail;
     await failRun(ctx, { runId, aid: turn.aid, quotaMonth: run?.quotaMonth ?? null }, detail);
     await endTurn(ctx.db, turn.id);
