@@ -1,3 +1,4 @@
+import { csvField } from "@/server/kit/csv";
 import type { AuditEntry } from "./schema";
 
 /**
@@ -40,7 +41,6 @@ function line(entry: AuditEntry): string {
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return "";
-  let text = typeof value === "string" ? value : JSON.stringify(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n']/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return csvField(/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
 }

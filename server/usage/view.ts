@@ -1,3 +1,4 @@
+import { csvField } from "@/server/kit/csv";
 import type { UsageSeries } from "./schema";
 
 // A usage series as CSV, the same file for the API and the dashboard's download; the browser loads
@@ -24,18 +25,12 @@ export function usageCsv(
 ): { text: string; filename: string } {
   const rows = series.points as unknown as Record<string, Cell>[];
   const lines = [
-    USAGE_CSV_COLUMNS.map(cell),
-    ...rows.map((row) => USAGE_CSV_COLUMNS.map((column) => cell(row[column] ?? null))),
+    USAGE_CSV_COLUMNS.map(csvField),
+    ...rows.map((row) => USAGE_CSV_COLUMNS.map((column) => csvField(row[column] ?? null))),
   ];
   const day = (iso: string) => iso.slice(0, 10);
   return {
     text: `${lines.map((line) => line.join(",")).join("\r\n")}\r\n`,
     filename: `${name}-${day(series.from)}-${day(series.to)}.csv`,
   };
-}
-
-function cell(value: Cell): string {
-  if (value === null) return "";
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
