@@ -39,11 +39,18 @@ export async function setPrice(
       .where(eq(modelPrices.model, input.model))
       .for("update");
     const after = await upsertPrice(db, clock.now(), input);
+    const shown = before && presentPrice(before);
+    // The same price again is no change: MODEL_PRICES, written at every start, adds no entry.
+    if (
+      shown?.input_per_million === after.input_per_million &&
+      shown.output_per_million === after.output_per_million
+    )
+      return after;
     await recordChange(db, source, {
       at: new Date(after.updated_at),
       action: "price.set",
       target: `price:${input.model}`,
-      before: before ? presentPrice(before) : null,
+      before: shown || null,
       after,
     });
     return after;

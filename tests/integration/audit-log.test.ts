@@ -33,6 +33,8 @@ describe.each(DATABASE_KINDS)("the audit log on %s", (kind) => {
     await admin().agents.resetQuota({ aid: "audited", counters: ["message_daily"] } as never);
     await admin().prices.set({ model: "m-1", input_per_million: 1, output_per_million: 2 });
     await admin().prices.set({ model: "m-1", input_per_million: 3, output_per_million: 4 });
+    // The same price again is no change, and adds no entry.
+    await admin().prices.set({ model: "m-1", input_per_million: 3, output_per_million: 4 });
     await admin().prices.delete({ model: "m-1" });
     const hook = await admin().webhooks.create({
       url: "https://hooks.example.com/audit",
