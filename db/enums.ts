@@ -2,6 +2,11 @@
 
 export const CHAT_ACCESS = ["public", "key"] as const;
 
+/** An admin's roles, lowest first: each may do all the ones before it may. */
+export const ADMIN_ROLES = ["viewer", "operator", "owner"] as const;
+
+export type AdminRole = (typeof ADMIN_ROLES)[number];
+
 /** The deployment statuses (the interface's `Status`), in the order of a deployment's life. */
 export const DEPLOYMENT_STATUSES = [
   "init",

@@ -22,6 +22,7 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 import {
+  ADMIN_ROLES,
   CHAT_ACCESS,
   DEPLOYMENT_STATUSES,
   type DeploymentStatus,
@@ -614,20 +615,68 @@ export const siweNonces = pgTable(
 );
 
 /** Dashboard sessions; only the token's SHA-256 is kept, so a copy of the table signs nobody in. */
+const adminRoleCheck = (column: unknown) =>
+  sql`${column} IN (${sql.raw(ADMIN_ROLES.map((role) => `'${role}'`).join(", "))})`;
+
+/** The people who administer the service, each with a role; known by a wallet, an email or both. */
+export const admins = pgTable(
+  "admins",
+  {
+    id: text().primaryKey(),
+    name: text().notNull(),
+    /** Lowercase, as wallets are compared. */
+    wallet: text().unique(),
+    /** Lowercase; an identity provider's verified email signs in as it. */
+    email: text().unique(),
+    role: text({ enum: ADMIN_ROLES }).notNull(),
+    createdAt: timestamptz().notNull(),
+    updatedAt: timestamptz().notNull(),
+  },
+  (t) => [
+    check("admins_role", adminRoleCheck(t.role)),
+    check("admins_known_by", sql`${t.wallet} IS NOT NULL OR ${t.email} IS NOT NULL`),
+  ],
+);
+
+/** A person's own admin API keys (`adm_<id>_<secret>`): only the secret's SHA-256 is kept. */
+export const adminKeys = pgTable(
+  "admin_keys",
+  {
+    id: text().primaryKey(),
+    adminId: text()
+      .notNull()
+      .references(() => admins.id, { onDelete: "cascade" }),
+    name: text().notNull(),
+    /** At most its person's role; a key acts with the lower of the two. */
+    role: text({ enum: ADMIN_ROLES }).notNull(),
+    secretHash: text().notNull(),
+    createdAt: timestamptz().notNull(),
+    expiresAt: timestamptz().notNull(),
+  },
+  (t) => [
+    index("admin_keys_admin").on(t.adminId),
+    check("admin_keys_role", adminRoleCheck(t.role)),
+  ],
+);
+
 export const sessions = pgTable(
   "sessions",
   {
     tokenHash: text().primaryKey(),
-    via: text({ enum: ["api_key", "wallet"] }).notNull(),
+    via: text({ enum: ["api_key", "personal_key", "wallet"] }).notNull(),
     address: text(),
     /** For a session opened with the admin key: which key, so that a new key ends it. */
     adminKeyFingerprint: text(),
+    /** For a session opened with a personal admin key: revoking the key ends it. */
+    adminKeyId: text().references(() => adminKeys.id, { onDelete: "cascade" }),
     createdAt: timestamptz().notNull(),
     expiresAt: timestamptz().notNull(),
   },
   (t) => [
     index("sessions_expiry").on(t.expiresAt),
-    check("sessions_via", sql`${t.via} IN ('api_key', 'wallet')`),
+    // Revoking a key deletes its sessions through the foreign key's cascade.
+    index("sessions_admin_key").on(t.adminKeyId),
+    check("sessions_via", sql`${t.via} IN ('api_key', 'personal_key', 'wallet')`),
   ],
 );
 
@@ -989,6 +1038,8 @@ export type ChatMessageRow = typeof chatMessages.$inferSelect;
 export type ChatThreadRow = typeof chatThreads.$inferSelect;
 export type AgentKeyRow = typeof agentKeys.$inferSelect;
 export type SessionRow = typeof sessions.$inferSelect;
+export type AdminRow = typeof admins.$inferSelect;
+export type AdminKeyRow = typeof adminKeys.$inferSelect;
 export type ModelPriceRow = typeof modelPrices.$inferSelect;
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;

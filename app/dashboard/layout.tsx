@@ -4,7 +4,9 @@ import type { ReactNode } from "react";
 import { requestPath, requestSession } from "@/app/dashboard/request-session";
 import { DashboardShell } from "@/components/dashboard-shell";
 import { TrpcProvider } from "@/components/trpc";
-import { SESSION_COOKIE, signInPath } from "@/server/auth";
+import { isAdmin, SESSION_COOKIE, signInPath } from "@/server/auth";
+
+const ROLE_NAMES = { owner: "Owner", operator: "Operator", viewer: "Viewer" } as const;
 
 export const dynamic = "force-dynamic";
 
@@ -13,10 +15,17 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   // A session cookie that signs no one in: the session ended, which the sign-in page then says.
   // Either way, signing in leads back to the page asked for.
   if (!session) redirect(signInPath(await requestPath(), (await cookies()).has(SESSION_COOKIE)));
-  const who = session.via === "api_key" ? "Admin (API key)" : session.address;
+  const who =
+    session.via === "api_key"
+      ? "Owner (ADMIN_API_KEY)"
+      : session.via === "personal_key"
+        ? `${ROLE_NAMES[session.role]} (admin key)`
+        : isAdmin(session)
+          ? `${session.address} (${session.role})`
+          : session.address;
   return (
     <TrpcProvider signedIn>
-      <DashboardShell isAdmin={session.role === "admin"} who={who}>
+      <DashboardShell isAdmin={isAdmin(session)} who={who}>
         {children}
       </DashboardShell>
     </TrpcProvider>

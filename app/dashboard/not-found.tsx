@@ -3,12 +3,13 @@ import Link from "next/link";
 import { requestSession } from "@/app/dashboard/request-session";
 import { Notice } from "@/components/ui/notice";
 import { PageHeader } from "@/components/ui/page-header";
+import { isAdmin } from "@/server/auth";
 
 export const metadata: Metadata = { title: "Page not found" };
 
 /** A dashboard address that leads nowhere: said inside the dashboard, with the way back. */
 export default async function DashboardNotFound() {
-  const admin = (await requestSession())?.role === "admin";
+  const admin = isAdmin(await requestSession());
   return (
     <>
       <PageHeader title="Page not found" />

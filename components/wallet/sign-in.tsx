@@ -49,9 +49,10 @@ function SignIn({ chainIds, ended, next }: SignInProps) {
 
   // Back to the page that sent the user here; otherwise admins start at the overview, a wallet
   // at its deployments (the only pages it may see). `next` is checked again here, as it is read.
-  const enter = (role: "admin" | "wallet" | undefined) => {
+  const enter = (role: string | undefined) => {
     router.replace(
-      dashboardPathOrNull(next) ?? (role === "admin" ? DASHBOARD_HOME : "/dashboard/deployments"),
+      dashboardPathOrNull(next) ??
+        (role && role !== "wallet" ? DASHBOARD_HOME : "/dashboard/deployments"),
     );
     router.refresh();
   };

@@ -13,9 +13,15 @@ import { storableJsonText } from "@/server/kit/text";
  * service's own change. The session's shape is restated so that this needs nothing of auth.
  */
 export type AuditSource = {
-  session?: { via: "api_key" } | { via: "wallet"; address: string } | null;
+  session?:
+    | { via: "api_key" }
+    | { via: "personal_key"; admin: string }
+    | { via: "wallet"; address: string; admin?: string }
+    | null;
   requestId?: string;
   client?: string;
+  /** Set when the request came with the dashboard's session cookie. */
+  sessionId?: string;
 };
 
 export type AuditChange = {
@@ -27,7 +33,7 @@ export type AuditChange = {
 };
 
 export async function recordChange(db: Db, source: AuditSource, change: AuditChange) {
-  const { actor, via } = actorOf(source.session);
+  const { actor, via } = actorOf(source.session, source.sessionId !== undefined);
   const json = (value: unknown) =>
     value === undefined || value === null
       ? null
@@ -46,8 +52,15 @@ export async function recordChange(db: Db, source: AuditSource, change: AuditCha
   });
 }
 
-function actorOf(session: AuditSource["session"]): { actor: string; via: string } {
+/**
+ * The person where there is one (`admin:<id>`, through their key or a dashboard session), the
+ * bootstrap ADMIN_API_KEY, or a wallet of ADMIN_ADDRESSES that is in no admins list entry.
+ */
+function actorOf(session: AuditSource["session"], cookie: boolean): { actor: string; via: string } {
   if (!session) return { actor: "system", via: "system" };
-  if (session.via === "api_key") return { actor: "admin-key", via: "key" };
+  const via = cookie ? "session" : "key";
+  if (session.via === "api_key") return { actor: "admin-key", via };
+  if (session.via === "personal_key") return { actor: `admin:${session.admin}`, via };
+  if (session.admin) return { actor: `admin:${session.admin}`, via: "session" };
   return { actor: `wallet:${session.address}`, via: "session" };
 }

@@ -2,11 +2,12 @@
 
 export type { AdminKey, AuthKeys } from "./admin-key";
 export { authKeys, bearerToken, callerHashKey, resolveAdminKey } from "./admin-key";
-export type { Session } from "./session";
+export type { AdminSession, Session } from "./session";
 export {
   clearedSessionCookie,
   endAllSessions,
   endSession,
+  isAdmin,
   purgeExpiredSessions,
   readSession,
   SESSION_COOKIE,

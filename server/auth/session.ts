@@ -1,26 +1,38 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, lt, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import { getAddress } from "viem";
 import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
-import { sessions } from "@/db/schema";
+import { adminKeys, admins, sessions } from "@/db/schema";
+import { type AdminRole, lowerRole } from "@/server/admins";
 
 /**
  * Dashboard sessions, kept in the database: the cookie holds a random token and the `sessions`
- * table its SHA-256, so signing out stops a copied cookie at once on every instance. A wallet's
- * admin rights are read from ADMIN_ADDRESSES on every request, so removing one acts at once.
+ * table its SHA-256, so signing out stops a copied cookie at once on every instance. Roles are
+ * read on every request (the admins list, ADMIN_ADDRESSES), so a change acts at once.
  */
 
 export const SESSION_COOKIE = "agent_session";
 export const SESSION_TTL_S = 12 * 60 * 60;
 
+/**
+ * Who a request is: an admin with a role (the ADMIN_API_KEY is the bootstrap owner; a person acts
+ * with their role, through their key or their wallet), or a signed-in wallet that is no admin.
+ */
 export type Session =
-  | { role: "admin"; via: "api_key" }
-  | { role: "admin"; via: "wallet"; address: `0x${string}` }
-  | { role: "wallet"; via: "wallet"; address: `0x${string}` };
+  | { role: "owner"; via: "api_key" }
+  | { role: AdminRole; via: "personal_key"; admin: string; key: string }
+  | { role: AdminRole | "wallet"; via: "wallet"; address: `0x${string}`; admin?: string };
+
+export type AdminSession = Session & { role: AdminRole };
+
+export const isAdmin = (session: Session | null | undefined): session is AdminSession =>
+  !!session && session.role !== "wallet";
 
 type Claims =
   | { via: "api_key"; adminKeyFingerprint: string }
+  | { via: "personal_key"; key: string }
   | { via: "wallet"; address: `0x${string}` };
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -39,6 +51,7 @@ export async function startSession(
     via: claims.via,
     address: claims.via === "wallet" ? claims.address : null,
     adminKeyFingerprint: claims.via === "api_key" ? claims.adminKeyFingerprint : null,
+    adminKeyId: claims.via === "personal_key" ? claims.key : null,
     createdAt: now,
     expiresAt: new Date(now.getTime() + SESSION_TTL_S * 1000),
   });
@@ -68,16 +81,71 @@ export async function readSession(
   const id = hashToken(token);
   const [row] = await sessionByToken(db).execute({ tokenHash: id, now: now.toISOString() });
   if (!row) return null;
-  // A session opened with the admin key lasts while that key is the admin key.
-  if (row.via === "api_key" || !row.address)
+  const session = sessionOf(row, { adminAddresses, adminKeyFingerprint, now });
+  return session ? { session, id } : null;
+}
+
+type SessionRead = {
+  via: string;
+  address: string | null;
+  adminKeyFingerprint: string | null;
+  keyId: string | null;
+  keyAdmin: string | null;
+  keyRole: AdminRole | null;
+  keyAdminRole: AdminRole | null;
+  keyExpiresAt: Date | null;
+  walletAdmin: string | null;
+  walletRole: AdminRole | null;
+};
+
+/**
+ * The session a stored row stands for, with the roles as they are now: a session opened with the
+ * admin key lasts while that key is the admin key, one opened with a personal key while that key
+ * works, and a wallet has the role the admins list or ADMIN_ADDRESSES gives it today.
+ */
+function sessionOf(
+  row: SessionRead,
+  {
+    adminAddresses,
+    adminKeyFingerprint,
+    now,
+  }: { adminAddresses: ReadonlySet<string>; adminKeyFingerprint: string; now: Date },
+): Session | null {
+  if (row.via === "api_key")
     return row.adminKeyFingerprint === adminKeyFingerprint
-      ? { session: { role: "admin", via: "api_key" }, id }
+      ? { role: "owner", via: "api_key" }
       : null;
-  const address = getAddress(row.address);
-  const session: Session = adminAddresses.has(address.toLowerCase())
-    ? { role: "admin", via: "wallet", address }
-    : { role: "wallet", via: "wallet", address };
-  return { session, id };
+  if (row.via === "personal_key") {
+    if (!row.keyId || !row.keyAdmin || !row.keyRole || !row.keyAdminRole || !row.keyExpiresAt)
+      return null;
+    if (row.keyExpiresAt <= now) return null;
+    return {
+      role: lowerRole(row.keyRole, row.keyAdminRole),
+      via: "personal_key",
+      admin: row.keyAdmin,
+      key: row.keyId,
+    };
+  }
+  if (!row.address) return null;
+  return walletSession(getAddress(row.address), adminAddresses, {
+    admin: row.walletAdmin ?? undefined,
+    role: row.walletRole ?? undefined,
+  });
+}
+
+/**
+ * A wallet's session: ADMIN_ADDRESSES are owners whatever the admins list says (configuration is
+ * the bootstrap, as ADMIN_API_KEY is); others have the role their entry in the list gives.
+ */
+export function walletSession(
+  address: `0x${string}`,
+  adminAddresses: ReadonlySet<string>,
+  listed: { admin?: string; role?: AdminRole },
+): Session {
+  const role = adminAddresses.has(address.toLowerCase()) ? "owner" : (listed.role ?? "wallet");
+  return listed.admin
+    ? { role, via: "wallet", address, admin: listed.admin }
+    : { role, via: "wallet", address };
 }
 
 export async function endSession(db: Db, id: string | undefined): Promise<void> {
@@ -94,6 +162,9 @@ export async function purgeExpiredSessions(db: Db, now: Date): Promise<void> {
   await db.delete(sessions).where(lt(sessions.expiresAt, now));
 }
 
+const keyAdmins = alias(admins, "key_admins");
+const walletAdmins = alias(admins, "wallet_admins");
+
 function sessionByToken(db: Db) {
   return prepared(db, "session-by-token", () =>
     db
@@ -101,8 +172,18 @@ function sessionByToken(db: Db) {
         via: sessions.via,
         address: sessions.address,
         adminKeyFingerprint: sessions.adminKeyFingerprint,
+        keyId: adminKeys.id,
+        keyAdmin: adminKeys.adminId,
+        keyRole: adminKeys.role,
+        keyAdminRole: keyAdmins.role,
+        keyExpiresAt: adminKeys.expiresAt,
+        walletAdmin: walletAdmins.id,
+        walletRole: walletAdmins.role,
       })
       .from(sessions)
+      .leftJoin(adminKeys, eq(adminKeys.id, sessions.adminKeyId))
+      .leftJoin(keyAdmins, eq(keyAdmins.id, adminKeys.adminId))
+      .leftJoin(walletAdmins, eq(walletAdmins.wallet, sql`lower(${sessions.address})`))
       .where(
         and(
           eq(sessions.tokenHash, sql.placeholder("tokenHash")),

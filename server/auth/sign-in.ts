@@ -1,12 +1,12 @@
-import type { Address } from "viem";
 import { parseSiweMessage } from "viem/siwe";
 import type { Db } from "@/db/client";
+import { findAdminByWallet, findAdminKey, parseAdminKey } from "@/server/admins";
 import type { Config } from "@/server/frame/config";
 import { AppError } from "@/server/frame/errors";
 import type { Clock } from "@/server/kit/clock";
 import { spendNonce } from "@/server/nonces";
 import { verifySiweMessage, wrongPurpose } from "@/server/siwe";
-import { type Session, startSession } from "./session";
+import { type Session, startSession, walletSession } from "./session";
 import { blockedFor, forgetFailures, recordFailure, tooManyAttempts } from "./throttle";
 
 /**
@@ -44,15 +44,27 @@ export async function signInWithWallet(
     await spendNonce(ctx.db, verified.nonce, verified.address, now);
     if (verified.purpose !== "sign-in" || verified.statement?.trimStart().startsWith("{"))
       throw wrongPurpose("sign-in");
-    return walletSession(verified.address, ctx.config.siwe.adminAddresses);
+    const listed = await findAdminByWallet(ctx.db, verified.address);
+    return walletSession(verified.address, ctx.config.siwe.adminAddresses, listed ?? {});
   });
 }
 
+/** The ADMIN_API_KEY (the bootstrap owner) or a person's own admin key. */
 export async function signInWithKey(ctx: SignInContext, presented: string): Promise<SignedIn> {
   return throttled(ctx, async () => {
+    const personal = parseAdminKey(presented);
+    if (personal) {
+      const found = await findAdminKey(ctx.db, personal, ctx.clock.now());
+      if (!found)
+        throw new AppError(
+          "unauthorized",
+          "The admin key is not valid: unknown, revoked or expired.",
+        );
+      return { role: found.role, via: "personal_key", admin: found.admin, key: found.key };
+    }
     if (!ctx.adminKeyMatches(presented))
       throw new AppError("unauthorized", "The admin API key is not valid.");
-    return { role: "admin", via: "api_key" };
+    return { role: "owner", via: "api_key" };
   });
 }
 
@@ -72,16 +84,12 @@ async function throttled(ctx: SignInContext, check: () => Promise<Session>): Pro
   const claims =
     session.via === "wallet"
       ? { via: "wallet" as const, address: session.address }
-      : { via: "api_key" as const, adminKeyFingerprint: ctx.adminKeyFingerprint };
+      : session.via === "personal_key"
+        ? { via: "personal_key" as const, key: session.key }
+        : { via: "api_key" as const, adminKeyFingerprint: ctx.adminKeyFingerprint };
   const cookie = await startSession(db, claims, {
     secure: ctx.config.publicUrl.startsWith("https:"),
     now: ctx.clock.now(),
   });
   return { session, cookie };
-}
-
-export function walletSession(address: Address, adminAddresses: ReadonlySet<string>): Session {
-  return adminAddresses.has(address.toLowerCase())
-    ? { role: "admin", via: "wallet", address }
-    : { role: "wallet", via: "wallet", address };
 }

@@ -1,5 +1,6 @@
 import { createHmac, type KeyObject } from "node:crypto";
 import { isIP } from "node:net";
+import { roleAtLeast } from "@/server/admins";
 import { type PresentedKey, presentedKey } from "@/server/agent-keys";
 import type { Session } from "@/server/auth";
 import { PEER_HEADER } from "@/server/instance";
@@ -138,9 +139,10 @@ export function callerOf({
   bearer?: string;
   client: string;
 }): Caller {
-  if (session?.role === "admin") return { kind: "admin" };
+  // A viewer writes nothing: it chats as the client it is, not as the admin.
+  if (session && roleAtLeast(session.role, "operator")) return { kind: "admin" };
   const key = bearer === undefined ? undefined : presentedKey(bearer);
   if (key) return { kind: "key", key };
-  if (session) return { kind: "wallet", address: session.address };
+  if (session?.via === "wallet") return { kind: "wallet", address: session.address };
   return { kind: "anonymous", addressHash: client };
 }

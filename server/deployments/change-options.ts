@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { Db } from "@/db/client";
 import { deployments } from "@/db/schema";
 import type { Session } from "@/server/auth";
+import { isAdmin } from "@/server/auth";
 import type { Config } from "@/server/frame/config";
 import { AppError } from "@/server/frame/errors";
 import { allowedChanges } from "./permissions";
@@ -19,12 +20,12 @@ export async function changeOptions(
   session: Session,
 ): Promise<z.output<typeof changeOptionsSchema>> {
   const [row] = await db.select().from(deployments).where(eq(deployments.id, input.id));
-  const owner = session.role === "admin" ? undefined : session.address;
+  const owner = isAdmin(session) ? undefined : session.address;
   if (!row || (owner && row.userAddress !== getAddress(owner)))
     throw new AppError("deployment_not_found", `Deployment ${input.id} not found.`);
   const privy_token = !config.privy ? "ignored" : config.privy.required ? "required" : "optional";
   const signer = getAddress(input.signer);
-  if (session.role !== "admin" && signer !== session.address) {
+  if (!isAdmin(session) && signer !== session.address) {
     return {
       statuses: [],
       reason: `You signed in as ${session.address}, but the wallet now connected is ${signer}: switch back to the first account in your wallet, or sign in again with this one.`,

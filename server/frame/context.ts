@@ -1,4 +1,5 @@
 import type { Db } from "@/db/client";
+import { findAdminKey, parseAdminKey } from "@/server/admins";
 import { parseAgentKey } from "@/server/agent-keys";
 import {
   type AuthKeys,
@@ -106,17 +107,29 @@ export async function createContext({
   let throttledForS: number | undefined;
   let sessionId: string | undefined;
   try {
-    // A bearer that could be the admin key is tried as it, and a wrong one counts toward the
-    // throttle. One that cannot (another length, an OpenAI `sk-` key) is neither counted nor
-    // looked up: OpenAI's clients must send some key, a placeholder or a real one. A well-formed
-    // agent key is no guess either: its 32-byte secret is out of reach of guessing.
-    if (token !== undefined && parseAgentKey(token) === undefined && !auth.couldBeAdminKey(token)) {
+    // A personal admin key is looked up by its id; a wrong one is no guess at the admin key (its
+    // 32-byte secret is out of reach of guessing), so it is refused without counting, as a
+    // well-formed agent key is. A bearer that could be the admin key is tried as it, and a wrong
+    // one counts toward the throttle. One that cannot (another length, an OpenAI `sk-` key) is
+    // neither counted nor looked up: OpenAI's clients must send some key.
+    const personal = token === undefined ? undefined : parseAdminKey(token);
+    if (personal) {
+      const found = await findAdminKey(db, personal, now);
+      if (found) {
+        session = { role: found.role, via: "personal_key", admin: found.admin, key: found.key };
+        credentials = "valid";
+      } else credentials = "invalid";
+    } else if (
+      token !== undefined &&
+      parseAgentKey(token) === undefined &&
+      !auth.couldBeAdminKey(token)
+    ) {
       credentials = "invalid";
     } else if (token !== undefined && parseAgentKey(token) === undefined) {
       throttledForS = await blockedFor(db, client, now);
       if (throttledForS !== undefined) credentials = "throttled";
       else if (auth.adminKeyMatches(token)) {
-        session = { role: "admin", via: "api_key" };
+        session = { role: "owner", via: "api_key" };
         credentials = "valid";
       } else {
         credentials = "invalid";

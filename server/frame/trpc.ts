@@ -1,5 +1,6 @@
 import { initTRPC } from "@trpc/server";
-import { tooManyAttempts } from "@/server/auth";
+import { type AdminRole, roleAtLeast } from "@/server/admins";
+import { isAdmin, tooManyAttempts } from "@/server/auth";
 import type { Context } from "@/server/frame/context";
 import { AppError, mapKnownError, problemFromError, toTRPCError } from "@/server/frame/errors";
 import type { ProcedureMeta } from "@/server/http";
@@ -78,21 +79,50 @@ export const walletProcedure = publicProcedure.meta({ access: "wallet" }).use(({
   return next({ ctx: { ...ctx, session: ctx.session } });
 });
 
-/** Admin only: 401 without valid admin credentials, 403 for a wallet that is not an admin. */
-export const adminProcedure = publicProcedure.meta({ access: "admin" }).use(({ ctx, next }) => {
-  refuseThrottled(ctx);
-  if (ctx.session && ctx.session.role !== "admin") {
-    throw toTRPCError(new AppError("forbidden", "This needs an admin; your wallet is not one."));
-  }
-  if (ctx.session?.role !== "admin") {
-    throw toTRPCError(
-      ctx.credentials === "invalid"
-        ? new AppError("unauthorized", "The admin API key is not valid.")
-        : new AppError(
-            "unauthorized",
-            "This needs admin credentials: send the header 'Authorization: Bearer <ADMIN_API_KEY>'.",
-          ),
-    );
-  }
-  return next({ ctx: { ...ctx, session: ctx.session } });
-});
+const ROLE_WORK: Record<AdminRole, string> = {
+  viewer: "reading what admins read",
+  operator: "changing agents, keys, quotas, prices, webhooks and deployments",
+  owner: "changing admins and roles, and signing everyone out",
+};
+
+/**
+ * Admins with at least `needed`: 401 without valid admin credentials, 403 for a wallet that is
+ * no admin or an admin whose role is lower. The builder a procedure is made with is where it
+ * declares the role it needs (tests/http/roles.test.ts walks every one).
+ */
+function adminProcedureFor(needed: AdminRole) {
+  return publicProcedure.meta({ access: needed }).use(({ ctx, next }) => {
+    refuseThrottled(ctx);
+    const { session } = ctx;
+    if (session && !isAdmin(session))
+      throw toTRPCError(new AppError("forbidden", "This needs an admin; your wallet is not one."));
+    if (!isAdmin(session)) {
+      throw toTRPCError(
+        ctx.credentials === "invalid"
+          ? new AppError(
+              "unauthorized",
+              "The admin API key is not valid (or it expired, or was revoked).",
+            )
+          : new AppError(
+              "unauthorized",
+              "This needs admin credentials: send the header 'Authorization: Bearer <ADMIN_API_KEY or your admin key>'.",
+            ),
+      );
+    }
+    if (!roleAtLeast(session.role, needed))
+      throw toTRPCError(
+        new AppError(
+          "forbidden",
+          `This needs the ${needed} role (${ROLE_WORK[needed]}); you are signed in as ${session.role === "viewer" ? "a viewer" : `an ${session.role}`}.`,
+        ),
+      );
+    return next({ ctx: { ...ctx, session } });
+  });
+}
+
+/** Reads of what admins see: every admin. */
+export const viewerProcedure = adminProcedureFor("viewer");
+/** Changes to agents, keys, quotas, prices, webhooks and deployments. */
+export const operatorProcedure = adminProcedureFor("operator");
+/** Changes to admins and roles. */
+export const ownerProcedure = adminProcedureFor("owner");

@@ -73,7 +73,10 @@ export const databaseUnavailable = {
 
 /** The refusals every admin operation can give (the admin key's check itself reads the database). */
 export const adminErrors = {
-  "401": problem("Missing or wrong admin API key."),
+  "401": problem("Missing or wrong admin API key (or the admin key expired, or was revoked)."),
+  "403": problem(
+    "The admin key's role is below the one this operation needs (viewer, then operator, then owner).",
+  ),
   "429": {
     ...problem(
       "too_many_attempts: this client address sent too many wrong keys; every key it sends is refused until Retry-After has passed.",

@@ -17,8 +17,11 @@ import type {
 
 export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-/** Who may call a procedure: set by the builder it is made with (frame/trpc.ts). */
-export type Access = "public" | "wallet" | "admin";
+/**
+ * Who may call a procedure: set by the builder it is made with (frame/trpc.ts). The last three
+ * are admins' roles (server/admins), restated so that this needs nothing of them.
+ */
+export type Access = "public" | "wallet" | "viewer" | "operator" | "owner";
 
 /**
  * A successful answer. Its JSON is the procedure's output schema unless `schema` says otherwise;

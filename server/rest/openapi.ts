@@ -42,6 +42,10 @@ const TAGS: Record<string, { name: string; description: string }> = {
   requestLog: { name: "request log", description: "One entry per chat, completion or MCP chat." },
   audit: { name: "audit", description: "Who changed what: every admin change, as it was made." },
   prices: { name: "prices", description: "Prices per million tokens, by model." },
+  admins: {
+    name: "admins",
+    description: "The people who administer the service, their roles and their own API keys.",
+  },
   nonces: { name: "nonces", description: "Nonces for signed (SIWE) messages." },
   deployments: {
     name: "deployments",
@@ -61,7 +65,7 @@ const securitySchemes = {
     type: "http",
     scheme: "bearer",
     description:
-      "The ADMIN_API_KEY. REST takes this key only: the dashboard's session cookie is refused here, wallets included.",
+      "The ADMIN_API_KEY (the bootstrap owner), or a person's own admin key (`admk_<id>_<secret>`, made by POST /admins/{id}/keys), which acts with its role. REST takes keys only: the dashboard's session cookie is refused here, wallets included.",
   },
   metricsToken: {
     type: "http",
@@ -151,7 +155,14 @@ function operationOf(operation: Operation): ZodOpenApiOperationObject {
     operationId: operation.operationId,
     tags: [tagName(operation.tag)],
     summary: operation.summary,
-    ...(operation.description ? { description: operation.description } : {}),
+    ...(operation.description || operation.role
+      ? {
+          description: [operation.description, roleSentence(operation.role)]
+            .filter(Boolean)
+            .join("\n\n"),
+        }
+      : {}),
+    ...(operation.role ? { "x-role": operation.role } : {}),
     security: operation.security,
     ...(path || (hasRest && !operation.body) || operation.idempotent
       ? {
@@ -172,6 +183,14 @@ function operationOf(operation: Operation): ZodOpenApiOperationObject {
       : {}),
     responses: responses as ZodOpenApiResponsesObject,
   };
+}
+
+/** What the document says of an operation's role, beside the machine-readable `x-role`. */
+function roleSentence(role: Operation["role"]): string | undefined {
+  if (!role) return undefined;
+  return role === "viewer"
+    ? "Role: viewer (every admin)."
+    : `Role: ${role}${role === "operator" ? " or owner" : ""}; a lower role is refused with 403.`;
 }
 
 const idempotencyHeader = z.object({

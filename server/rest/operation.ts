@@ -10,6 +10,8 @@ export type Operation = Documentation & {
   /** The group it is listed under in the document: its router's name. */
   tag: string;
   security: NonNullable<Documentation["security"]>;
+  /** The admin role its procedure needs, if it needs one (frame/trpc.ts). */
+  role?: "viewer" | "operator" | "owner";
   /** The procedure called, by its dotted path, and its schemas. */
   procedure?: { name: string; input: z.ZodObject | undefined; output: z.ZodType | undefined };
   /** Without request context: the operator's paths, which answer while the database is down. */

@@ -15,8 +15,14 @@ const SECURITY: Record<NonNullable<ProcedureMeta["access"]>, Operation["security
   public: PUBLIC,
   // REST takes the admin key only; a wallet's session cookie is the dashboard's.
   wallet: ADMIN,
-  admin: ADMIN,
+  viewer: ADMIN,
+  operator: ADMIN,
+  owner: ADMIN,
 };
+
+function adminRole(access: ProcedureMeta["access"]): Operation["role"] {
+  return access === "viewer" || access === "operator" || access === "owner" ? access : undefined;
+}
 
 function fromProcedures(): Operation[] {
   const operations: Operation[] = [];
@@ -27,6 +33,7 @@ function fromProcedures(): Operation[] {
     operations.push({
       ...documentation,
       security: security ?? SECURITY[procedure.meta.access ?? "public"],
+      role: adminRole(procedure.meta.access),
       pathParams: pathParams(declared.path),
       tag: procedure.name.split(".")[0] as string,
       procedure: { name: procedure.name, input: procedure.input, output: procedure.output },

@@ -2,7 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { embeddedDatabaseFailure, isDatabaseUnavailable } from "@/db/failures";
-import { bearerToken } from "@/server/auth";
+import { bearerToken, isAdmin } from "@/server/auth";
 import { createContext, startedAt } from "@/server/frame/context";
 import { AppError, databaseUnavailable as unavailable } from "@/server/frame/errors";
 import { getConfig, getServices } from "@/server/frame/services";
@@ -117,7 +117,7 @@ export const operatorOperations: Operation[] = [
           throw new AppError("too_many_attempts", "Too many wrong keys from your address.", {
             retryAfterS: context.throttledForS ?? 1,
           });
-        if (context.session?.role !== "admin")
+        if (!isAdmin(context.session))
           throw new AppError(
             "unauthorized",
             "Metrics need the admin key or METRICS_TOKEN: send 'Authorization: Bearer <token>'.",

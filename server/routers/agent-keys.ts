@@ -11,14 +11,14 @@ import {
   listKeysOutputSchema,
   revokeKey,
 } from "@/server/agent-keys";
-import { adminProcedure, router } from "@/server/frame/trpc";
+import { operatorProcedure, router, viewerProcedure } from "@/server/frame/trpc";
 import { adminErrors, empty, jsonBodyErrors, problem, rest } from "@/server/http";
 import * as examples from "./examples-admin";
 
 /** An agent's agent keys (admin). */
 
 export const agentKeysRouter = router({
-  create: adminProcedure
+  create: operatorProcedure
     .meta(
       rest({
         method: "POST",
@@ -42,7 +42,7 @@ export const agentKeysRouter = router({
     .output(createdKeySchema)
     .mutation(({ ctx, input }) => createKey(ctx, input)),
 
-  list: adminProcedure
+  list: viewerProcedure
     .meta(
       rest({
         method: "GET",
@@ -61,7 +61,7 @@ export const agentKeysRouter = router({
     .output(listKeysOutputSchema)
     .query(({ ctx, input }) => listKeys(ctx, input.aid)),
 
-  get: adminProcedure
+  get: viewerProcedure
     .meta(
       rest({
         method: "GET",
@@ -83,7 +83,7 @@ export const agentKeysRouter = router({
     .output(agentKeySchema)
     .query(({ ctx, input }) => getKey(ctx, input)),
 
-  revoke: adminProcedure
+  revoke: operatorProcedure
     .meta(
       rest({
         method: "DELETE",

@@ -12,7 +12,7 @@ import {
   upsertAgent,
   upsertAgentOutputSchema,
 } from "@/server/agents";
-import { adminProcedure, router } from "@/server/frame/trpc";
+import { operatorProcedure, router, viewerProcedure } from "@/server/frame/trpc";
 import { adminErrors, empty, json, jsonBodyErrors, problem, rest } from "@/server/http";
 import { aidInputSchema } from "@/server/kit/agent-id";
 import { resetQuotaCounts } from "@/server/quota";
@@ -26,7 +26,7 @@ export const badAid = {
 };
 
 export const agentsRouter = router({
-  upsert: adminProcedure
+  upsert: operatorProcedure
     .meta(
       rest<z.output<typeof upsertAgentOutputSchema>>({
         method: "POST",
@@ -60,14 +60,14 @@ export const agentsRouter = router({
     .mutation(({ ctx, input }) => upsertAgent(ctx, input)),
 
   /** The dashboard's "New agent": like upsert, but an aid in use is refused (409), not updated. */
-  create: adminProcedure
+  create: operatorProcedure
     .input(agentInputSchema)
     .output(agentSchema)
     .mutation(
       async ({ ctx, input }) => (await upsertAgent(ctx, input, { createOnly: true })).agent,
     ),
 
-  list: adminProcedure
+  list: viewerProcedure
     .meta(
       rest({
         method: "GET",
@@ -82,7 +82,7 @@ export const agentsRouter = router({
     .output(listAgentsOutputSchema)
     .query(({ ctx, input }) => listAgents(ctx, input)),
 
-  resetQuota: adminProcedure
+  resetQuota: operatorProcedure
     .meta(
       rest({
         method: "POST",
@@ -109,7 +109,7 @@ export const agentsRouter = router({
     }),
 
   /** Deletes the agent with its threads, runs and keys; the aid may be used again. */
-  delete: adminProcedure
+  delete: operatorProcedure
     .meta(
       rest({
         method: "DELETE",
@@ -129,7 +129,7 @@ export const agentsRouter = router({
     .output(z.void())
     .mutation(({ ctx, input }) => deleteAgent(ctx, input.aid)),
 
-  get: adminProcedure
+  get: viewerProcedure
     .meta(
       rest({
         method: "GET",

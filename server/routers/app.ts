@@ -1,5 +1,6 @@
 import { createCallerFactory, router } from "@/server/frame/trpc";
 import { a2aRouter } from "./a2a";
+import { adminsRouter } from "./admins";
 import { agentKeysRouter } from "./agent-keys";
 import { agentsRouter } from "./agents";
 import { approvalsRouter } from "./approvals";
@@ -40,6 +41,7 @@ export const appRouter = router({
   requestLog: requestLogRouter,
   audit: auditRouter,
   prices: pricesRouter,
+  admins: adminsRouter,
   nonces: noncesRouter,
   deployments: deploymentsRouter,
   webhooks: webhooksRouter,

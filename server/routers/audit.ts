@@ -1,13 +1,13 @@
 import type { z } from "zod";
 import { auditCsv, listAudit, listAuditInputSchema, listAuditOutputSchema } from "@/server/audit";
-import { adminProcedure, router } from "@/server/frame/trpc";
+import { router, viewerProcedure } from "@/server/frame/trpc";
 import { adminErrors, csvStreamResponse, json, problem, rest, wantsCsv } from "@/server/http";
 import * as examples from "./examples-audit";
 
 /** GET /audit: who changed what, newest first (admin), as JSON pages or one CSV file. */
 
 export const auditRouter = router({
-  list: adminProcedure
+  list: viewerProcedure
     .meta(
       rest<z.output<typeof listAuditOutputSchema>>({
         method: "GET",

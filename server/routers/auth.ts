@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ADMIN_ROLES } from "@/server/admins";
 import {
   clearedSessionCookie,
   endAllSessions,
@@ -8,13 +9,14 @@ import {
   signInWithWallet,
 } from "@/server/auth";
 import type { Context } from "@/server/frame/context";
-import { adminProcedure, publicProcedure, router } from "@/server/frame/trpc";
+import { ownerProcedure, publicProcedure, router } from "@/server/frame/trpc";
 
 const sessionSchema = z
   .object({
-    role: z.enum(["admin", "wallet"]),
-    via: z.enum(["api_key", "wallet"]),
+    role: z.enum([...ADMIN_ROLES, "wallet"]),
+    via: z.enum(["api_key", "personal_key", "wallet"]),
     address: z.string().optional(),
+    admin: z.string().optional(),
   })
   .nullable();
 
@@ -60,7 +62,7 @@ export const authRouter = router({
     return null;
   }),
 
-  endAllSessions: adminProcedure
+  endAllSessions: ownerProcedure
     .output(z.object({ ended: z.int() }))
     .mutation(async ({ ctx }) => ({ ended: await endAllSessions(ctx.db) })),
 

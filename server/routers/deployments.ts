@@ -1,4 +1,5 @@
 import type { Session } from "@/server/auth";
+import { isAdmin } from "@/server/auth";
 import {
   adminStatusChangeInputSchema,
   changeOptions,
@@ -22,7 +23,7 @@ import {
   statusUpdateInputSchema,
   updateStatus,
 } from "@/server/deployments";
-import { adminProcedure, publicProcedure, router, walletProcedure } from "@/server/frame/trpc";
+import { operatorProcedure, publicProcedure, router, walletProcedure } from "@/server/frame/trpc";
 import {
   ADMIN,
   adminErrors,
@@ -37,11 +38,11 @@ import * as examples from "./examples-deployments";
 
 /** The owner a wallet session is limited to; undefined for admins (no limit). */
 function ownerScope(session: Session): string | undefined {
-  return session.role === "admin" ? undefined : session.address;
+  return isAdmin(session) ? undefined : session.address;
 }
 
 export const deploymentsRouter = router({
-  create: adminProcedure
+  create: operatorProcedure
     .meta(
       rest({
         method: "POST",
@@ -133,7 +134,7 @@ export const deploymentsRouter = router({
     .query(({ ctx, input }) => changeOptions(ctx, input, ctx.session)),
 
   /** An admin's change (cancel, fail, move on), recorded in the history as the admin's. */
-  changeStatus: adminProcedure
+  changeStatus: operatorProcedure
     .meta(
       rest({
         method: "POST",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { adminProcedure, router } from "@/server/frame/trpc";
+import { operatorProcedure, router, viewerProcedure } from "@/server/frame/trpc";
 import { adminErrors, empty, jsonBodyErrors, problem, rest } from "@/server/http";
 import {
   deletePrice,
@@ -15,7 +15,7 @@ import * as examples from "./examples-admin";
 /** The price table (admin). */
 
 export const pricesRouter = router({
-  list: adminProcedure
+  list: viewerProcedure
     .meta(
       rest({
         method: "GET",
@@ -29,7 +29,7 @@ export const pricesRouter = router({
     .output(listPricesOutputSchema)
     .query(({ ctx }) => listPrices(ctx)),
 
-  set: adminProcedure
+  set: operatorProcedure
     .meta(
       rest({
         method: "PUT",
@@ -51,7 +51,7 @@ export const pricesRouter = router({
     .output(priceSchema)
     .mutation(({ ctx, input }) => setPrice(ctx, input)),
 
-  delete: adminProcedure
+  delete: operatorProcedure
     .meta(
       rest({
         method: "DELETE",

@@ -1,4 +1,4 @@
-import { adminProcedure, router } from "@/server/frame/trpc";
+import { router, viewerProcedure } from "@/server/frame/trpc";
 import { adminErrors, problem, rest } from "@/server/http";
 import {
   listRequests,
@@ -13,7 +13,7 @@ import * as examples from "./examples-requests";
 /** GET /requests: the request log, one row per chat request, newest first (admin). */
 
 export const requestLogRouter = router({
-  list: adminProcedure
+  list: viewerProcedure
     .meta(
       rest({
         method: "GET",
@@ -36,7 +36,7 @@ export const requestLogRouter = router({
     .output(listRequestsOutputSchema)
     .query(({ ctx, input }) => listRequests(ctx, input)),
 
-  breakdown: adminProcedure
+  breakdown: viewerProcedure
     .meta(
       rest({
         method: "GET",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { adminProcedure, router } from "@/server/frame/trpc";
+import { operatorProcedure, router, viewerProcedure } from "@/server/frame/trpc";
 import { adminErrors, problem, rest } from "@/server/http";
 import { aidInputSchema } from "@/server/kit/agent-id";
 import {
@@ -21,7 +21,7 @@ import * as examples from "./examples-agents";
 const notFound = { 404: problem("Unknown agent.", examples.agentNotFound) };
 
 export const runsRouter = router({
-  list: adminProcedure
+  list: viewerProcedure
     .meta(
       rest({
         method: "GET",
@@ -41,7 +41,7 @@ export const runsRouter = router({
     .output(listRunsOutputSchema)
     .query(({ ctx, input }) => listRuns(ctx, input)),
 
-  cancel: adminProcedure
+  cancel: operatorProcedure
     .meta(
       rest({
         method: "POST",
@@ -67,13 +67,13 @@ export const runsRouter = router({
     .output(runSchema)
     .mutation(async ({ ctx, input }) => presentRun(await cancelRun(ctx, input))),
 
-  summary: adminProcedure
+  summary: viewerProcedure
     .input(aidInputSchema)
     .output(runSummarySchema)
     .query(({ ctx, input }) => summarizeRuns(ctx, input.aid)),
 
   /** Runs the agent's autonomous prompt now, outside its schedule, and returns the finished run. */
-  runNow: adminProcedure
+  runNow: operatorProcedure
     .meta(
       rest({
         method: "POST",

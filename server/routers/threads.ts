@@ -1,4 +1,4 @@
-import { adminProcedure, router } from "@/server/frame/trpc";
+import { router, viewerProcedure } from "@/server/frame/trpc";
 import { adminErrors, problem, rest } from "@/server/http";
 import {
   listMessages,
@@ -13,7 +13,7 @@ import * as examples from "./examples-chat";
 /** GET /agents/{aid}/threads and a thread's messages: every caller's conversations (admin). */
 
 export const threadsRouter = router({
-  list: adminProcedure
+  list: viewerProcedure
     .meta(
       rest({
         method: "GET",
@@ -33,7 +33,7 @@ export const threadsRouter = router({
     .output(listThreadsOutputSchema)
     .query(({ ctx, input }) => listThreads(ctx, input)),
 
-  messages: adminProcedure
+  messages: viewerProcedure
     .meta(
       rest({
         method: "GET",

@@ -1,12 +1,12 @@
 import { agentMcpServers } from "@/server/agents";
-import { adminProcedure, router } from "@/server/frame/trpc";
+import { router, viewerProcedure } from "@/server/frame/trpc";
 import { adminErrors, rest } from "@/server/http";
 import { aidInputSchema } from "@/server/kit/agent-id";
 import { agentToolsSchema, listAgentTools } from "@/server/tools";
 import { badAid, notFound } from "./agents";
 
 export const toolsRouter = router({
-  list: adminProcedure
+  list: viewerProcedure
     .meta(
       rest({
         method: "GET",

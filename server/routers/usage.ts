@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { adminProcedure, router } from "@/server/frame/trpc";
+import { router, viewerProcedure } from "@/server/frame/trpc";
 import { adminErrors, csvResponse, json, problem, rest, wantsCsv } from "@/server/http";
 import {
   agentUsage,
@@ -24,7 +24,7 @@ function usageCsv(series: UsageSeries, name: string): Response {
 const csv = { "text/csv": { schema: { type: "string" as const }, examples: examples.usageCsv } };
 
 export const usageRouter = router({
-  agent: adminProcedure
+  agent: viewerProcedure
     .meta(
       rest<z.output<typeof agentUsageOutputSchema>>({
         method: "GET",
@@ -54,7 +54,7 @@ export const usageRouter = router({
     .output(agentUsageOutputSchema)
     .query(({ ctx, input }) => agentUsage(ctx, input)),
 
-  all: adminProcedure
+  all: viewerProcedure
     .meta(
       rest<UsageSeries>({
         method: "GET",

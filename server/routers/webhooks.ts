@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { adminProcedure, router } from "@/server/frame/trpc";
+import { operatorProcedure, router, viewerProcedure } from "@/server/frame/trpc";
 import { adminErrors, empty, jsonBodyErrors, problem, rest } from "@/server/http";
 import {
   createdWebhookSchema,
@@ -30,7 +30,7 @@ const badId = problem("A bad id (the NUL character, too long, a malformed percen
 const notFound = { 404: problem("No such webhook endpoint.", examples.noSuchWebhook) };
 
 export const webhooksRouter = router({
-  create: adminProcedure
+  create: operatorProcedure
     .meta(
       rest({
         method: "POST",
@@ -57,7 +57,7 @@ export const webhooksRouter = router({
     .output(createdWebhookSchema)
     .mutation(({ ctx, input }) => createWebhook(ctx, input)),
 
-  list: adminProcedure
+  list: viewerProcedure
     .meta(
       rest({
         method: "GET",
@@ -71,7 +71,7 @@ export const webhooksRouter = router({
     .output(webhookListSchema)
     .query(({ ctx }) => listWebhooks(ctx)),
 
-  get: adminProcedure
+  get: viewerProcedure
     .meta(
       rest({
         method: "GET",
@@ -86,7 +86,7 @@ export const webhooksRouter = router({
     .output(webhookSchema)
     .query(({ ctx, input }) => getWebhook(ctx, input.id)),
 
-  update: adminProcedure
+  update: operatorProcedure
     .meta(
       rest({
         method: "PATCH",
@@ -108,7 +108,7 @@ export const webhooksRouter = router({
     .output(webhookSchema)
     .mutation(({ ctx, input }) => updateWebhook(ctx, input)),
 
-  delete: adminProcedure
+  delete: operatorProcedure
     .meta(
       rest({
         method: "DELETE",
@@ -127,7 +127,7 @@ export const webhooksRouter = router({
     .output(z.void())
     .mutation(({ ctx, input }) => deleteWebhook(ctx, input.id)),
 
-  rotateSecret: adminProcedure
+  rotateSecret: operatorProcedure
     .meta(
       rest({
         method: "POST",
@@ -143,7 +143,7 @@ export const webhooksRouter = router({
     .output(createdWebhookSchema)
     .mutation(({ ctx, input }) => rotateSecret(ctx, input.id)),
 
-  deliveries: adminProcedure
+  deliveries: viewerProcedure
     .meta(
       rest({
         method: "GET",
@@ -163,7 +163,7 @@ export const webhooksRouter = router({
     .output(deliveryListSchema)
     .query(({ ctx, input }) => listDeliveries(ctx, input)),
 
-  retryDelivery: adminProcedure
+  retryDelivery: operatorProcedure
     .meta(
       rest({
         method: "POST",
@@ -185,7 +185,7 @@ export const webhooksRouter = router({
     .output(webhookDeliverySchema)
     .mutation(({ ctx, input }) => retryDelivery(ctx, input)),
 
-  test: adminProcedure
+  test: operatorProcedure
     .meta(
       rest({
         method: "POST",

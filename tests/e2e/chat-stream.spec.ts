@@ -34,7 +34,7 @@ async function openAgent(page: import("@playwright/test").Page, aid: string) {
   await page.goto(`${base}/login`);
   await page.getByLabel("Admin API key", { exact: true }).fill(TEST_ADMIN_KEY);
   await page.getByRole("button", { name: "Sign in with the key" }).click();
-  await expect(page.getByTestId("who")).toHaveText("Admin (API key)");
+  await expect(page.getByTestId("who")).toHaveText("Owner (ADMIN_API_KEY)");
   await page.goto(`${base}/dashboard/agents/${aid}`);
   await expect(page.getByRole("heading", { name: aid, level: 1 })).toBeVisible();
 }

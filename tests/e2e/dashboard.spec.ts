@@ -42,7 +42,7 @@ for (const { name, viewport, suffix } of WIDTHS) {
       await page.getByLabel("Admin API key", { exact: true }).fill(TEST_ADMIN_KEY);
       await page.getByRole("button", { name: "Sign in with the key" }).click();
       await expect(page.getByTestId("who")).toBeAttached();
-      await expect(page.getByTestId("who")).toHaveText("Admin (API key)");
+      await expect(page.getByTestId("who")).toHaveText("Owner (ADMIN_API_KEY)");
 
       if (await page.getByRole("button", { name: "Menu" }).isVisible())
         await page.getByRole("button", { name: "Menu" }).click();

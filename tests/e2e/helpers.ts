@@ -34,7 +34,7 @@ export async function signInWithKey(page: Page) {
   await page.goto("/login");
   await page.getByLabel("Admin API key", { exact: true }).fill(TEST_ADMIN_KEY);
   await page.getByRole("button", { name: "Sign in with the key" }).click();
-  await expect(page.getByTestId("who")).toHaveText("Admin (API key)");
+  await expect(page.getByTestId("who")).toHaveText("Owner (ADMIN_API_KEY)");
 }
 
 /** Follows a link of the dashboard's navigation, opening the menu first on a phone. */
@@ -65,7 +65,7 @@ export async function createAgents(agents: Record<string, unknown>[]) {
 export async function signInHere(page: Page) {
   await page.getByLabel("Admin API key", { exact: true }).fill(TEST_ADMIN_KEY);
   await page.getByRole("button", { name: "Sign in with the key" }).click();
-  await expect(page.getByTestId("who")).toHaveText("Admin (API key)");
+  await expect(page.getByTestId("who")).toHaveText("Owner (ADMIN_API_KEY)");
 }
 
 /** A chat with `aid` as the admin, through REST; fails the test if it is refused. */

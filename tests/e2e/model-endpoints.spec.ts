@@ -41,7 +41,7 @@ test("an admin adds, uses, edits, reorders and removes model endpoints, keys nev
   await page.goto(`${baseURL}/login`);
   await page.getByLabel("Admin API key", { exact: true }).fill(TEST_ADMIN_KEY);
   await page.getByRole("button", { name: "Sign in with the key" }).click();
-  await expect(page.getByTestId("who")).toHaveText("Admin (API key)");
+  await expect(page.getByTestId("who")).toHaveText("Owner (ADMIN_API_KEY)");
   await page.goto(`${baseURL}/dashboard/agents/e2e-models`);
   const models = page.getByRole("region", { name: "Model endpoints" });
 

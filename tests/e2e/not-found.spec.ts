@@ -16,7 +16,7 @@ test("an unknown dashboard address shows a not-found page inside the dashboard",
     await expect(page.getByRole("heading", { name: "Page not found", level: 1 })).toBeVisible();
     await expect(page).toHaveTitle("Page not found · Agent Service");
     await expect(page.getByRole("navigation", { name: "Dashboard" })).toBeAttached();
-    await expect(page.getByTestId("who")).toHaveText("Admin (API key)");
+    await expect(page.getByTestId("who")).toHaveText("Owner (ADMIN_API_KEY)");
     await expect(page.getByRole("main").getByRole("link", { name: "Overview" })).toBeVisible();
   }
 });

@@ -51,7 +51,7 @@ test("an outage shows Retry, failed saves read as failures, and no link leads to
   await page.goto(`${base}/login`);
   await page.getByLabel("Admin API key", { exact: true }).fill(TEST_ADMIN_KEY);
   await page.getByRole("button", { name: "Sign in with the key" }).click();
-  await expect(page.getByTestId("who")).toHaveText("Admin (API key)");
+  await expect(page.getByTestId("who")).toHaveText("Owner (ADMIN_API_KEY)");
   await page.goto(`${base}/dashboard/agents/outage-agent`);
   await expect(page.getByRole("heading", { name: "Outage Agent" })).toBeVisible();
 

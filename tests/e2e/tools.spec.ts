@@ -41,7 +41,7 @@ test("the chat shows a reply's tool calls folded, and the agent page lists the t
   await page.goto(`${baseURL}/login`);
   await page.getByLabel("Admin API key", { exact: true }).fill(TEST_ADMIN_KEY);
   await page.getByRole("button", { name: "Sign in with the key" }).click();
-  await expect(page.getByTestId("who")).toHaveText("Admin (API key)");
+  await expect(page.getByTestId("who")).toHaveText("Owner (ADMIN_API_KEY)");
   await page.goto(`${baseURL}/dashboard/agents/e2e-tools`);
 
   const servers = page.getByTestId("tool-server");
@@ -107,7 +107,7 @@ test("an admin adds, edits, lists and removes an MCP server in the agent page, s
   await page.goto(`${baseURL}/login`);
   await page.getByLabel("Admin API key", { exact: true }).fill(TEST_ADMIN_KEY);
   await page.getByRole("button", { name: "Sign in with the key" }).click();
-  await expect(page.getByTestId("who")).toHaveText("Admin (API key)");
+  await expect(page.getByTestId("who")).toHaveText("Owner (ADMIN_API_KEY)");
   await page.goto(`${baseURL}/dashboard/agents/e2e-mcp-edit`);
   const tools = page.getByRole("region", { name: "Tools" });
 

@@ -40,7 +40,7 @@ test("an admin adds an endpoint, tests it, retries a failed delivery, rotates it
   await page.goto(`${baseURL}/login`);
   await page.getByLabel("Admin API key", { exact: true }).fill(TEST_ADMIN_KEY);
   await page.getByRole("button", { name: "Sign in with the key" }).click();
-  await expect(page.getByTestId("who")).toHaveText("Admin (API key)");
+  await expect(page.getByTestId("who")).toHaveText("Owner (ADMIN_API_KEY)");
   await page
     .getByRole("navigation", { name: "Dashboard" })
     .getByRole("link", { name: "Webhooks" })

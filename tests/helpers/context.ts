@@ -1,5 +1,5 @@
 import type { Db } from "@/db/client";
-import { authKeys } from "@/server/auth";
+import { authKeys, type Session } from "@/server/auth";
 import type { Caller } from "@/server/callers";
 import { type Config, parseConfig } from "@/server/frame/config";
 import { createContextOf } from "@/server/frame/context";
@@ -26,10 +26,13 @@ export function callerFor(
     signal,
     caller,
     requestId,
+    session,
   }: {
     clock?: Clock;
     config?: Config;
     admin?: boolean;
+    /** Who asks, instead of the admin key's owner (a person's key, a wallet). */
+    session?: Session;
     model?: ModelRuntime;
     signal?: AbortSignal;
     /** Who chats: the admin when admin, else one anonymous address, unless given. */
@@ -45,7 +48,7 @@ export function callerFor(
       config,
       model,
       auth: authKeys(TEST_ADMIN_KEY),
-      session: admin ? { role: "admin", via: "api_key" } : null,
+      session: session ?? (admin ? { role: "owner", via: "api_key" } : null),
       caller,
       requestId,
     }),

@@ -834,7 +834,7 @@ describe.each(DATABASE_KINDS)("worker deployments over HTTP on %s", (kind) => {
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ key: TEST_ADMIN_KEY }),
       });
-      expect((await withKey.json()).result.data).toEqual({ role: "admin", via: "api_key" });
+      expect((await withKey.json()).result.data).toEqual({ role: "owner", via: "api_key" });
       expect((await asAdmin(sessionCookieOf(withKey))).status).toBe(200);
 
       const wrongKey = await fetch(`${server.url}/api/trpc/auth.signInWithKey`, {

@@ -33,7 +33,7 @@ describe("sessions, throttling and nonce limits over HTTP", () => {
   it("ends a session on sign-out: a copy of its cookie stops working at once", async () => {
     const client = newClient();
     const cookie = cookieOf(await signInWithKey(client));
-    expect(await sessionOf(cookie)).toEqual({ role: "admin", via: "api_key" });
+    expect(await sessionOf(cookie)).toEqual({ role: "owner", via: "api_key" });
     const copy = cookie;
     const out = await trpc("auth.signOut", { body: {}, headers: { cookie, ...client } });
     expect(out.status).toBe(200);

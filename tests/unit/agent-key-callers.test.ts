@@ -27,7 +27,7 @@ describe("agent keys as bearer tokens", () => {
     // An ADMIN_API_KEY may start with ak_: createContext has made its session the admin's.
     expect(
       callerOf({
-        session: { role: "admin", via: "api_key" },
+        session: { role: "owner", via: "api_key" },
         bearer: "ak_admin-0123456789",
         client,
       }),

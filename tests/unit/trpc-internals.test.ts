@@ -27,7 +27,7 @@ describe("tRPC's router, as the operation table reads it", () => {
     expect(list?.type, reads("_def.type")).toBe("query");
     expect(list?.meta, reads("_def.meta, the builder's merged with the procedure's")).toMatchObject(
       {
-        access: "admin",
+        access: "viewer",
         rest: { method: "GET", path: "/agents/{aid}/keys" },
       },
     );

@@ -3,6 +3,7 @@ import { Suspense } from "react";
 import { requestSession } from "@/app/dashboard/request-session";
 import { DeploymentsTable } from "@/components/deployments-table";
 import { Loading } from "@/components/ui/query-state";
+import { isAdmin } from "@/server/auth";
 
 export const metadata: Metadata = { title: "Deployments" };
 
@@ -16,7 +17,7 @@ export default async function DeploymentsPage({
   return (
     <Suspense fallback={<Loading what="deployments" />}>
       <DeploymentsTable
-        isAdmin={session?.role === "admin"}
+        isAdmin={isAdmin(session)}
         notice={typeof notice === "string" ? notice : undefined}
       />
     </Suspense>
