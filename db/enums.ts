@@ -31,6 +31,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "agent.deleted",
   "deployment.status_changed",
   "tool_call.approval_requested",
+  "audit.recorded",
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number] | "webhook.test";

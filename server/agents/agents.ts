@@ -16,10 +16,10 @@ import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
 import { agentLockAlone } from "@/server/kit/agent-lock";
 import { presentEndpoints, storeEndpoints } from "@/server/model-endpoints";
+import { emitEvent } from "@/server/outbox";
 import { LIMIT_COLUMNS, newQuotaRow, presentQuota, QUOTA_LIMIT_FIELDS } from "@/server/quota";
 import { nextRunAfterChange } from "@/server/schedules";
 import { DEFAULT_MAX_TOOL_STEPS, presentServers, storeServers } from "@/server/tools";
-import { emitEvent } from "@/server/webhooks";
 import { type Agent, type AgentInput, autonomousPromptProblem } from "./schema";
 
 type AgentsContext = DataContext;

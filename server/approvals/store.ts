@@ -8,7 +8,7 @@ import { AppError } from "@/server/frame/errors";
 import type { Clock } from "@/server/kit/clock";
 import { storableJsonText, storableText } from "@/server/kit/text";
 import type { CallSettings, Decision, PausedTurns } from "@/server/model-call";
-import { emitEvent } from "@/server/webhooks";
+import { emitEvent } from "@/server/outbox";
 import type { Approval, DecideApprovalInput, PendingApproval } from "./schema";
 
 /**

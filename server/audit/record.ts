@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { auditLog } from "@/db/schema";
 import { storableJsonText } from "@/server/kit/text";
+import { fanOutSql } from "@/server/outbox";
 
 /**
  * Recording a change: in the transaction that makes it, so that both are kept or neither. Only
@@ -32,24 +32,34 @@ export type AuditChange = {
   after?: unknown;
 };
 
+/**
+ * Inserts the entry and, in the same statement, its `audit.recorded` event for each subscribed
+ * webhook endpoint: kept with the change, or neither.
+ */
 export async function recordChange(db: Db, source: AuditSource, change: AuditChange) {
   const { actor, via } = actorOf(source.session, source.sessionId !== undefined);
   const json = (value: unknown) =>
     value === undefined || value === null
-      ? null
+      ? sql`NULL::jsonb`
       : sql`${storableJsonText(JSON.stringify(value))}::jsonb`;
-  await db.insert(auditLog).values({
-    at: change.at,
-    actor,
-    actorVia: via,
-    action: change.action,
-    target: change.target,
-    before: json(change.before),
-    after: json(change.after),
-    requestId: source.requestId ?? null,
-    // A session-less change is the service's own: no client made it.
-    client: source.session ? (source.client ?? null) : null,
-  });
+  // A session-less change is the service's own: no client made it.
+  const client = source.session ? (source.client ?? null) : null;
+  const at = change.at.toISOString();
+  await db.execute(sql`WITH entry AS (
+      INSERT INTO audit_log (at, actor, actor_via, action, target, before, after, request_id, client)
+      VALUES (${at}::timestamptz, ${actor}, ${via}, ${change.action}, ${change.target},
+        ${json(change.before)}, ${json(change.after)}, ${source.requestId ?? null}::text,
+        ${client}::text)
+      RETURNING *)
+    ${fanOutSql({
+      type: "audit.recorded",
+      at,
+      from: sql`entry`,
+      data: sql`json_build_object('id', entry.id, 'at', ${at}::text, 'actor', entry.actor,
+        'actor_via', entry.actor_via, 'action', entry.action, 'target', entry.target,
+        'before', entry.before, 'after', entry.after, 'request_id', entry.request_id,
+        'client', entry.client)`,
+    })}`);
 }
 
 /**

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { type DeploymentRow, deploymentStatusHistory, deployments } from "@/db/schema";
 import { AppError, type ProblemCode } from "@/server/frame/errors";
-import { emitEvent } from "@/server/webhooks";
+import { emitEvent } from "@/server/outbox";
 import { presentDeployment, recentHistory } from "./deployments";
 import { DETAILS_MAX_BYTES, type DeploymentStatus, jsonBytes } from "./view";
 

@@ -1,7 +1,7 @@
 import { and, lt, ne, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { type AgentQuotaRow, limitNotices } from "@/db/schema";
-import { fanOutSql } from "@/server/webhooks";
+import { fanOutSql } from "@/server/outbox";
 import { utcDay, utcMonth } from "./periods";
 import { presentQuota } from "./presentation";
 import type { QuotaExceeded } from "./refusal";

@@ -20,7 +20,9 @@ const SECURITY: Record<NonNullable<ProcedureMeta["access"]>, Operation["security
   owner: ADMIN,
 };
 
+/** The admin role an operation needs over REST, where a wallet's session does not count. */
 function adminRole(access: ProcedureMeta["access"]): Operation["role"] {
+  if (access === "wallet") return "viewer";
   return access === "viewer" || access === "operator" || access === "owner" ? access : undefined;
 }
 

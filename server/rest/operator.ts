@@ -23,6 +23,7 @@ function bareOperation(
     method: Method;
     path: string;
     security: NonNullable<Documentation["security"]>;
+    role?: Operation["role"];
     answer: (args: BareArgs) => Promise<Response>;
   },
 ): Operation {
@@ -109,6 +110,7 @@ export const operatorOperations: Operation[] = [
     operationId: "metrics",
     summary: "Prometheus metrics (text exposition format), for the admin key or METRICS_TOKEN.",
     security: [{ adminKey: [] }, { metricsToken: [] }],
+    role: "viewer",
     answer: async ({ request }) => {
       // A scraper's own token is checked first, so a scraper never counts as a wrong admin key.
       if (!metricsTokenMatches(bearerToken(request.headers))) {

@@ -1,3 +1,4 @@
+import { roleAtLeast } from "@/server/admins";
 import { assertAgentExists } from "@/server/agents";
 import {
   decideApproval,
@@ -6,6 +7,7 @@ import {
   listApprovalsInputSchema,
   listApprovalsOutputSchema,
 } from "@/server/approvals";
+import { isAdmin } from "@/server/auth";
 import type { Caller } from "@/server/callers";
 import {
   type ApprovalDecisionReply,
@@ -29,7 +31,9 @@ const refusals = {
   401: problem(
     "Neither the admin key nor a key of the agent: only they may see and decide its approvals.",
   ),
-  403: problem("The agent is paused (a decision would make it go on; the admin may still list)."),
+  403: problem(
+    "The agent is paused (a decision would make it go on; the admin may still list), or a viewer decides.",
+  ),
   503: databaseUnavailable,
 };
 
@@ -57,7 +61,9 @@ export const approvalsRouter = router({
     )
     .input(listApprovalsInputSchema)
     .output(listApprovalsOutputSchema)
-    .query(async ({ ctx, input }) => {
+    .query(async ({ ctx: asked, input }) => {
+      // Every admin reads them all, a viewer too (who otherwise chats as a client).
+      const ctx = isAdmin(asked.session) ? { ...asked, caller: { kind: "admin" as const } } : asked;
       deciderOnly(ctx.caller);
       // The admin reads a paused agent's too; a key, as long as it may chat with the agent.
       if (ctx.caller.kind === "admin") await assertAgentExists(ctx.db, input.aid);
@@ -91,6 +97,11 @@ export const approvalsRouter = router({
     .input(decideApprovalInputSchema)
     .output(approvalDecisionSchema)
     .mutation(async ({ ctx, input }): Promise<ApprovalDecisionReply> => {
+      if (isAdmin(ctx.session) && !roleAtLeast(ctx.session.role, "operator"))
+        throw new AppError(
+          "forbidden",
+          "Deciding a tool call needs the operator role; you are signed in as a viewer.",
+        );
       deciderOnly(ctx.caller);
       await checkChat(ctx, input);
       // Long enough to wait for a model slot, then for the model: past it, the turn is ended.

@@ -14,6 +14,7 @@ import {
   startModelCall,
 } from "@/server/model-call";
 import { log } from "@/server/observability";
+import { fanOutSql } from "@/server/outbox";
 import {
   AGENT_CALLER,
   AUTONOMOUS_THREAD,
@@ -21,7 +22,6 @@ import {
   loadHistory,
   storeExchange,
 } from "@/server/threads";
-import { fanOutSql } from "@/server/webhooks";
 import { CANCELLED_DETAIL, watchForCancel } from "./cancel";
 import { type ClaimedRun, startRuns } from "./claim";
 import { failRun } from "./fail";

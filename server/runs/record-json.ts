@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { WebhookEventType } from "@/db/enums";
-import { fanOutSql } from "@/server/webhooks";
+import { fanOutSql } from "@/server/outbox";
 
 /**
  * A run's webhook events, their data the run as GET /agents/{aid}/runs shows it, made here in SQL

@@ -2,9 +2,9 @@ import { and, desc, eq, lt, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { type WebhookDeliveryRow, webhookDeliveries } from "@/db/schema";
 import { AppError } from "@/server/frame/errors";
+import { eventBodySql, NEW_WEBHOOK_ID } from "@/server/outbox";
 import { beforeIdCursor, decodeCursor, keysetPage } from "@/server/pagination";
 import { endpointRow, presentWebhook, type WebhooksContext } from "./endpoints";
-import { eventBodySql, NEW_WEBHOOK_ID } from "./outbox";
 import type {
   deliveryListSchema,
   listDeliveriesInputSchema,

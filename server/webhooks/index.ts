@@ -20,7 +20,6 @@ export {
   updateWebhook,
   type WebhooksContext,
 } from "./endpoints";
-export { emitEvent, fanOutSql, subscribed } from "./outbox";
 export * from "./schema";
 export { webhookSecretKey } from "./secrets";
 export { WebhookSender } from "./sender";

@@ -21,14 +21,12 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   "deployment.status_changed": "A deployment moved to another status.",
   "tool_call.approval_requested":
     "A chat or run asked for a tool call that waits for a person's approval.",
+  "audit.recorded":
+    "An admin changed something: the audit log's new entry, as GET /audit shows it.",
   "webhook.test": "Sent to one endpoint when asked, to try it.",
 };
 
 /** How much of a receiver's answer the delivery log keeps and shows: its first bytes. */
 export const RESPONSE_EXCERPT_BYTES = 200;
 
-/** The most an event's body may take in the outbox, in bytes; a larger one is written trimmed. */
-export const EVENT_BODY_MAX_BYTES = 1024 * 1024;
-
-/** The largest member of a trimmed event's `data` that is kept, in bytes of its JSON text. */
-export const TRIMMED_MEMBER_MAX_BYTES = 1024;
+export { EVENT_BODY_MAX_BYTES, TRIMMED_MEMBER_MAX_BYTES } from "@/server/outbox/view";

@@ -851,5 +851,41 @@ describe.each(DATABASE_KINDS)("worker deployments over HTTP on %s", (kind) => {
       expect(signOut.headers.get("set-cookie")).toMatch(/^agent_session=; .*Max-Age=0/);
       expect((await asAdmin(walletCookie)).status).toBe(401);
     });
+
+    it("gives a wallet in the admins list its role, and a change of it acts at once", async () => {
+      const wallet = newAccount();
+      const added = await fetch(`${server.url}/admins`, {
+        method: "POST",
+        headers: { ...adminHeaders, "content-type": "application/json" },
+        body: JSON.stringify({ name: "Watcher", wallet: wallet.address, role: "viewer" }),
+      });
+      expect(added.status).toBe(201);
+      const { id } = await added.json();
+      const signedIn = await signIn(wallet);
+      expect((await signedIn.json()).result.data).toEqual({
+        role: "viewer",
+        via: "wallet",
+        address: wallet.address,
+        admin: id,
+      });
+      const cookie = sessionCookieOf(signedIn);
+      const call = (procedure: string, body?: unknown) =>
+        fetch(`${server.url}/api/trpc/${procedure}${body === undefined ? "?input=%7B%7D" : ""}`, {
+          method: body === undefined ? "GET" : "POST",
+          headers: { cookie, "content-type": "application/json", origin: server.url },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      expect((await call("agents.list")).status).toBe(200);
+      expect((await call("agents.upsert", { aid: "wallet-made" })).status).toBe(403);
+      await fetch(`${server.url}/admins/${id}`, {
+        method: "PATCH",
+        headers: { ...adminHeaders, "content-type": "application/json" },
+        body: JSON.stringify({ role: "operator" }),
+      });
+      expect((await call("agents.upsert", { aid: "wallet-made" })).status).toBe(200);
+      await fetch(`${server.url}/admins/${id}`, { method: "DELETE", headers: adminHeaders });
+      // Removed from the list, the wallet is signed in still, as a wallet and nothing more.
+      expect((await call("agents.list")).status).toBe(403);
+    });
   });
 });

@@ -70,6 +70,10 @@ describe.each(DATABASE_KINDS)("every operation of /openapi.json with edge values
     ).id;
     seeded.delivery = String((await send("POST", `/webhooks/${seeded.webhook}/test`)).id);
     await fetch(`${server.url}/fuzz-agent/chat?q=hello`);
+    seeded.admin = (
+      await send("POST", "/admins", { name: "Fuzz", email: "fuzz@example.com", role: "viewer" })
+    ).id;
+    seeded.adminKey = (await send("POST", `/admins/${seeded.admin}/keys`, { name: "fuzz" })).id;
   });
   afterAll(async () => {
     await server?.stop();
@@ -78,6 +82,8 @@ describe.each(DATABASE_KINDS)("every operation of /openapi.json with edge values
 
   /** The seeded value of a path parameter, by its name (an `id` by the path it is in). */
   const seeds = (operation: Operation, name: string): string | undefined => {
+    if (operation.template.startsWith("/admins"))
+      return { id: seeded.admin, key_id: seeded.adminKey }[name];
     if (name === "id") {
       if (operation.template.startsWith("/v1/deployments")) return seeded.deployment;
       return operation.template.startsWith("/webhooks") ? seeded.webhook : seeded.key;

@@ -52,7 +52,8 @@ function normalise(value: unknown, key = ""): unknown {
     if (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(value)) return "<time>";
     if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value))
       return "<uuid>";
-    if (/^ak_/.test(value)) return "<key>";
+    if (/^ak_/.test(value) || /^admk_/.test(value)) return "<key>";
+    if (/^adm_[0-9a-f]{12}$/.test(value)) return "<admin>";
     if (/^whsec_/.test(value)) return "<secret>";
     if (/^wh_[0-9a-f]{16}$/.test(value)) return "<webhook>";
     if (/^msg_[0-9a-f]{32}$/.test(value)) return "<message>";
@@ -63,7 +64,9 @@ function normalise(value: unknown, key = ""): unknown {
     if (key === "target")
       return value
         .replace(/^(agent_key:[^/]+\/)[0-9a-f]{12,}$/, "$1<random>")
-        .replace(/^webhook:wh_[0-9a-f]{16}$/, "webhook:<webhook>");
+        .replace(/^webhook:wh_[0-9a-f]{16}$/, "webhook:<webhook>")
+        .replace(/^admin:adm_[0-9a-f]{12}(\/[0-9a-f]{12})?$/, "admin:<admin>$1")
+        .replace(/^(admin:<admin>\/)[0-9a-f]{12}$/, "$1<random>");
     // Each server's own port (the document's servers, an agent card's interface).
     return value.replace(/^http:\/\/localhost:\d+(?=$|\/)/, "http://localhost:<port>");
   }

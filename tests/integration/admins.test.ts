@@ -91,6 +91,7 @@ describe.each(DATABASE_KINDS)("admins and their keys on %s", (kind) => {
 
   it("one person, one entry: a wallet or email is no one else's", async () => {
     await owner().admins.create({ name: "A", email: "a@example.com", role: "viewer" });
+    clock.advance(1000);
     const b = await owner().admins.create({ name: "B", email: "b@example.com", role: "viewer" });
     expect(
       await problemOf(owner().admins.create({ name: "A2", email: "A@example.com", role: "owner" })),

@@ -5,11 +5,10 @@ import { rowsOf } from "@/db/rows";
 import { autonomousRuns, webhookEndpoints } from "@/db/schema";
 import { fixedClock } from "@/server/kit/clock";
 import { createModelRuntime } from "@/server/model-call";
+import { emitEvent, fanOutSql } from "@/server/outbox";
 import { Scheduler, sweepInterruptedRuns } from "@/server/runs";
 import {
   EVENT_BODY_MAX_BYTES,
-  emitEvent,
-  fanOutSql,
   WEBHOOK_EVENT_TYPES,
   WebhookSender,
   webhookSecretKey,
@@ -81,8 +80,24 @@ describe.each(DATABASE_KINDS)("webhook events on %s", (kind) => {
     ]);
   });
 
+  it("sends each audit entry as GET /audit shows it, in the change's transaction", async () => {
+    await subscribe(["audit.recorded"]);
+    await admin().agents.upsert({ aid: "audited-hook", name: "First" });
+    clock.advance(1000);
+    await admin().agents.upsert({ aid: "audited-hook", name: "Second" });
+    // Refused in its transaction: no entry, and no event of one.
+    await expect(admin().agents.create({ aid: "audited-hook" })).rejects.toThrow(/exists/);
+    const { entries } = await admin().audit.list({ target: "agent:audited-hook" });
+    const sent = (await events("audit.recorded")).filter(
+      (event) => event.data.target === "agent:audited-hook",
+    );
+    expect(entries.map((entry) => entry.action)).toEqual(["agent.updated", "agent.created"]);
+    expect(sent.map((event) => event.data)).toEqual([...entries].reverse());
+    expect(sent.map((event) => event.timestamp)).toEqual([...entries].reverse().map((e) => e.at));
+  });
+
   it("sends agents as GET /agents/{aid} shows them, and the deleted one as it was", async () => {
-    await subscribe();
+    await subscribe(EVERYTHING.filter((type) => type !== "audit.recorded"));
     const created = await admin().agents.upsert({ aid: "described", name: "First" });
     clock.advance(1000);
     const updated = await admin().agents.upsert({
