@@ -16,6 +16,7 @@ const ADMIN_LINKS = [
   { href: "/dashboard/audit", label: "Audit log" },
   { href: "/dashboard/prices", label: "Prices" },
   { href: "/dashboard/webhooks", label: "Webhooks" },
+  { href: "/dashboard/admins", label: "Admins" },
 ];
 
 /**

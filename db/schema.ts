@@ -663,12 +663,16 @@ export const sessions = pgTable(
   "sessions",
   {
     tokenHash: text().primaryKey(),
-    via: text({ enum: ["api_key", "personal_key", "wallet"] }).notNull(),
+    via: text({ enum: ["api_key", "personal_key", "wallet", "oidc"] }).notNull(),
     address: text(),
     /** For a session opened with the admin key: which key, so that a new key ends it. */
     adminKeyFingerprint: text(),
     /** For a session opened with a personal admin key: revoking the key ends it. */
     adminKeyId: text().references(() => adminKeys.id, { onDelete: "cascade" }),
+    /** For a session opened with OIDC: the identity's (verified) email. */
+    email: text(),
+    /** For a session opened with OIDC: the role OIDC_ROLE_RULES gave at sign-in, if any. */
+    role: text(),
     createdAt: timestamptz().notNull(),
     expiresAt: timestamptz().notNull(),
   },
@@ -676,8 +680,29 @@ export const sessions = pgTable(
     index("sessions_expiry").on(t.expiresAt),
     // Revoking a key deletes its sessions through the foreign key's cascade.
     index("sessions_admin_key").on(t.adminKeyId),
-    check("sessions_via", sql`${t.via} IN ('api_key', 'personal_key', 'wallet')`),
+    check("sessions_via", sql`${t.via} IN ('api_key', 'personal_key', 'wallet', 'oidc')`),
   ],
+);
+
+/**
+ * OIDC sign-ins under way, from the start path's redirect to the provider's callback. Only the
+ * state's SHA-256 and the browser binding's are kept; the callback deletes the row it spends, so
+ * a state works once.
+ */
+export const oidcAttempts = pgTable(
+  "oidc_attempts",
+  {
+    stateHash: text().primaryKey(),
+    codeVerifier: text().notNull(),
+    nonce: text().notNull(),
+    /** The dashboard path to go to once signed in (checked when stored). */
+    next: text(),
+    /** SHA-256 of the random value in the browser's binding cookie (login CSRF protection). */
+    bindingHash: text().notNull(),
+    createdAt: timestamptz().notNull(),
+    expiresAt: timestamptz().notNull(),
+  },
+  (t) => [index("oidc_attempts_expiry").on(t.expiresAt)],
 );
 
 export const authFailures = pgTable(

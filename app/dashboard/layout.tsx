@@ -20,9 +20,11 @@ export default async function DashboardLayout({ children }: { children: ReactNod
       ? "Owner (ADMIN_API_KEY)"
       : session.via === "personal_key"
         ? `${ROLE_NAMES[session.role]} (admin key)`
-        : isAdmin(session)
-          ? `${session.address} (${session.role})`
-          : session.address;
+        : session.via === "oidc"
+          ? `${session.email} (${session.role})`
+          : isAdmin(session)
+            ? `${session.address} (${session.role})`
+            : session.address;
   return (
     <TrpcProvider signedIn>
       <DashboardShell isAdmin={isAdmin(session)} who={who}>

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { SignInPage } from "@/components/wallet/sign-in";
-import { dashboardPathOrNull } from "@/server/auth";
+import { dashboardPathOrNull, ssoErrorSentence, ssoStartPath } from "@/server/auth";
 import { getConfig } from "@/server/frame/services";
 
 export const metadata: Metadata = { title: "Sign in" };
@@ -12,12 +12,18 @@ export default async function LoginPage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  const { ended, next } = await searchParams;
+  const { ended, next, error, email } = await searchParams;
+  const one = (value: string | string[] | undefined) =>
+    typeof value === "string" ? value : undefined;
+  const config = getConfig();
   return (
     <SignInPage
-      chainIds={[...getConfig().siwe.chainIds]}
-      ended={typeof ended === "string" ? ended : undefined}
-      next={dashboardPathOrNull(typeof next === "string" ? next : undefined) ?? undefined}
+      chainIds={[...config.siwe.chainIds]}
+      ended={one(ended)}
+      next={dashboardPathOrNull(one(next)) ?? undefined}
+      // Offered only when OIDC is configured; it keeps the page the user was going to.
+      ssoPath={config.oidc ? ssoStartPath(one(next)) : undefined}
+      ssoError={ssoErrorSentence(one(error), one(email))}
     />
   );
 }

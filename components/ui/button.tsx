@@ -27,6 +27,14 @@ export function Button({
   return <button type={type} className={buttonClass({ variant, size }, className)} {...props} />;
 }
 
+/**
+ * A plain link that looks like a button, for an address that is no page of the app (a server
+ * route that redirects, such as "Sign in with SSO"): the browser loads it whole.
+ */
+export function AnchorButton({ variant, size, className, ...props }: ComponentProps<"a"> & Look) {
+  return <a className={buttonClass({ variant, size }, className)} {...props} />;
+}
+
 /** A link that looks like a button: for an action that opens a page ("New agent"). */
 export function ButtonLink({
   variant,

@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { useAccount, useDisconnect } from "wagmi";
 import { TrpcProvider, trpc } from "@/components/trpc";
-import { Button } from "@/components/ui/button";
+import { AnchorButton, Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { ErrorText, Notice } from "@/components/ui/notice";
@@ -24,6 +24,10 @@ export type SignInProps = {
   ended?: string;
   /** The dashboard page to go back to once signed in (checked: a dashboard path only). */
   next?: string;
+  /** Where "Sign in with SSO" leads (keeping `next`); unset when OIDC is not configured. */
+  ssoPath?: string;
+  /** Why the last SSO sign-in was refused, as a sentence (server/auth/view.ts). */
+  ssoError?: string;
 };
 
 export function SignInPage(props: SignInProps) {
@@ -36,7 +40,7 @@ export function SignInPage(props: SignInProps) {
   );
 }
 
-function SignIn({ chainIds, ended, next }: SignInProps) {
+function SignIn({ chainIds, ended, next, ssoPath, ssoError }: SignInProps) {
   const router = useRouter();
   const { address, isConnected, connector } = useAccount();
   const { disconnect } = useDisconnect();
@@ -95,6 +99,18 @@ function SignIn({ chainIds, ended, next }: SignInProps) {
             ? "Every dashboard session was ended, yours too. Sign in again to go on."
             : "Your session has ended (signed out in another tab, or ended by an admin). Sign in again to go on."}
         </Notice>
+      )}
+      {ssoError && (
+        <Notice variant="error" testId="sso-error">
+          {ssoError}
+        </Notice>
+      )}
+      {ssoPath && (
+        <Panel title="With your organisation's account">
+          <AnchorButton variant="primary" href={ssoPath} data-testid="sso-sign-in">
+            Sign in with SSO
+          </AnchorButton>
+        </Panel>
       )}
       <Panel title="With your wallet">
         {!isConnected ? (

@@ -6,6 +6,7 @@ export * from "./schema";
 export {
   createAdmin,
   deleteAdmin,
+  findAdminByEmail,
   findAdminByWallet,
   getAdmin,
   listAdmins,

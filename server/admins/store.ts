@@ -202,3 +202,15 @@ export async function findAdminByWallet(
     .where(eq(admins.wallet, address.toLowerCase()));
   return row;
 }
+
+/** The person an email is in the admins list, if any (emails are kept lowercase). */
+export async function findAdminByEmail(
+  db: Db,
+  email: string,
+): Promise<{ admin: string; role: AdminRow["role"] } | undefined> {
+  const [row] = await db
+    .select({ admin: admins.id, role: admins.role })
+    .from(admins)
+    .where(eq(admins.email, email.toLowerCase()));
+  return row;
+}

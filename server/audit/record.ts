@@ -17,11 +17,14 @@ export type AuditSource = {
     | { via: "api_key" }
     | { via: "personal_key"; admin: string }
     | { via: "wallet"; address: string; admin?: string }
+    | { via: "oidc"; email: string; admin?: string }
     | null;
   requestId?: string;
   client?: string;
   /** Set when the request came with the dashboard's session cookie. */
   sessionId?: string;
+  /** No session, and not the service either: a client refused at sign-in. */
+  anonymous?: boolean;
 };
 
 export type AuditChange = {
@@ -37,13 +40,15 @@ export type AuditChange = {
  * webhook endpoint: kept with the change, or neither.
  */
 export async function recordChange(db: Db, source: AuditSource, change: AuditChange) {
-  const { actor, via } = actorOf(source.session, source.sessionId !== undefined);
+  const { actor, via } = source.anonymous
+    ? { actor: "anonymous", via: "session" }
+    : actorOf(source.session, source.sessionId !== undefined);
   const json = (value: unknown) =>
     value === undefined || value === null
       ? sql`NULL::jsonb`
       : sql`${storableJsonText(JSON.stringify(value))}::jsonb`;
-  // A session-less change is the service's own: no client made it.
-  const client = source.session ? (source.client ?? null) : null;
+  // A session-less change is the service's own, a refused sign-in aside: no client made it.
+  const client = source.session || source.anonymous ? (source.client ?? null) : null;
   const at = change.at.toISOString();
   await db.execute(sql`WITH entry AS (
       INSERT INTO audit_log (at, actor, actor_via, action, target, before, after, request_id, client)
@@ -72,5 +77,6 @@ function actorOf(session: AuditSource["session"], cookie: boolean): { actor: str
   if (session.via === "api_key") return { actor: "admin-key", via };
   if (session.via === "personal_key") return { actor: `admin:${session.admin}`, via };
   if (session.admin) return { actor: `admin:${session.admin}`, via: "session" };
+  if (session.via === "oidc") return { actor: `oidc:${session.email}`, via: "session" };
   return { actor: `wallet:${session.address}`, via: "session" };
 }

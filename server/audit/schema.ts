@@ -12,7 +12,7 @@ export const auditEntrySchema = z
     at: z.iso.datetime(),
     actor: z.string().meta({
       description:
-        "Who: `admin-key` (ADMIN_API_KEY), `wallet:0x…` (an admin wallet signed in to the dashboard), or `system` (the service, e.g. MODEL_PRICES at start).",
+        "Who: `admin:<id>` (a person of the admins list, through their key or a dashboard session), `admin-key` (ADMIN_API_KEY), `wallet:0x…` (an ADMIN_ADDRESSES wallet in no admins entry), `oidc:<email>` (signed in with SSO by a rule, in no admins entry), `anonymous` (a refused sign-in), or `system` (the service, e.g. MODEL_PRICES at start).",
     }),
     actor_via: z.enum(["key", "session", "system"]),
     action: z.string().meta({

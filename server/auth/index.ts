@@ -1,7 +1,11 @@
-// Who is asking: the admin key and its derived keys, dashboard sessions, the credential throttle.
+// Who is asking: the admin key and its derived keys, dashboard sessions (SIWE, the key, OIDC),
+// the credential throttle.
 
 export type { AdminKey, AuthKeys } from "./admin-key";
 export { authKeys, bearerToken, callerHashKey, resolveAdminKey } from "./admin-key";
+export { finishOidcSignIn, type OidcContext, startOidcSignIn } from "./oidc";
+export { purgeExpiredAttempts } from "./oidc-attempts";
+export { type OidcIdentity, type OidcRole, type OidcRoleRule, roleByRules } from "./oidc-role";
 export type { AdminSession, Session } from "./session";
 export {
   clearedSessionCookie,
@@ -15,4 +19,10 @@ export {
 export type { SignedIn } from "./sign-in";
 export { signInWithKey, signInWithWallet } from "./sign-in";
 export { blockedFor, purgeOldFailures, recordFailure, tooManyAttempts } from "./throttle";
-export { DASHBOARD_HOME, dashboardPathOrNull, signInPath } from "./view";
+export {
+  DASHBOARD_HOME,
+  dashboardPathOrNull,
+  signInPath,
+  ssoErrorSentence,
+  ssoStartPath,
+} from "./view";

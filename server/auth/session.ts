@@ -5,7 +5,7 @@ import { getAddress } from "viem";
 import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
 import { adminKeys, admins, sessions } from "@/db/schema";
-import { type AdminRole, lowerRole } from "@/server/admins";
+import { ADMIN_ROLES, type AdminRole, lowerRole } from "@/server/admins";
 
 /**
  * Dashboard sessions, kept in the database: the cookie holds a random token and the `sessions`
@@ -23,7 +23,9 @@ export const SESSION_TTL_S = 12 * 60 * 60;
 export type Session =
   | { role: "owner"; via: "api_key" }
   | { role: AdminRole; via: "personal_key"; admin: string; key: string }
-  | { role: AdminRole | "wallet"; via: "wallet"; address: `0x${string}`; admin?: string };
+  | { role: AdminRole | "wallet"; via: "wallet"; address: `0x${string}`; admin?: string }
+  /** Signed in with OIDC: a verified email in the admins list, or one OIDC_ROLE_RULES allow. */
+  | { role: AdminRole; via: "oidc"; email: string; admin?: string };
 
 export type AdminSession = Session & { role: AdminRole };
 
@@ -33,7 +35,9 @@ export const isAdmin = (session: Session | null | undefined): session is AdminSe
 type Claims =
   | { via: "api_key"; adminKeyFingerprint: string }
   | { via: "personal_key"; key: string }
-  | { via: "wallet"; address: `0x${string}` };
+  | { via: "wallet"; address: `0x${string}` }
+  /** `ruleRole`: what OIDC_ROLE_RULES gave at sign-in, kept for when the admins list has no entry. */
+  | { via: "oidc"; email: string; ruleRole: AdminRole | null };
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -52,6 +56,8 @@ export async function startSession(
     address: claims.via === "wallet" ? claims.address : null,
     adminKeyFingerprint: claims.via === "api_key" ? claims.adminKeyFingerprint : null,
     adminKeyId: claims.via === "personal_key" ? claims.key : null,
+    email: claims.via === "oidc" ? claims.email : null,
+    role: claims.via === "oidc" ? claims.ruleRole : null,
     createdAt: now,
     expiresAt: new Date(now.getTime() + SESSION_TTL_S * 1000),
   });
@@ -96,6 +102,10 @@ type SessionRead = {
   keyExpiresAt: Date | null;
   walletAdmin: string | null;
   walletRole: AdminRole | null;
+  email: string | null;
+  ruleRole: string | null;
+  emailAdmin: string | null;
+  emailRole: AdminRole | null;
 };
 
 /**
@@ -125,6 +135,13 @@ function sessionOf(
       admin: row.keyAdmin,
       key: row.keyId,
     };
+  }
+  if (row.via === "oidc") {
+    // The admins list first (a change of it acts at once); else the rules' role at sign-in.
+    if (!row.email) return null;
+    if (row.emailAdmin && row.emailRole)
+      return { role: row.emailRole, via: "oidc", email: row.email, admin: row.emailAdmin };
+    return isAdminRole(row.ruleRole) ? { role: row.ruleRole, via: "oidc", email: row.email } : null;
   }
   if (!row.address) return null;
   return walletSession(getAddress(row.address), adminAddresses, {
@@ -164,6 +181,7 @@ export async function purgeExpiredSessions(db: Db, now: Date): Promise<void> {
 
 const keyAdmins = alias(admins, "key_admins");
 const walletAdmins = alias(admins, "wallet_admins");
+const emailAdmins = alias(admins, "email_admins");
 
 function sessionByToken(db: Db) {
   return prepared(db, "session-by-token", () =>
@@ -179,11 +197,16 @@ function sessionByToken(db: Db) {
         keyExpiresAt: adminKeys.expiresAt,
         walletAdmin: walletAdmins.id,
         walletRole: walletAdmins.role,
+        email: sessions.email,
+        ruleRole: sessions.role,
+        emailAdmin: emailAdmins.id,
+        emailRole: emailAdmins.role,
       })
       .from(sessions)
       .leftJoin(adminKeys, eq(adminKeys.id, sessions.adminKeyId))
       .leftJoin(keyAdmins, eq(keyAdmins.id, adminKeys.adminId))
       .leftJoin(walletAdmins, eq(walletAdmins.wallet, sql`lower(${sessions.address})`))
+      .leftJoin(emailAdmins, eq(emailAdmins.email, sessions.email))
       .where(
         and(
           eq(sessions.tokenHash, sql.placeholder("tokenHash")),
@@ -193,6 +216,9 @@ function sessionByToken(db: Db) {
       .prepare("session_by_token"),
   );
 }
+
+const isAdminRole = (role: string | null): role is AdminRole =>
+  role !== null && (ADMIN_ROLES as readonly string[]).includes(role);
 
 function sessionToken(headers: Headers): string | undefined {
   for (const part of headers.get("cookie")?.split(";") ?? []) {

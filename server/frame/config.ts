@@ -3,6 +3,7 @@ import { z } from "zod";
 // Relative, with its extension: the server entry (server/instance/main.ts) runs this file in
 // Node.js itself, which knows no `@/` paths.
 import { parseAllowedHosts } from "../kit/allowed-hosts.ts";
+import { parseRoleRules } from "../kit/oidc-rules.ts";
 
 // Environment configuration, validated once at start-up. Every variable is optional: the
 // defaults run the whole service offline on one machine with the embedded database.
@@ -150,6 +151,13 @@ export const envSchema = z.object({
   PRIVY_REQUIRED: optional(
     z.enum(["true", "false"], { error: "must be `true` or `false`" }),
   ).default("false"),
+  OIDC_ISSUER: optional(z.url({ protocol: /^https$/, error: "must be an https URL" })),
+  OIDC_CLIENT_ID: optional(z.string().min(1)),
+  OIDC_CLIENT_SECRET: optional(z.string().min(1)),
+  OIDC_SCOPES: optional(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e ]+$/, "must be scopes")).default(
+    "openid email profile",
+  ),
+  OIDC_ROLE_RULES: optional(z.string()).default(""),
   SCHEDULER: optional(z.enum(["on", "off"], { error: "must be `on` or `off`" })).default("on"),
   SCHEDULER_TICK_MS: optional(z.coerce.number().int().min(10).max(3_600_000)).default(1000),
   SCHEDULER_BATCH_SIZE: optional(z.coerce.number().int().min(1).max(10_000)).default(100),
@@ -266,6 +274,15 @@ export function parseConfig(env: Record<string, string | undefined>) {
   if (e.PRIVY_REQUIRED === "true" && !(e.PRIVY_APP_ID && e.PRIVY_VERIFICATION_KEY)) {
     issues.push("  PRIVY_REQUIRED: needs PRIVY_APP_ID and PRIVY_VERIFICATION_KEY");
   }
+  const roleRules = parseRoleRules(e.OIDC_ROLE_RULES);
+  issues.push(...roleRules.problems.map((problem) => `  OIDC_ROLE_RULES: ${problem}`));
+  const oidcSet = [e.OIDC_ISSUER, e.OIDC_CLIENT_ID, e.OIDC_CLIENT_SECRET].filter(Boolean).length;
+  if (oidcSet !== 0 && oidcSet !== 3)
+    issues.push(
+      "  OIDC_ISSUER: OIDC sign-in needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET",
+    );
+  if (!e.OIDC_SCOPES.split(" ").includes("openid"))
+    issues.push("  OIDC_SCOPES: must include `openid`");
   if (issues.length > 0) throw new ConfigError(`Invalid configuration:\n${issues.join("\n")}`);
   return {
     port: e.PORT,
@@ -362,6 +379,17 @@ export function parseConfig(env: Record<string, string | undefined>) {
             required: e.PRIVY_REQUIRED === "true",
           }
         : undefined,
+    /** Dashboard sign-in with an OpenID provider (server/auth/oidc.ts); unset = not offered. */
+    oidc:
+      e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET
+        ? {
+            issuer: e.OIDC_ISSUER,
+            clientId: e.OIDC_CLIENT_ID,
+            clientSecret: e.OIDC_CLIENT_SECRET,
+            scopes: e.OIDC_SCOPES.split(" ").filter(Boolean).join(" "),
+            roleRules: roleRules.rules,
+          }
+        : undefined,
     scheduler: {
       /** Off on web instances when `npm run worker` runs the schedule elsewhere. */
       enabled: e.SCHEDULER === "on",
@@ -397,6 +425,7 @@ export type SchedulerConfig = Config["scheduler"];
 export type SiweConfig = Config["siwe"];
 export type WebhooksConfig = Config["webhooks"];
 export type PrivyConfig = NonNullable<Config["privy"]>;
+export type OidcConfig = NonNullable<Config["oidc"]>;
 
 function lowerCaseSet(list: string): ReadonlySet<string> {
   return new Set(splitList(list).map((address) => address.toLowerCase()));

@@ -1,7 +1,7 @@
 import type { Db } from "@/db/client";
 import { expireTurns, type TurnState } from "@/server/approvals";
 import { purgeOldAudit } from "@/server/audit";
-import { purgeExpiredSessions, purgeOldFailures } from "@/server/auth";
+import { purgeExpiredAttempts, purgeExpiredSessions, purgeOldFailures } from "@/server/auth";
 import { purgeOldChatWindows } from "@/server/chat";
 import { purgeOldIdempotencyKeys } from "@/server/idempotency";
 import type { Clock } from "@/server/kit/clock";
@@ -70,6 +70,7 @@ export function startHousekeeping(
     await purgeOldChatWindows(db, now);
     await purgeOldWindows(db, now);
     await purgeExpiredSessions(db, now);
+    await purgeExpiredAttempts(db, now);
     await purgeExpiredNonces(db, now);
     await purgeOldFailures(db, now);
     await purgeOldDeliveries(db, now);

@@ -85,6 +85,11 @@ const ROLE_WORK: Record<AdminRole, string> = {
   owner: "changing admins and roles, and signing everyone out",
 };
 
+/** Why an admin whose role is below `needed` is refused (403), in the service's words. */
+export function roleRefusal(needed: AdminRole, role: AdminRole): string {
+  return `This needs the ${needed} role (${ROLE_WORK[needed]}); you are signed in as ${role === "viewer" ? "a viewer" : `an ${role}`}.`;
+}
+
 /**
  * Admins with at least `needed`: 401 without valid admin credentials, 403 for a wallet that is
  * no admin or an admin whose role is lower. The builder a procedure is made with is where it
@@ -110,12 +115,7 @@ function adminProcedureFor(needed: AdminRole) {
       );
     }
     if (!roleAtLeast(session.role, needed))
-      throw toTRPCError(
-        new AppError(
-          "forbidden",
-          `This needs the ${needed} role (${ROLE_WORK[needed]}); you are signed in as ${session.role === "viewer" ? "a viewer" : `an ${session.role}`}.`,
-        ),
-      );
+      throw toTRPCError(new AppError("forbidden", roleRefusal(needed, session.role)));
     return next({ ctx: { ...ctx, session } });
   });
 }

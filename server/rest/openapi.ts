@@ -56,6 +56,11 @@ const TAGS: Record<string, { name: string; description: string }> = {
     description: "Webhook endpoints, their deliveries, tests and retries.",
   },
   operator: { name: "operator", description: "Health, probes, metrics and this document." },
+  signIn: {
+    name: "sign-in",
+    description:
+      "Dashboard sign-in with an OpenID provider (SSO): paths for browsers, not API clients.",
+  },
 };
 
 const tagName = (router: string) => TAGS[router]?.name ?? router;
@@ -122,7 +127,7 @@ function pathsOf(operations: readonly Operation[]): ZodOpenApiPathsObject {
 }
 
 function operationOf(operation: Operation): ZodOpenApiOperationObject {
-  const input = operation.procedure?.input;
+  const input = operation.procedure?.input ?? operation.bareQuery;
   const mask = Object.fromEntries(operation.pathParams.map((name) => [name, true as const]));
   // The path's fields are always given, whatever defaults the procedure has.
   // The mask names fields of the input (the path's parameters are its fields, routeFor checks);

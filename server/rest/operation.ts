@@ -16,6 +16,8 @@ export type Operation = Documentation & {
   procedure?: { name: string; input: z.ZodObject | undefined; output: z.ZodType | undefined };
   /** Without request context: the operator's paths, which answer while the database is down. */
   bare: boolean;
+  /** A bare operation's query parameters, for the document only (it reads them itself). */
+  bareQuery?: z.ZodObject;
   /** Served, but not an operation of the API document (the documentation page's own files). */
   hidden?: true;
   handle(args: HandleArgs): Promise<Response>;
@@ -30,7 +32,7 @@ export type HandleArgs = {
   params: Record<string, string>;
 };
 
-export type BareArgs = { request: Request; operations: readonly Operation[] };
+export type BareArgs = { request: Request; operations: readonly Operation[]; requestId: string };
 
 /** The names of a path's parameters, in order: `/agents/{aid}/keys/{id}` has aid and id. */
 export function pathParams(path: string): string[] {

@@ -3,12 +3,14 @@ import { ADMIN, json, type ProcedureMeta, PUBLIC, queryParams, readJsonBody } fr
 import { appRouter, type ProcedureCaller } from "@/server/routers";
 import { type Operation, pathParams } from "./operation";
 import { operatorOperations } from "./operator";
+import { signInOperations } from "./sign-in";
 import { proceduresOf } from "./trpc-internals";
 
 /**
  * Every REST operation of the service: those the procedures of server/routers declare in their
- * meta, then the operator's (operator.ts), in that order (the OpenAPI document lists them so).
- * The route handlers (route.ts) and the OpenAPI document (openapi.ts) are made from this table.
+ * meta, then the operator's (operator.ts), then the dashboard's SSO paths (sign-in.ts), in that
+ * order (the OpenAPI document lists them so). The route handlers (route.ts) and the OpenAPI
+ * document (openapi.ts) are made from this table.
  */
 
 const SECURITY: Record<NonNullable<ProcedureMeta["access"]>, Operation["security"]> = {
@@ -62,7 +64,11 @@ function callProcedure(
   return (target as (input: unknown) => Promise<unknown>)(input);
 }
 
-export const OPERATIONS: readonly Operation[] = [...fromProcedures(), ...operatorOperations];
+export const OPERATIONS: readonly Operation[] = [
+  ...fromProcedures(),
+  ...operatorOperations,
+  ...signInOperations,
+];
 
 /** The procedure's input as a request gives it: the path's parameters, and the query or body. */
 export async function collectInput(

@@ -18,19 +18,22 @@ import { type BareArgs, type Operation, pathParams } from "./operation";
 // The operator's paths take no request context (no credentials are read but metrics' own), so
 // that they answer while the database cannot be reached.
 
-function bareOperation(
+export function bareOperation(
   declared: Documentation & {
     method: Method;
     path: string;
     security: NonNullable<Documentation["security"]>;
     role?: Operation["role"];
     answer: (args: BareArgs) => Promise<Response>;
+    /** Its group in the document: the operator's unless said. */
+    tag?: string;
+    bareQuery?: Operation["bareQuery"];
   },
 ): Operation {
   return {
     ...declared,
     pathParams: pathParams(declared.path),
-    tag: "operator",
+    tag: declared.tag ?? "operator",
     bare: true,
     handle: () => Promise.reject(new Error("a bare operation answers from the request alone")),
   };

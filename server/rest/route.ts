@@ -173,6 +173,7 @@ function bareHandler(operation: Operation) {
       response = await (operation.answer as NonNullable<Operation["answer"]>)({
         request,
         operations: OPERATIONS,
+        requestId,
       });
     } catch (error) {
       response = errorResponse(error, requestId);

@@ -1,4 +1,3 @@
-import { roleAtLeast } from "@/server/admins";
 import { assertAgentExists } from "@/server/agents";
 import {
   decideApproval,
@@ -7,7 +6,7 @@ import {
   listApprovalsInputSchema,
   listApprovalsOutputSchema,
 } from "@/server/approvals";
-import { isAdmin } from "@/server/auth";
+import { isAdmin, type Session } from "@/server/auth";
 import type { Caller } from "@/server/callers";
 import {
   type ApprovalDecisionReply,
@@ -16,7 +15,7 @@ import {
   resumeChat,
 } from "@/server/chat";
 import { AppError } from "@/server/frame/errors";
-import { publicProcedure, router } from "@/server/frame/trpc";
+import { publicProcedure, roleRefusal, router } from "@/server/frame/trpc";
 import { databaseUnavailable, jsonBodyErrors, problem, rest } from "@/server/http";
 import { reservationLifetimeMs } from "@/server/quota";
 import { resumeRun } from "@/server/runs";
@@ -37,12 +36,15 @@ const refusals = {
   503: databaseUnavailable,
 };
 
-function deciderOnly(caller: Caller): void {
-  if (caller.kind !== "admin" && caller.kind !== "key")
-    throw new AppError(
-      "unauthorized",
-      "Only the admin, or the agent key whose chat asked for a tool call, may see and decide approvals: send 'Authorization: Bearer <key>'.",
-    );
+function deciderOnly(caller: Caller, session: Session | null | undefined): void {
+  // An admin whose role writes nothing (a viewer) is refused as one (403), not as a stranger
+  // (401), which the dashboard takes for a session that ended and signs them out.
+  if (caller.kind === "admin" || caller.kind === "key") return;
+  if (isAdmin(session)) throw new AppError("forbidden", roleRefusal("operator", session.role));
+  throw new AppError(
+    "unauthorized",
+    "Only the admin, or the agent key whose chat asked for a tool call, may see and decide approvals: send 'Authorization: Bearer <key>'.",
+  );
 }
 
 export const approvalsRouter = router({
@@ -61,13 +63,15 @@ export const approvalsRouter = router({
     )
     .input(listApprovalsInputSchema)
     .output(listApprovalsOutputSchema)
-    .query(async ({ ctx: asked, input }) => {
-      // Every admin reads them all, a viewer too (who otherwise chats as a client).
-      const ctx = isAdmin(asked.session) ? { ...asked, caller: { kind: "admin" as const } } : asked;
-      deciderOnly(ctx.caller);
-      // The admin reads a paused agent's too; a key, as long as it may chat with the agent.
-      if (ctx.caller.kind === "admin") await assertAgentExists(ctx.db, input.aid);
-      else await checkChat(ctx, input);
+    .query(async ({ ctx, input }) => {
+      // Any admin reads them (a viewer too: reading is what it may do), a paused agent's as
+      // well; a key, as long as it may chat with the agent.
+      if (ctx.caller.kind === "admin" || isAdmin(ctx.session)) {
+        await assertAgentExists(ctx.db, input.aid);
+        return { approvals: await listApprovals({ ...ctx, caller: { kind: "admin" } }, input.aid) };
+      }
+      deciderOnly(ctx.caller, ctx.session);
+      await checkChat(ctx, input);
       return { approvals: await listApprovals(ctx, input.aid) };
     }),
 
@@ -97,12 +101,7 @@ export const approvalsRouter = router({
     .input(decideApprovalInputSchema)
     .output(approvalDecisionSchema)
     .mutation(async ({ ctx, input }): Promise<ApprovalDecisionReply> => {
-      if (isAdmin(ctx.session) && !roleAtLeast(ctx.session.role, "operator"))
-        throw new AppError(
-          "forbidden",
-          "Deciding a tool call needs the operator role; you are signed in as a viewer.",
-        );
-      deciderOnly(ctx.caller);
+      deciderOnly(ctx.caller, ctx.session);
       await checkChat(ctx, input);
       // Long enough to wait for a model slot, then for the model: past it, the turn is ended.
       const resumingMs = reservationLifetimeMs(ctx.model.llm.timeoutMs) + ctx.model.llm.timeoutMs;

@@ -14,8 +14,10 @@ import { ownerProcedure, publicProcedure, router } from "@/server/frame/trpc";
 const sessionSchema = z
   .object({
     role: z.enum([...ADMIN_ROLES, "wallet"]),
-    via: z.enum(["api_key", "personal_key", "wallet"]),
+    via: z.enum(["api_key", "personal_key", "wallet", "oidc"]),
     address: z.string().optional(),
+    /** Signed in with OIDC: the identity's email. */
+    email: z.string().optional(),
     admin: z.string().optional(),
   })
   .nullable();

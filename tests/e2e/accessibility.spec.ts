@@ -54,6 +54,15 @@ test.beforeAll(async () => {
     body: JSON.stringify({ url: "https://hooks.example.com/agents", events: ["run.failed"] }),
   });
   webhookId = (await hook.json()).id;
+  // A person with a key, so that the admins page has a row and a key in it to show.
+  const person = await api("/admins", {
+    method: "POST",
+    body: JSON.stringify({ name: "Ada Accessible", email: "ada.a11y@example.com", role: "viewer" }),
+  });
+  if (person.status === 201) {
+    const { id } = await person.json();
+    await api(`/admins/${id}/keys`, { method: "POST", body: JSON.stringify({ name: "laptop" }) });
+  }
 });
 
 const ADMIN_PAGES = () => [
@@ -76,6 +85,7 @@ const ADMIN_PAGES = () => [
     title: "Webhook endpoint · Agent Service",
     name: "webhook",
   },
+  { path: "/dashboard/admins", title: "Admins · Agent Service", name: "admins" },
   { path: "/dashboard/deployments", title: "Deployments · Agent Service", name: "deployments" },
   {
     path: `/dashboard/deployments/${deploymentId}`,

@@ -21,13 +21,19 @@ type Operation = {
 const doc = buildOpenApiDocument("http://localhost:3000", OPERATIONS);
 const paths = doc.paths as Record<string, Record<string, Operation>>;
 
-/** The procedure the operation calls, as its declaration (the procedure's meta) says. */
+/**
+ * The procedure the operation calls, as its declaration (the procedure's meta) says; for a bare
+ * operation that declares its query (the SSO paths), that declaration, named `bare <path>`.
+ */
 function proceduresCalled(path: string, method: string): string[] {
   const operation = OPERATIONS.find((o) => o.path === path && o.method === method);
+  if (operation?.bare && operation.bareQuery) return [`bare ${path}`];
   return operation?.procedure ? [operation.procedure.name] : [];
 }
 
 function inputOf(procedure: string): z.ZodObject {
+  const bare = OPERATIONS.find((o) => o.bare && `bare ${o.path}` === procedure)?.bareQuery;
+  if (bare) return bare;
   const input = OPERATIONS.find((o) => o.procedure?.name === procedure)?.procedure?.input;
   if (!input) throw new Error(`${procedure} takes no input`);
   return input;

@@ -1,0 +1,109 @@
+"use client";
+
+import { type FormEvent, useState } from "react";
+import { Button } from "../ui/button";
+import { Field } from "../ui/field";
+import { Input } from "../ui/input";
+import { ErrorText } from "../ui/notice";
+import { Panel } from "../ui/panel";
+import { fieldErrorsOf, problemOf } from "../ui/problem";
+import { Select } from "../ui/select";
+import { useFocusFirstInvalid, useFocusOnOpen } from "../ui/use-focus-first-invalid";
+import { type AdminRole, isRole, ROLE_WORDS, rolesUpTo } from "./roles";
+
+export type KeyFields = { name: string; role: AdminRole; expires_at?: string };
+
+/**
+ * A key for one person: where it is used, its role (theirs or lower: the service refuses more)
+ * and the day it ends. Refusals are shown beside their fields, as in the form to add a person.
+ */
+export function KeyForm({
+  person,
+  onSubmit,
+  onCancel,
+}: {
+  person: { name: string; role: AdminRole };
+  onSubmit: (fields: KeyFields) => Promise<unknown>;
+  onCancel: () => void;
+}) {
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [failure, setFailure] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const { form, focusFirstInvalid } = useFocusFirstInvalid();
+  useFocusOnOpen(form);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    const role = String(data.get("key_role") ?? "");
+    const until = String(data.get("key_until") ?? "");
+    setErrors({});
+    setFailure(undefined);
+    setBusy(true);
+    try {
+      await onSubmit({
+        name: String(data.get("key_name") ?? "").trim(),
+        role: isRole(role) ? role : person.role,
+        // The chosen day, to its last second in UTC: "works until" that date.
+        ...(until ? { expires_at: `${until}T23:59:59Z` } : {}),
+      });
+    } catch (error) {
+      const problem = problemOf(error);
+      const fields = fieldErrorsOf(problem);
+      setErrors({ ...fields, until: fields.expires_at ?? "" });
+      setFailure(`No key made: ${problem.detail}`);
+      focusFirstInvalid();
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Panel
+      as="form"
+      ref={form}
+      onSubmit={submit}
+      noValidate
+      title={`Make a key for ${person.name}`}
+    >
+      <div className="form-grid">
+        <Field name="key_name" label="Key name" hint="Where it is used." error={errors.name}>
+          {(control) => <Input {...control} maxLength={100} autoComplete="off" />}
+        </Field>
+        <Field
+          name="key_role"
+          label="Key role"
+          hint={`At most ${person.name}'s role; lowering theirs lowers the key's.`}
+          error={errors.role}
+        >
+          {(control) => (
+            <Select {...control} defaultValue={person.role}>
+              {rolesUpTo(person.role).map((role) => (
+                <option key={role} value={role}>
+                  {ROLE_WORDS[role]}
+                </option>
+              ))}
+            </Select>
+          )}
+        </Field>
+        <Field
+          name="key_until"
+          label="Works until (UTC, optional)"
+          hint="At most 366 days ahead; left empty, 90 days from now."
+          error={errors.until || undefined}
+        >
+          {(control) => <Input {...control} type="date" />}
+        </Field>
+      </div>
+      <div className="row">
+        <Button type="submit" variant="primary" disabled={busy}>
+          {busy ? "Making…" : "Make key"}
+        </Button>
+        <Button onClick={onCancel} disabled={busy}>
+          Cancel
+        </Button>
+      </div>
+      {failure && <ErrorText role="alert">{failure}</ErrorText>}
+    </Panel>
+  );
+}
