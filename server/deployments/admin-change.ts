@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import { deployments } from "@/db/schema";
+import { type AuditSource, recordChange } from "@/server/audit";
 import type { Session } from "@/server/auth";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
@@ -16,7 +17,7 @@ import { ADMIN_SIGNER, allowedNext, canTransition } from "./view";
  * assigns no worker.
  */
 export async function changeStatusAsAdmin(
-  { db, clock }: DataContext,
+  { db, clock, ...source }: DataContext & AuditSource,
   input: z.output<typeof adminStatusChangeInputSchema>,
   session: Session,
 ): Promise<Deployment> {
@@ -51,6 +52,17 @@ export async function changeStatusAsAdmin(
       at: now,
       detailsField: { code: "validation_failed", field: "deployment_details" },
     });
+    if ("updated" in recorded)
+      await recordChange(tx, source, {
+        at: now,
+        action: "deployment.status_changed",
+        target: `deployment:${current.id}`,
+        before: { status: current.status },
+        after: {
+          status: input.status,
+          ...(input.deployment_details ? { deployment_details: input.deployment_details } : {}),
+        },
+      });
     return { ...recorded, from: current.status };
   });
   if ("refused" in outcome) throw outcome.refused;

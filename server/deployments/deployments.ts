@@ -10,6 +10,7 @@ import {
   deploymentStatusHistory,
   deployments,
 } from "@/db/schema";
+import { type AuditSource, recordChange } from "@/server/audit";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
 import { decodeCursor, encodeCursor, twoWayPage } from "@/server/pagination";
@@ -58,36 +59,47 @@ function presentHistory(row: DeploymentHistoryRow): HistoryEntry {
   };
 }
 
-/** Creates a deployment in `init` (admin). A request_id that exists already is a 409. */
+/** Creates a deployment in `init` (admin), audited. A request_id that exists already is a 409. */
 export async function createDeployment(
-  { db, clock }: Ctx,
+  { db, clock, ...source }: Ctx & AuditSource,
   input: z.output<typeof createDeploymentInputSchema>,
 ): Promise<Deployment> {
   const now = clock.now();
-  const [row] = await db
-    .insert(deployments)
-    .values({
-      requestId: input.request_id ?? randomUUID(),
-      userAddress: getAddress(input.user_address),
-      workerName: input.worker_name ?? null,
-      workerUuid: input.worker_uuid ?? null,
-      proposalHash: input.proposal_hash ?? null,
-      proposalId: input.proposal_id ?? null,
-      deploymentDetails: input.deployment_details ?? {},
-      proposal: input.proposal,
-      workerAddress: input.worker_address ? getAddress(input.worker_address) : null,
-      status: "init",
-      createdAt: now,
-      updatedAt: now,
-    })
-    .onConflictDoNothing({ target: deployments.requestId })
-    .returning();
-  if (!row)
-    throw new AppError(
-      "conflict",
-      `A deployment with request_id '${input.request_id}' exists already.`,
-    );
-  return presentDeployment(row);
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(deployments)
+      .values({
+        requestId: input.request_id ?? randomUUID(),
+        userAddress: getAddress(input.user_address),
+        workerName: input.worker_name ?? null,
+        workerUuid: input.worker_uuid ?? null,
+        proposalHash: input.proposal_hash ?? null,
+        proposalId: input.proposal_id ?? null,
+        deploymentDetails: input.deployment_details ?? {},
+        proposal: input.proposal,
+        workerAddress: input.worker_address ? getAddress(input.worker_address) : null,
+        status: "init",
+        createdAt: now,
+        updatedAt: now,
+      })
+      .onConflictDoNothing({ target: deployments.requestId })
+      .returning();
+    if (!row)
+      throw new AppError(
+        "conflict",
+        `A deployment with request_id '${input.request_id}' exists already.`,
+      );
+    const created = presentDeployment(row);
+    // The proposal stays out: it can be large, and GET /v1/deployments/{id} has it.
+    const { proposal: _proposal, ...recorded } = created;
+    await recordChange(tx, source, {
+      at: now,
+      action: "deployment.created",
+      target: `deployment:${row.id}`,
+      after: recorded,
+    });
+    return created;
+  });
 }
 
 /** Older than `before` (the next page), or newer than `after` (the page before, read backwards). */

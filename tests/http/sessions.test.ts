@@ -44,6 +44,77 @@ describe("sessions, throttling and nonce limits over HTTP", () => {
     ).toBe(401);
   });
 
+  it("audits an admin's sign-in and each refused one, never the key tried", async () => {
+    const client = newClient();
+    expect((await signInWithKey(client, "not-the-key-audited-0123456789")).status).toBe(401);
+    expect((await signInWithKey(client)).status).toBe(200);
+    const audit = async (query: string) =>
+      (
+        await (
+          await fetch(`${server.url}/audit?${query}`, {
+            headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
+          })
+        ).json()
+      ).entries;
+    const [refused] = await audit("action=sign_in.refused&target=admin-key");
+    expect(refused).toMatchObject({
+      actor: "anonymous",
+      actor_via: "session",
+      after: { via: "api_key", reason: "The admin API key is not valid." },
+    });
+    expect(refused.client).toEqual(expect.any(String));
+    const [succeeded] = await audit("action=sign_in.succeeded&target=admin-key");
+    expect(succeeded).toMatchObject({
+      actor: "admin-key",
+      actor_via: "session",
+      after: { via: "api_key", role: "owner" },
+    });
+    expect(JSON.stringify(await audit("limit=100"))).not.toContain("not-the-key-audited");
+  });
+
+  it("signs a person in with their own key, with its role, until it is revoked", async () => {
+    const owner = { authorization: `Bearer ${TEST_ADMIN_KEY}`, "content-type": "application/json" };
+    const person = await (
+      await fetch(`${server.url}/admins`, {
+        method: "POST",
+        headers: owner,
+        body: JSON.stringify({
+          name: "Keyholder",
+          email: "keyholder@example.com",
+          role: "operator",
+        }),
+      })
+    ).json();
+    const made = await (
+      await fetch(`${server.url}/admins/${person.id}/keys`, {
+        method: "POST",
+        headers: owner,
+        body: JSON.stringify({ name: "browser", role: "viewer" }),
+      })
+    ).json();
+    const client = newClient();
+    const signedIn = await signInWithKey(client, made.key);
+    expect((await signedIn.json()).result.data).toEqual({
+      role: "viewer",
+      via: "personal_key",
+      admin: person.id,
+    });
+    const cookie = cookieOf(signedIn);
+    expect(await sessionOf(cookie)).toMatchObject({ role: "viewer", admin: person.id });
+    const refused = await trpc("auth.endAllSessions", { body: {}, headers: { cookie, ...client } });
+    expect(refused.status).toBe(403);
+    await fetch(`${server.url}/admins/${person.id}/keys/${made.id}`, {
+      method: "DELETE",
+      headers: owner,
+    });
+    expect(await sessionOf(cookie)).toBeNull();
+    const again = await signInWithKey(client, made.key);
+    expect(again.status).toBe(401);
+    expect((await again.json()).error.message).toBe(
+      "The admin key is not valid: unknown, revoked or expired.",
+    );
+  });
+
   it("lets an admin end every session", async () => {
     const first = cookieOf(await signInWithKey(newClient()));
     const second = cookieOf(await signInWithKey(newClient()));

@@ -6,6 +6,7 @@ import type { Caller } from "@/server/callers";
 import { fixedClock } from "@/server/kit/clock";
 import { callerFor, problemOf, TEST_ADMIN_KEY } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
+import { sampleProposal } from "../helpers/proposal";
 
 const START = "2026-11-29T10:00:00Z";
 
@@ -87,6 +88,37 @@ describe.each(DATABASE_KINDS)("the audit log on %s", (kind) => {
     expect(all).not.toContain(created.key);
     expect(all).not.toContain(hook.secret);
     expect(all).not.toContain(TEST_ADMIN_KEY);
+  });
+
+  it("records an admin's deployments and status changes, and not a refused change", async () => {
+    const made = await admin("req-deploy").deployments.create({
+      user_address: "0x0000000000000000000000000000000000000002",
+      proposal: sampleProposal,
+    });
+    await admin().deployments.changeStatus({
+      id: String(made.id),
+      status: "cancelled",
+      deployment_details: { why: "duplicate" },
+    } as never);
+    // Final: refused, and so not recorded.
+    await problemOf(
+      admin().deployments.changeStatus({ id: String(made.id), status: "init" } as never),
+    );
+    const { entries } = await admin().audit.list({ target: `deployment:${made.id}` });
+    expect(entries.map((e) => e.action)).toEqual([
+      "deployment.status_changed",
+      "deployment.created",
+    ]);
+    expect(entries[0]).toMatchObject({
+      actor: "admin-key",
+      before: { status: "init" },
+      after: { status: "cancelled", deployment_details: { why: "duplicate" } },
+    });
+    expect(entries[1]).toMatchObject({
+      request_id: "req-deploy",
+      after: { id: made.id, Status: "init" },
+    });
+    expect(entries[1]?.after).not.toHaveProperty("proposal");
   });
 
   it("adds nothing for a refused write or a caller who is not an admin", async () => {
