@@ -106,18 +106,22 @@ export async function finishOidcSignIn(ctx: OidcContext, request: Request): Prom
     who: { email?: string | null } = {},
   ): Promise<Response> => {
     const now = flow.clock.now();
-    // A blocked client's refusal is not counted again: its block would only grow.
-    if (code !== "too_many_attempts") await recordFailure(flow.db, client_, now);
-    await recordChange(
-      flow.db,
-      { session: null, anonymous: true, requestId, client: client_ },
-      {
-        at: now,
-        action: "sign_in.refused",
-        target: `oidc:${who.email ?? flow.oidc.issuer}`,
-        after: { reason, issuer: flow.oidc.issuer, ...(who.email ? { email: who.email } : {}) },
-      },
-    );
+    // A blocked client's refusal is neither counted again (its block would only grow) nor
+    // recorded: the throttle is what bounds the entries a client that is no admin can add.
+    if (code !== "too_many_attempts")
+      await flow.db.transaction(async (tx) => {
+        await recordFailure(tx, client_, now);
+        await recordChange(
+          tx,
+          { session: null, anonymous: true, requestId, client: client_ },
+          {
+            at: now,
+            action: "sign_in.refused",
+            target: `oidc:${who.email ?? flow.oidc.issuer}`,
+            after: { reason, issuer: flow.oidc.issuer, ...(who.email ? { email: who.email } : {}) },
+          },
+        );
+      });
     const params = new URLSearchParams({ error: code });
     if (code === "sso_not_allowed" && who.email) params.set("email", who.email);
     if (next && next !== DASHBOARD_HOME) params.set("next", next);
@@ -171,26 +175,30 @@ export async function finishOidcSignIn(ctx: OidcContext, request: Request): Prom
 
   const now = flow.clock.now();
   await forgetFailures(flow.db, client_);
-  const sessionCookie = await startSession(
-    flow.db,
-    { via: "oidc", email, ruleRole },
-    { secure: flow.secure, now },
-  );
-  await recordChange(
-    flow.db,
-    {
-      session: { via: "oidc", email, ...(listed ? { admin: listed.admin } : {}) },
-      requestId,
-      client: client_,
-      sessionId: "signing-in",
-    },
-    {
-      at: now,
-      action: "sign_in.succeeded",
-      target: listed ? `admin:${listed.admin}` : `oidc:${email}`,
-      after: { via: "oidc", role, issuer: identity.issuer, subject: identity.subject },
-    },
-  );
+  // The session and its entry together, or neither.
+  const sessionCookie = await flow.db.transaction(async (tx) => {
+    const made = await startSession(
+      tx,
+      { via: "oidc", email, ruleRole },
+      { secure: flow.secure, now },
+    );
+    await recordChange(
+      tx,
+      {
+        session: { via: "oidc", email, ...(listed ? { admin: listed.admin } : {}) },
+        requestId,
+        client: client_,
+        sessionId: "signing-in",
+      },
+      {
+        at: now,
+        action: "sign_in.succeeded",
+        target: listed ? `admin:${listed.admin}` : `oidc:${email}`,
+        after: { via: "oidc", role, issuer: identity.issuer, subject: identity.subject },
+      },
+    );
+    return made;
+  });
   return redirect(next ?? DASHBOARD_HOME, sessionCookie, clearBinding);
 }
 

@@ -6,6 +6,8 @@ import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
 import { adminKeys, admins, sessions } from "@/db/schema";
 import { ADMIN_ROLES, type AdminRole, lowerRole } from "@/server/admins";
+import { type AuditSource, recordChange } from "@/server/audit";
+import type { Clock } from "@/server/kit/clock";
 
 /**
  * Dashboard sessions, kept in the database: the cookie holds a random token and the `sessions`
@@ -169,10 +171,22 @@ export async function endSession(db: Db, id: string | undefined): Promise<void> 
   if (id) await db.delete(sessions).where(eq(sessions.tokenHash, id));
 }
 
-/** Ends every session (an admin's "sign out everyone"); returns how many there were. */
-export async function endAllSessions(db: Db): Promise<number> {
-  const ended = await db.delete(sessions).returning({ tokenHash: sessions.tokenHash });
-  return ended.length;
+/** Ends every session (an owner's "sign out everyone"), audited; returns how many there were. */
+export async function endAllSessions({
+  db,
+  clock,
+  ...source
+}: { db: Db; clock: Clock } & AuditSource): Promise<number> {
+  return db.transaction(async (tx) => {
+    const ended = await tx.delete(sessions).returning({ tokenHash: sessions.tokenHash });
+    await recordChange(tx, source, {
+      at: clock.now(),
+      action: "sessions.ended",
+      target: "sessions",
+      after: { ended: ended.length },
+    });
+    return ended.length;
+  });
 }
 
 export async function purgeExpiredSessions(db: Db, now: Date): Promise<void> {

@@ -117,21 +117,25 @@ async function throttled(
         ? { via: "personal_key" as const, key: session.key }
         : { via: "api_key" as const, adminKeyFingerprint: ctx.adminKeyFingerprint };
   const now = ctx.clock.now();
-  const cookie = await startSession(db, claims, {
-    secure: ctx.config.publicUrl.startsWith("https:"),
-    now,
+  // The session and its entry together, or neither.
+  const cookie = await db.transaction(async (tx) => {
+    const made = await startSession(tx, claims, {
+      secure: ctx.config.publicUrl.startsWith("https:"),
+      now,
+    });
+    if (isAdmin(session))
+      await recordChange(
+        tx,
+        { session, requestId, client, sessionId: "signing-in" },
+        {
+          at: now,
+          action: "sign_in.succeeded",
+          target: signedInAs(session),
+          after: { via: session.via, role: session.role },
+        },
+      );
+    return made;
   });
-  if (isAdmin(session))
-    await recordChange(
-      db,
-      { session, requestId, client, sessionId: "signing-in" },
-      {
-        at: now,
-        action: "sign_in.succeeded",
-        target: signedInAs(session),
-        after: { via: session.via, role: session.role },
-      },
-    );
   return { session, cookie };
 }
 

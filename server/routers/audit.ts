@@ -14,7 +14,7 @@ export const auditRouter = router({
         path: "/audit",
         operationId: "listAudit",
         summary:
-          "The audit log: each change an admin made (agents and their limits and counters, agent keys, webhooks and their secrets, prices), newest first, filtered by actor, target, action and time.",
+          "The audit log: each change an admin made (agents and their limits and counters, agent keys, webhooks and their secrets, prices, deployments, admins and their keys) and each sign-in, newest first, filtered by actor, target, action and time.",
         description:
           "Each entry is written in the change's own transaction: a change is recorded, or did not happen; a refused write adds none. `before` and `after` are the thing as the API shows it, secrets never (only that they changed). Kept AUDIT_RETENTION_DAYS days. `next_cursor` pages to older entries.",
         handle: async ({ request, call, input }) => {

@@ -66,7 +66,7 @@ export const authRouter = router({
 
   endAllSessions: ownerProcedure
     .output(z.object({ ended: z.int() }))
-    .mutation(async ({ ctx }) => ({ ended: await endAllSessions(ctx.db) })),
+    .mutation(async ({ ctx }) => ({ ended: await endAllSessions(ctx) })),
 
   session: publicProcedure.output(sessionSchema).query(({ ctx }) => ctx.session),
 });

@@ -120,8 +120,19 @@ describe("sessions, throttling and nonce limits over HTTP", () => {
     const second = cookieOf(await signInWithKey(newClient()));
     const ended = await trpc("auth.endAllSessions", { body: {}, headers: { cookie: first } });
     expect(ended.status).toBe(200);
-    expect((await ended.json()).result.data.ended).toBeGreaterThanOrEqual(2);
+    const { ended: count } = (await ended.json()).result.data;
+    expect(count).toBeGreaterThanOrEqual(2);
     expect(await sessionOf(first)).toBeNull();
+    const audited = await (
+      await fetch(`${server.url}/audit?action=sessions.ended`, {
+        headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
+      })
+    ).json();
+    expect(audited.entries[0]).toMatchObject({
+      actor: "admin-key",
+      actor_via: "session",
+      after: { ended: count },
+    });
     expect(await sessionOf(second)).toBeNull();
   });
 
