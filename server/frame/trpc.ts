@@ -104,10 +104,7 @@ function adminProcedureFor(needed: AdminRole) {
     if (!isAdmin(session)) {
       throw toTRPCError(
         ctx.credentials === "invalid"
-          ? new AppError(
-              "unauthorized",
-              "The admin API key is not valid (or it expired, or was revoked).",
-            )
+          ? new AppError("unauthorized", "The admin API key is not valid.")
           : new AppError(
               "unauthorized",
               "This needs admin credentials: send the header 'Authorization: Bearer <ADMIN_API_KEY or your admin key>'.",
