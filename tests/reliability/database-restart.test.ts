@@ -42,6 +42,7 @@ describe.skipIf(!clusterAvailable)("the database restarting under load", () => {
     const outcomes: Outcome[] = [];
     let phase: Outcome["phase"] = "before";
     let running = true;
+    const count = (predicate: (o: Outcome) => boolean) => outcomes.filter(predicate).length;
     const worker = async (id: number) => {
       for (let i = 0; running; i++) {
         const started = Date.now();
@@ -65,11 +66,15 @@ describe.skipIf(!clusterAvailable)("the database restarting under load", () => {
       await sleep(100);
     }
     phase = "after";
-    await sleep(1500);
+    // Until the workers have had answers after it (a request started while it was down may
+    // still be on its way to a 503), within a bound that only a service that never recovers
+    // reaches; then a little more load.
+    const answeredAfter = () => count((o) => o.phase === "after" && o.status === 200);
+    for (let i = 0; i < 150 && answeredAfter() < 8; i++) await sleep(100);
+    await sleep(1000);
     running = false;
     await Promise.all(workers);
 
-    const count = (predicate: (o: Outcome) => boolean) => outcomes.filter(predicate).length;
     const statuses = new Set(outcomes.map((o) => o.status));
     const delivered = count((o) => o.status === 200);
     const downFailures = outcomes.filter((o) => o.phase === "down" && o.status === 503);

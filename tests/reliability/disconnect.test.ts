@@ -14,6 +14,12 @@ const AID = "leaver";
 const CLIENTS = Number(process.env.DISCONNECT_CLIENTS || 600);
 const CLOSE_WITHIN_MS = 50;
 /**
+ * The window grows with the machine's speed of the moment: at least CLOSE_WITHIN_MS, else a
+ * quarter more than the median of ten whole replies in a row, measured before the clients come. On a machine twice as slow as usual, a fixed window would close nearly every client
+ * before its first byte, and the later phases would go untested by chance.
+ */
+const CALIBRATION_CHATS = 10;
+/**
  * How fast clients arrive between bursts (Poisson, seeded), per database: well under what the
  * server handles on a 2-core machine shared with PostgreSQL and this test (a chat costs the
  * server's one thread about 6 ms on PostgreSQL, 12-20 ms on PGlite). Past that the server falls
@@ -105,6 +111,23 @@ function rawChat(port: number, path: string, accept: string, closeAfterMs: numbe
       },
     );
   });
+}
+
+/** The close window for this machine now (CALIBRATION_CHATS), from whole replies in a row. */
+async function closeWindowMs(port: number, transport: Transport): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < CALIBRATION_CHATS; i++) {
+    const started = performance.now();
+    await rawChat(
+      port,
+      `/${AID}/chat?q=calibrate-${i}&chat_id=calibrate`,
+      ACCEPT[transport],
+      10_000,
+    );
+    times.push(performance.now() - started);
+  }
+  const median = times.sort((a, b) => a - b)[Math.floor(times.length / 2)] as number;
+  return Math.max(CLOSE_WITHIN_MS, Math.round(median * 1.25));
 }
 
 /** The status of a response that got as far as its status line. */
@@ -259,6 +282,9 @@ describe.each(DATABASE_KINDS)("clients that close at any moment, on %s", (kind) 
       // The n-th model call of the run always gets the same latency.
       const latencyOf = (n: number) => seeded(seed ^ Math.imul(n + 1, 0x9e3779b1));
       fake.behaveBy((_request, n) => model(latencyOf(n)));
+      const closeWithinMs = await closeWindowMs(port, transport);
+      // Again, so that the clients' calls are numbered from 0 whatever the calibration took.
+      fake.behaveBy((_request, n) => model(latencyOf(n)));
       fake.resetCounters();
 
       // When each client arrives (Poisson), and when it closes after sending (uniform 0-50 ms).
@@ -270,7 +296,7 @@ describe.each(DATABASE_KINDS)("clients that close at any moment, on %s", (kind) 
         // A burst's clients all arrive at once; the others one by one.
         if (i % BURST_EVERY >= BURST) at += (-Math.log(1 - random()) * 1000) / rate;
         arrivals.push(at);
-        delays.push(random() * CLOSE_WITHIN_MS);
+        delays.push(random() * closeWithinMs);
       }
 
       const seen: Seen[] = new Array(CLIENTS);
@@ -372,7 +398,7 @@ describe.each(DATABASE_KINDS)("clients that close at any moment, on %s", (kind) 
           ? Math.round(firstBytes[Math.floor(p * (firstBytes.length - 1))] ?? 0)
           : "-";
       console.info(
-        `disconnect ${kind} ${transport}: ${CLIENTS} clients at ${rate}/s (at most ${maxOpen} open at once) in ${clientsMs} ms, ` +
+        `disconnect ${kind} ${transport}: ${CLIENTS} clients at ${rate}/s closing within ${closeWithinMs} ms (at most ${maxOpen} open at once) in ${clientsMs} ms, ` +
           `first byte p50/p90 ${percentile(0.5)}/${percentile(0.9)} ms; ` +
           `no byte/some bytes/complete ${phases["no byte"]}/${someBytes}/${complete}; phases: ` +
           Object.entries(phases)
