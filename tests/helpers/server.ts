@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -57,18 +58,38 @@ export function accepts(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * A free loopback port for a process a test starts, from below the kernel's ephemeral range: a
+ * port from inside it is free only until an outgoing connection of any process is given it, and
+ * with thousands of connections a minute (the fuzz tests) one was, between picking the port and
+ * the started server binding it (EADDRINUSE). Below the range, only another listener can take it.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  const high = ephemeralStart() - 1;
+  const low = Math.min(10_000, high - 1000);
+  for (let tries = 0; tries < 200; tries++) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port from ${low} to ${high}`);
+}
+
+function ephemeralStart(): number {
+  try {
+    const start = Number(
+      readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").split(/\s+/)[0],
+    );
+    return Number.isInteger(start) && start > 4096 ? start : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address
-          ? resolve(address.port)
-          : reject(new Error("no port")),
-      );
-    });
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
 }
 
