@@ -50,15 +50,16 @@ test("changes newest first, filtered in the URL, an update's fields, the agent's
   await expect(page).toHaveURL(/\/dashboard\/audit$/);
   await expect(page).toHaveTitle("Audit log · Agent Service");
 
-  // The newest first: nothing else has changed since the four changes above.
+  // The newest first: this sign-in, then the four changes above (nothing else has changed since).
   const newest = entries(page);
-  await expect(newest.nth(0).getByTestId("audit-action")).toHaveText("agent_key.revoked");
-  await expect(newest.nth(0)).toContainText(`agent_key:zaudit/${keyId}`);
-  await expect(newest.nth(0)).toContainText("by admin-key via key");
-  await expect(newest.nth(1).getByTestId("audit-action")).toHaveText("agent_key.created");
-  await expect(newest.nth(2).getByTestId("audit-action")).toHaveText("agent.updated");
-  await expect(newest.nth(3).getByTestId("audit-action")).toHaveText("agent.created");
-  await expect(newest.nth(0).locator("time")).toHaveAttribute("title", /^\d{4}-\d\d-\d\d /);
+  await expect(newest.nth(0).getByTestId("audit-action")).toHaveText("sign_in.succeeded");
+  await expect(newest.nth(1).getByTestId("audit-action")).toHaveText("agent_key.revoked");
+  await expect(newest.nth(1)).toContainText(`agent_key:zaudit/${keyId}`);
+  await expect(newest.nth(1)).toContainText("by admin-key via key");
+  await expect(newest.nth(2).getByTestId("audit-action")).toHaveText("agent_key.created");
+  await expect(newest.nth(3).getByTestId("audit-action")).toHaveText("agent.updated");
+  await expect(newest.nth(4).getByTestId("audit-action")).toHaveText("agent.created");
+  await expect(newest.nth(1).locator("time")).toHaveAttribute("title", /^\d{4}-\d\d-\d\d /);
 
   // The target filter follows typing, into the URL; then the action applies at once.
   await page.getByLabel("Target").fill("agent:zaudit");
