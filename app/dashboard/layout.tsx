@@ -22,9 +22,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         ? `${ROLE_NAMES[session.role]} (admin key)`
         : session.via === "oidc"
           ? `${session.email} (${session.role})`
-          : isAdmin(session)
-            ? `${session.address} (${session.role})`
-            : session.address;
+          : session.address;
   return (
     <TrpcProvider signedIn>
       <DashboardShell isAdmin={isAdmin(session)} who={who}>
