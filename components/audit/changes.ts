@@ -53,14 +53,18 @@ export function compactJson(value: unknown): string {
   return value === undefined ? "absent" : JSON.stringify(value);
 }
 
-/** Where the dashboard shows a target (`agent:<aid>`, `agent_key:<aid>/<id>`, `webhook:<id>`). */
+/**
+ * Where the dashboard shows a target: `agent:<aid>`, and an agent's keys, runs and tool calls
+ * (`agent_key:<aid>/<id>`, …) on its page; `webhook:<id>`; prices.
+ */
 export function targetHref(target: string): string | undefined {
   const colon = target.indexOf(":");
   const kind = target.slice(0, colon);
   const rest = target.slice(colon + 1);
   if (colon < 0 || !rest) return undefined;
   if (kind === "agent") return `/dashboard/agents/${encodeURIComponent(rest)}`;
-  if (kind === "agent_key") {
+  // An agent's own things, `<aid>/<id>`, are shown on its page.
+  if (kind === "agent_key" || kind === "run" || kind === "tool_call") {
     const aid = rest.slice(0, rest.lastIndexOf("/"));
     return aid ? `/dashboard/agents/${encodeURIComponent(aid)}` : undefined;
   }

@@ -3,6 +3,7 @@ import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { pausedTurns, toolApprovals } from "@/db/schema";
+import { type AuditSource, recordChange } from "@/server/audit";
 import { type Caller, callerId, callerScope } from "@/server/callers";
 import { AppError } from "@/server/frame/errors";
 import type { Clock } from "@/server/kit/clock";
@@ -187,7 +188,7 @@ export async function listApprovals(
  * until `resumingUntil`.
  */
 export async function decideApproval(
-  { db, clock, caller }: { db: Db; clock: Clock; caller: Caller },
+  { db, clock, caller, ...source }: { db: Db; clock: Clock; caller: Caller } & AuditSource,
   input: DecideApprovalInput,
   resumingMs: number,
 ): Promise<ClaimedTurn | undefined> {
@@ -223,6 +224,18 @@ export async function decideApproval(
       .where(and(eq(toolApprovals.id, input.id), isNull(toolApprovals.decision)))
       .returning({ id: toolApprovals.id });
     if (!decided) throw new AppError("conflict", "This tool call was already decided.");
+    // A person's decision to let a tool run is the team's to know; an agent key's is its
+    // client's own, and a client that is no admin adds no audit rows.
+    if (caller.kind === "admin") {
+      const { server, tool, arguments: args } = found.approval;
+      await recordChange(tx, source, {
+        at: now,
+        action: input.decision === "approve" ? "tool_call.approved" : "tool_call.denied",
+        target: `tool_call:${input.aid}/${input.id}`,
+        before: null,
+        after: { server, tool, arguments: args, reason: input.reason ?? null },
+      });
+    }
     const approvals = await tx
       .select()
       .from(toolApprovals)

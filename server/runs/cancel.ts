@@ -2,6 +2,7 @@ import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { type AutonomousRunRow, autonomousRuns, runInFlight } from "@/db/schema";
 import { endWaitingRunTurn } from "@/server/approvals";
+import { type AuditSource, recordChange } from "@/server/audit";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
 import { readUntil } from "@/server/kit/read-until";
@@ -58,7 +59,7 @@ async function poll(db: Db): Promise<void> {
  * the run once it has ended (failed, as cancelled, or as it ended first).
  */
 export async function cancelRun(
-  ctx: DataContext,
+  ctx: DataContext & AuditSource,
   { aid, id }: { aid: string; id: number },
 ): Promise<AutonomousRunRow> {
   const read = async () =>
@@ -71,15 +72,33 @@ export async function cancelRun(
   const found = await read();
   if (!found) throw runNotFound(aid, id);
   if (found.outcome !== "running") return found;
+  // The first cancel of a run is the change recorded, with what decided it: a later one asks
+  // for what was already asked.
+  const recorded = (db: Db) =>
+    recordChange(db, ctx, {
+      at: ctx.clock.now(),
+      action: "run.cancelled",
+      target: `run:${aid}/${id}`,
+      before: { outcome: "running" },
+    });
   // Waiting for approvals, it runs in no process: it is ended here.
-  if (await endWaitingRunTurn(ctx.db, id)) {
+  const endedWaiting = await ctx.db.transaction(async (tx) => {
+    const ended = await endWaitingRunTurn(tx, id);
+    if (ended) await recorded(tx);
+    return ended;
+  });
+  if (endedWaiting) {
     await failRun(ctx, { runId: id, aid, quotaMonth: found.quotaMonth }, CANCELLED_DETAIL);
     return (await read()) as AutonomousRunRow;
   }
-  await ctx.db
-    .update(autonomousRuns)
-    .set({ cancelRequestedAt: ctx.clock.now() })
-    .where(and(eq(autonomousRuns.id, id), runInFlight, isNull(autonomousRuns.cancelRequestedAt)));
+  await ctx.db.transaction(async (tx) => {
+    const asked = await tx
+      .update(autonomousRuns)
+      .set({ cancelRequestedAt: ctx.clock.now() })
+      .where(and(eq(autonomousRuns.id, id), runInFlight, isNull(autonomousRuns.cancelRequestedAt)))
+      .returning({ id: autonomousRuns.id });
+    if (asked.length > 0) await recorded(tx);
+  });
   running.get(id)?.abort();
   return readUntil(
     async () => (await read()) as AutonomousRunRow,

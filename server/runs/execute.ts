@@ -3,6 +3,7 @@ import { isDatabaseUnavailable } from "@/db/failures";
 import { type AutonomousRunRow, agents, autonomousRuns, runInFlight } from "@/db/schema";
 import { agentNotFound, agentPaused } from "@/server/agents";
 import { pauseTurn } from "@/server/approvals";
+import { type AuditSource, recordChange } from "@/server/audit";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
 import { agentLockShared } from "@/server/kit/agent-lock";
@@ -117,7 +118,10 @@ function runFailureDetail(run: ClaimedRun, failure: unknown): string {
 }
 
 /** "Run now": a manual run outside the schedule (which it leaves as it is), executed at once. */
-export async function runNow(ctx: RunContext, aid: string): Promise<AutonomousRunRow> {
+export async function runNow(
+  ctx: RunContext & AuditSource,
+  aid: string,
+): Promise<AutonomousRunRow> {
   const [agent] = await ctx.db.select().from(agents).where(eq(agents.aid, aid));
   if (!agent) throw agentNotFound(aid);
   if (agent.paused) throw agentPaused(aid);
@@ -127,9 +131,18 @@ export async function runNow(ctx: RunContext, aid: string): Promise<AutonomousRu
       `Agent '${aid}' has no instruction for autonomous runs (autonomous_prompt) to run; set one first.`,
     );
   }
-  const [started] = await ctx.db.transaction((tx) =>
-    startRuns(tx, ctx.clock, [{ agent, dueAt: ctx.clock.now() }], "manual"),
-  );
+  const [started] = await ctx.db.transaction(async (tx) => {
+    const runs = await startRuns(tx, ctx.clock, [{ agent, dueAt: ctx.clock.now() }], "manual");
+    const run = runs[0];
+    if (run)
+      await recordChange(tx, ctx, {
+        at: ctx.clock.now(),
+        action: "run.started",
+        target: `run:${aid}/${run.runId}`,
+        after: { trigger: "manual", outcome: run.claimed ? "running" : "skipped" },
+      });
+    return runs;
+  });
   if (!started) throw new Error(`Starting a run of '${aid}' recorded nothing`);
   const { runId, claimed } = started;
   if (claimed) await executeRun(ctx, claimed);

@@ -1,6 +1,7 @@
 import { and, desc, eq, lt, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { type WebhookDeliveryRow, webhookDeliveries } from "@/db/schema";
+import { recordChange } from "@/server/audit";
 import { AppError } from "@/server/frame/errors";
 import { eventBodySql, NEW_WEBHOOK_ID } from "@/server/outbox";
 import { beforeIdCursor, decodeCursor, keysetPage } from "@/server/pagination";
@@ -69,21 +70,31 @@ export async function retryDelivery(
   const endpoint = await endpointRow(ctx, input.id);
   assertEnabled(endpoint);
   const now = ctx.clock.now();
-  const [row] = await ctx.db
-    .update(webhookDeliveries)
-    .set({
-      status: "pending",
-      nextAttemptAt: now,
-      giveUpAt: sql`CASE WHEN ${webhookDeliveries.status} = 'pending' THEN ${webhookDeliveries.giveUpAt} ELSE ${now.toISOString()}::timestamptz END`,
-      finishedAt: null,
-    })
-    .where(
-      and(
-        eq(webhookDeliveries.id, input.delivery_id),
-        eq(webhookDeliveries.endpointId, endpoint.id),
-      ),
-    )
-    .returning();
+  const row = await ctx.db.transaction(async (tx) => {
+    const [retried] = await tx
+      .update(webhookDeliveries)
+      .set({
+        status: "pending",
+        nextAttemptAt: now,
+        giveUpAt: sql`CASE WHEN ${webhookDeliveries.status} = 'pending' THEN ${webhookDeliveries.giveUpAt} ELSE ${now.toISOString()}::timestamptz END`,
+        finishedAt: null,
+      })
+      .where(
+        and(
+          eq(webhookDeliveries.id, input.delivery_id),
+          eq(webhookDeliveries.endpointId, endpoint.id),
+        ),
+      )
+      .returning();
+    if (retried)
+      await recordChange(tx, ctx, {
+        at: now,
+        action: "webhook.delivery_retried",
+        target: `webhook:${endpoint.id}`,
+        after: { delivery_id: retried.id, event_type: retried.eventType },
+      });
+    return retried;
+  });
   if (!row)
     throw new AppError(
       "not_found",
@@ -101,18 +112,28 @@ export async function sendTestEvent(ctx: WebhooksContext, id: string): Promise<W
   assertEnabled(endpoint);
   const now = ctx.clock.now().toISOString();
   const data = JSON.stringify(presentWebhook(endpoint));
-  const [row] = await ctx.db
-    .insert(webhookDeliveries)
-    .values({
-      endpointId: endpoint.id,
-      webhookId: NEW_WEBHOOK_ID,
-      eventType: "webhook.test",
-      body: eventBodySql("webhook.test", now, sql`${data}::json`),
-      nextAttemptAt: new Date(now),
-      createdAt: new Date(now),
-    })
-    .returning();
-  return presentDelivery(row as WebhookDeliveryRow);
+  const row = await ctx.db.transaction(async (tx) => {
+    const [sent] = await tx
+      .insert(webhookDeliveries)
+      .values({
+        endpointId: endpoint.id,
+        webhookId: NEW_WEBHOOK_ID,
+        eventType: "webhook.test",
+        body: eventBodySql("webhook.test", now, sql`${data}::json`),
+        nextAttemptAt: new Date(now),
+        createdAt: new Date(now),
+      })
+      .returning();
+    const delivery = sent as WebhookDeliveryRow;
+    await recordChange(tx, ctx, {
+      at: new Date(now),
+      action: "webhook.tested",
+      target: `webhook:${endpoint.id}`,
+      after: { delivery_id: delivery.id },
+    });
+    return delivery;
+  });
+  return presentDelivery(row);
 }
 
 /** How long the delivery log keeps a delivery once it is delivered or given up. */

@@ -70,5 +70,19 @@ describe.each(DATABASE_KINDS)("cancelling a run on %s", (kind) => {
       method: "POST",
     });
     expect(anonymous.status).toBe(401);
+    // The run now and its cancel, each recorded once: the second cancel changed nothing.
+    const audit = await sendAsAdmin(
+      server,
+      "GET",
+      `/audit?target=${encodeURIComponent(`run:runner/${inFlight.id}`)}`,
+    );
+    expect(audit.json.entries.map((e: { action: string }) => e.action)).toEqual([
+      "run.cancelled",
+      "run.started",
+    ]);
+    expect(audit.json.entries[0]).toMatchObject({
+      actor: "admin-key",
+      request_id: expect.any(String),
+    });
   });
 });

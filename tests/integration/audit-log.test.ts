@@ -41,6 +41,8 @@ describe.each(DATABASE_KINDS)("the audit log on %s", (kind) => {
       url: "https://hooks.example.com/audit",
       events: ["agent.updated"],
     });
+    const tested = await admin().webhooks.test({ id: hook.id });
+    await admin().webhooks.retryDelivery({ id: hook.id, delivery_id: tested.id } as never);
     await admin().webhooks.update({ id: hook.id, enabled: false });
     await admin().webhooks.rotateSecret({ id: hook.id });
     await admin().webhooks.delete({ id: hook.id });
@@ -57,6 +59,8 @@ describe.each(DATABASE_KINDS)("the audit log on %s", (kind) => {
       ["price.set", "price:m-1"],
       ["price.deleted", "price:m-1"],
       ["webhook.created", `webhook:${hook.id}`],
+      ["webhook.tested", `webhook:${hook.id}`],
+      ["webhook.delivery_retried", `webhook:${hook.id}`],
       ["webhook.updated", `webhook:${hook.id}`],
       ["webhook.secret_rotated", `webhook:${hook.id}`],
       ["webhook.deleted", `webhook:${hook.id}`],
@@ -70,6 +74,10 @@ describe.each(DATABASE_KINDS)("the audit log on %s", (kind) => {
       at: "2026-11-29T10:00:01.000Z",
       before: { rate_limit_rpm: 60 },
       after: { rate_limit_rpm: 120 },
+    });
+    expect(entries.find((e) => e.action === "webhook.delivery_retried")?.after).toEqual({
+      delivery_id: tested.id,
+      event_type: "webhook.test",
     });
     expect(entries.find((e) => e.action === "agent.created")?.before).toBeNull();
     expect(entries.find((e) => e.action === "agent.deleted")?.after).toBeNull();

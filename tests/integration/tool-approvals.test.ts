@@ -109,6 +109,8 @@ describe.each(DATABASE_KINDS)("tool approvals on %s", (kind) => {
       reply: { status: "completed", reply: "The sum is 5.", approvals: [] },
     });
     expect(decided.reply?.tool_calls).toMatchObject([{ id: "c1", name: "add", result: "5" }]);
+    // An agent key's decision is its client's own: a client that is no admin adds no audit rows.
+    expect((await caller().audit.list({ action: "tool_call.approved" })).entries).toEqual([]);
     expect(server().calls).toEqual([{ name: "add", arguments: { a: 2, b: 3 } }]);
     expect(fake().requests[1]?.messages.at(-1)).toEqual({
       role: "tool",
@@ -190,6 +192,22 @@ describe.each(DATABASE_KINDS)("tool approvals on %s", (kind) => {
       },
     ]);
     expect((await quotaOf("denied")).message_count_total).toBe(1);
+    // The admin's decisions are the team's to know: one entry each, the refused one none.
+    const { entries } = await caller().audit.list({ limit: 10 });
+    const decisions = entries.filter((e) => e.target.startsWith("tool_call:")).reverse();
+    expect(decisions).toMatchObject([
+      {
+        action: "tool_call.approved",
+        actor: "admin-key",
+        target: `tool_call:denied/${first?.id}`,
+        after: { server: "calc", tool: "lookup", arguments: { key: "a" }, reason: null },
+      },
+      {
+        action: "tool_call.denied",
+        target: `tool_call:denied/${second?.id}`,
+        after: { tool: "add", reason: "Adding is not allowed today." },
+      },
+    ]);
   });
 
   it("gives the message back when nobody decides in time, and refuses callers who may not decide", async () => {
@@ -284,5 +302,12 @@ describe.each(DATABASE_KINDS)("tool approvals on %s", (kind) => {
     expect((await quotaOf("halted")).autonomous_count_total).toBe(0);
     expect((await caller().approvals.list({ aid: "halted" })).approvals).toEqual([]);
     expect(await count(sql`SELECT count(*)::int AS n FROM paused_turns`)).toBe(0);
+    // Run now and the cancel are recorded once each; a second cancel changes nothing.
+    await caller(model).runs.cancel({ aid: "halted", id: run.id });
+    const { entries } = await caller().audit.list({ target: `run:halted/${run.id}` });
+    expect(entries.map((e) => [e.action, e.actor])).toEqual([
+      ["run.cancelled", "admin-key"],
+      ["run.started", "admin-key"],
+    ]);
   });
 });

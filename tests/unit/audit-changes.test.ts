@@ -29,6 +29,8 @@ describe("an audit entry's changes", () => {
   it("links a target to its page", () => {
     expect(targetHref("agent:support-bot")).toBe("/dashboard/agents/support-bot");
     expect(targetHref("agent_key:support-bot/ak_7Qx2")).toBe("/dashboard/agents/support-bot");
+    expect(targetHref("run:support-bot/42")).toBe("/dashboard/agents/support-bot");
+    expect(targetHref("tool_call:support-bot/0b9c")).toBe("/dashboard/agents/support-bot");
     expect(targetHref("webhook:wh_1")).toBe("/dashboard/webhooks/wh_1");
     expect(targetHref("price:gpt-4o")).toBe("/dashboard/prices");
     expect(targetHref("something")).toBeUndefined();
