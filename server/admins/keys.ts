@@ -5,7 +5,7 @@ import { prepared } from "@/db/prepared";
 import { adminKeys, admins } from "@/db/schema";
 import { type AuditSource, recordChange } from "@/server/audit";
 import type { DataContext } from "@/server/frame/data-context";
-import { AppError } from "@/server/frame/errors";
+import { AppError, invalidFields } from "@/server/frame/errors";
 import { newAdminKey, type PresentedAdminKey } from "./format";
 import { type AdminRole, lowerRole, roleAtLeast } from "./roles";
 import type { adminKeyRefSchema, createAdminKeyInputSchema, createdAdminKeySchema } from "./schema";
@@ -26,7 +26,9 @@ export async function createAdminKey(
     ? new Date(input.expires_at)
     : new Date(now.getTime() + DEFAULT_KEY_DAYS * DAY_MS);
   if (expiresAt <= now || expiresAt.getTime() > now.getTime() + MAX_KEY_DAYS * DAY_MS)
-    throw invalid("expires_at", `must lie ahead, and at most ${MAX_KEY_DAYS} days ahead`);
+    throw invalidFields([
+      { field: "expires_at", detail: `must lie ahead, and at most ${MAX_KEY_DAYS} days ahead` },
+    ]);
   const { id, key, secretHash } = newAdminKey();
   const shown = await db.transaction(async (tx) => {
     // Locked, so that a change of the person's role cannot pass between the check and the insert.
@@ -34,7 +36,9 @@ export async function createAdminKey(
     if (!person) throw noSuchAdmin(input.id);
     const role = input.role ?? person.role;
     if (!roleAtLeast(person.role, role))
-      throw invalid("role", `must be at most the person's role (${person.role})`);
+      throw invalidFields([
+        { field: "role", detail: `must be at most the person's role (${person.role})` },
+      ]);
     const held = await tx
       .select({ id: adminKeys.id })
       .from(adminKeys)
@@ -130,10 +134,4 @@ function adminKeyById(db: Db) {
       )
       .prepare("admin_key_by_id"),
   );
-}
-
-function invalid(field: string, detail: string) {
-  return new AppError("validation_failed", `The request has invalid fields: ${field} ${detail}.`, {
-    errors: [{ field, detail }],
-  });
 }

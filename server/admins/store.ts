@@ -5,7 +5,7 @@ import { codesOf } from "@/db/failures";
 import { type AdminKeyRow, type AdminRow, adminKeys, admins } from "@/db/schema";
 import { type AuditSource, recordChange } from "@/server/audit";
 import type { DataContext } from "@/server/frame/data-context";
-import { AppError } from "@/server/frame/errors";
+import { AppError, invalidFields } from "@/server/frame/errors";
 import { newAdminId } from "./format";
 import type {
   adminListSchema,
@@ -45,8 +45,7 @@ export async function createAdmin(
   { db, clock, ...source }: DataContext & AuditSource,
   input: z.output<typeof createAdminInputSchema>,
 ): Promise<Admin> {
-  if (!input.wallet && !input.email)
-    throw invalid("wallet", "give a wallet, an email or both: how the person signs in");
+  if (!input.wallet && !input.email) throw invalidFields([{ field: "wallet", detail: NO_WAY_IN }]);
   const now = clock.now();
   return db.transaction(async (tx) => {
     const counted = await tx.select({ id: admins.id }).from(admins).limit(MAX_ADMINS);
@@ -88,8 +87,7 @@ export async function updateAdmin(
       if (!before) throw noSuchAdmin(id);
       const wallet = changes.wallet === undefined ? before.wallet : changes.wallet;
       const email = changes.email === undefined ? before.email : changes.email;
-      if (!wallet && !email)
-        throw invalid("wallet", "a person needs a wallet, an email or both: how they sign in");
+      if (!wallet && !email) throw invalidFields([{ field: "wallet", detail: NO_WAY_IN }]);
       const [row] = await tx
         .update(admins)
         .set({
@@ -146,11 +144,9 @@ function taken() {
   return new AppError("conflict", "Another admin has that wallet or email; one person, one entry.");
 }
 
-function invalid(field: string, detail: string) {
-  return new AppError("validation_failed", `The request has invalid fields: ${detail}.`, {
-    errors: [{ field, detail }],
-  });
-}
+/** A person with neither a wallet nor an email could never sign in. */
+const NO_WAY_IN =
+  "is needed when there is no email: a person signs in with a wallet, an email or both";
 
 /** An admin as the audit log keeps it: their keys are recorded as changes of their own. */
 const audited = ({ keys: _keys, ...admin }: Admin) => admin;

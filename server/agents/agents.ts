@@ -13,7 +13,7 @@ import { type AuditSource, recordChange } from "@/server/audit";
 import type { AuthKeys } from "@/server/auth";
 import type { Config, QuotaLimits } from "@/server/frame/config";
 import type { DataContext } from "@/server/frame/data-context";
-import { AppError } from "@/server/frame/errors";
+import { AppError, invalidFields } from "@/server/frame/errors";
 import { agentLockAlone } from "@/server/kit/agent-lock";
 import { presentEndpoints, storeEndpoints } from "@/server/model-endpoints";
 import { emitEvent } from "@/server/outbox";
@@ -119,13 +119,7 @@ function assertConsistent(config: AgentConfig): void {
     autonomous_prompt: config.autonomousPrompt,
   });
   if (detail) {
-    throw new AppError(
-      "validation_failed",
-      `The request has invalid fields: autonomous_prompt ${detail}.`,
-      {
-        errors: [{ field: "autonomous_prompt", detail }],
-      },
-    );
+    throw invalidFields([{ field: "autonomous_prompt", detail }]);
   }
 }
 

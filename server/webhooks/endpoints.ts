@@ -4,7 +4,7 @@ import { type WebhookEndpointRow, webhookEndpoints } from "@/db/schema";
 import { type AuditSource, recordChange } from "@/server/audit";
 import type { Config } from "@/server/frame/config";
 import type { DataContext } from "@/server/frame/data-context";
-import { AppError } from "@/server/frame/errors";
+import { AppError, invalidFields } from "@/server/frame/errors";
 import type {
   createdWebhookSchema,
   createWebhookInputSchema,
@@ -32,9 +32,7 @@ export function webhookNotFound(id: string): AppError {
 function checkedUrl(ctx: WebhooksContext, given: string): string {
   const problem = urlProblem(new URL(given), ctx.config.webhooks.allowedHosts);
   if (!problem) return given;
-  throw new AppError("validation_failed", `The request has invalid fields: url ${problem}.`, {
-    errors: [{ field: "url", detail: problem }],
-  });
+  throw invalidFields([{ field: "url", detail: problem }]);
 }
 
 export function presentWebhook(row: WebhookEndpointRow): Webhook {
