@@ -75,7 +75,7 @@ test("the owner adds a viewer and makes them a key; the viewer can change nothin
   await page.keyboard.press("Enter");
   await expect(form.getByRole("alert")).toContainText("Not added: ");
   await expect(form.getByLabel("Wallet (optional)")).toBeFocused();
-  await expect(form).toContainText("give a wallet, an email or both");
+  await expect(form).toContainText("a person signs in with a wallet, an email or both");
   await page.keyboard.press("Tab");
   await expect(form.getByLabel("Email (optional)")).toBeFocused();
   await page.keyboard.type(email);

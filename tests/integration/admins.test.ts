@@ -45,6 +45,15 @@ describe.each(DATABASE_KINDS)("admins and their keys on %s", (kind) => {
     );
     expect(above).toMatchObject({ status: 400 });
     expect(above.detail).toContain("at most the person's role (operator)");
+    // Neither a wallet nor an email: no way to sign in, said on the field.
+    expect(
+      await problemOf(owner().admins.create({ name: "Nobody", role: "viewer" })),
+    ).toMatchObject({
+      status: 400,
+      detail:
+        "The request has invalid fields: wallet is needed when there is no email: a person signs in with a wallet, an email or both.",
+      errors: [{ field: "wallet" }],
+    });
     const tooLong = await problemOf(
       owner().admins.createKey({
         id: ada.id,
