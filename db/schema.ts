@@ -699,10 +699,15 @@ export const oidcAttempts = pgTable(
     next: text(),
     /** SHA-256 of the random value in the browser's binding cookie (login CSRF protection). */
     bindingHash: text().notNull(),
+    /** The keyed hash of the client's address, which bounds the attempts it has under way. */
+    client: text().notNull().default(""),
     createdAt: timestamptz().notNull(),
     expiresAt: timestamptz().notNull(),
   },
-  (t) => [index("oidc_attempts_expiry").on(t.expiresAt)],
+  (t) => [
+    index("oidc_attempts_expiry").on(t.expiresAt),
+    index("oidc_attempts_client").on(t.client, t.expiresAt),
+  ],
 );
 
 export const authFailures = pgTable(

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, eq, gt, lt } from "drizzle-orm";
+import { and, asc, eq, gt, lt, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { oidcAttempts } from "@/db/schema";
 
@@ -22,23 +22,56 @@ export type OidcAttempt = {
 
 export const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
 
+/**
+ * Attempts one client may have under way: each is a row anyone may add, so a client's are
+ * bounded (a team behind one address still has room: a finished attempt frees its place).
+ */
+export const MAX_ATTEMPTS_PER_CLIENT = 20;
+
+/** Its own class of advisory locks, apart from the agents' and the migrations'. */
+const ATTEMPT_LOCK_CLASS = 1_650_812_738;
+
+/**
+ * Stores the attempt unless its client has MAX_ATTEMPTS_PER_CLIENT under way: then the seconds
+ * until its oldest one ends. The client's lock makes count and insert one decision across
+ * instances (transaction-level, as PgBouncer's transaction pooling needs).
+ */
 export async function storeAttempt(
   db: Db,
   {
     state,
     binding,
+    client,
     ...attempt
-  }: Omit<OidcAttempt, "bindingHash"> & { state: string; binding: string },
+  }: Omit<OidcAttempt, "bindingHash"> & { state: string; binding: string; client: string },
   now: Date,
-): Promise<void> {
-  await db.insert(oidcAttempts).values({
-    stateHash: sha256(state),
-    codeVerifier: attempt.codeVerifier,
-    nonce: attempt.nonce,
-    next: attempt.next,
-    bindingHash: sha256(binding),
-    createdAt: now,
-    expiresAt: new Date(now.getTime() + ATTEMPT_TTL_S * 1000),
+): Promise<{ retryAfterS: number } | undefined> {
+  return db.transaction(async (tx) => {
+    await tx.execute(
+      sql`SELECT pg_advisory_xact_lock(${sql.raw(String(ATTEMPT_LOCK_CLASS))}, hashtext(${client}::text))`,
+    );
+    const underWay = await tx
+      .select({ expiresAt: oidcAttempts.expiresAt })
+      .from(oidcAttempts)
+      .where(and(eq(oidcAttempts.client, client), gt(oidcAttempts.expiresAt, now)))
+      .orderBy(asc(oidcAttempts.expiresAt))
+      .limit(MAX_ATTEMPTS_PER_CLIENT);
+    const oldest = underWay[0];
+    if (oldest && underWay.length >= MAX_ATTEMPTS_PER_CLIENT)
+      return {
+        retryAfterS: Math.max(1, Math.ceil((oldest.expiresAt.getTime() - now.getTime()) / 1000)),
+      };
+    await tx.insert(oidcAttempts).values({
+      stateHash: sha256(state),
+      codeVerifier: attempt.codeVerifier,
+      nonce: attempt.nonce,
+      next: attempt.next,
+      bindingHash: sha256(binding),
+      client,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + ATTEMPT_TTL_S * 1000),
+    });
+    return undefined;
   });
 }
 

@@ -7,11 +7,11 @@ import type { Config, OidcConfig } from "@/server/frame/config";
 import { AppError } from "@/server/frame/errors";
 import type { Clock } from "@/server/kit/clock";
 import { log } from "@/server/observability";
-import { sha256, spendAttempt, storeAttempt } from "./oidc-attempts";
+import { MAX_ATTEMPTS_PER_CLIENT, sha256, spendAttempt, storeAttempt } from "./oidc-attempts";
 import { providerConfiguration } from "./oidc-discovery";
 import { type OidcIdentity, type OidcRole, roleByRules } from "./oidc-role";
 import { startSession } from "./session";
-import { blockedFor, forgetFailures, recordFailure } from "./throttle";
+import { blockedFor, forgetFailures, recordFailure, tooManyAttempts } from "./throttle";
 import { DASHBOARD_HOME, dashboardPathOrNull } from "./view";
 
 /**
@@ -80,7 +80,21 @@ export async function startOidcSignIn(ctx: OidcContext, request: Request): Promi
   const nonce = client.randomNonce();
   const binding = randomBytes(32).toString("base64url");
   const next = dashboardPathOrNull(new URL(request.url).searchParams.get("next"));
-  await storeAttempt(flow.db, { state, binding, codeVerifier, nonce, next }, flow.clock.now());
+  const now = flow.clock.now();
+  // A client the throttle blocks could not finish; one with its share under way adds no rows.
+  const waitS = await blockedFor(flow.db, ctx.client, now);
+  if (waitS !== undefined) throw tooManyAttempts(waitS);
+  const full = await storeAttempt(
+    flow.db,
+    { state, binding, client: ctx.client, codeVerifier, nonce, next },
+    now,
+  );
+  if (full)
+    throw new AppError(
+      "too_many_attempts",
+      `Too many SSO sign-ins are under way from your address (${MAX_ATTEMPTS_PER_CLIENT}); finish one, or try again in ${full.retryAfterS} s.`,
+      { retryAfterS: full.retryAfterS },
+    );
   const target = client.buildAuthorizationUrl(configuration, {
     redirect_uri: callbackUrl(flow),
     scope: flow.oidc.scopes,

@@ -38,7 +38,7 @@ export const signInOperations: Operation[] = [
     security: PUBLIC,
     summary: "Sign in with SSO: sends the browser to the OpenID provider (code flow with PKCE).",
     description:
-      "Where the sign-in page's \"Sign in with SSO\" leads. Starts an attempt (state, nonce, PKCE verifier; valid 10 minutes), gives the browser a short-lived HttpOnly cookie that binds the attempt to it, and redirects to the provider's authorization endpoint.",
+      "Where the sign-in page's \"Sign in with SSO\" leads. Starts an attempt (state, nonce, PKCE verifier; valid 10 minutes; at most 20 under way per client address), gives the browser a short-lived HttpOnly cookie that binds the attempt to it, and redirects to the provider's authorization endpoint.",
     bareQuery: z.object({
       next: z.string().max(2000).optional().meta({
         description:
@@ -56,6 +56,9 @@ export const signInOperations: Operation[] = [
     },
     refusals: {
       404: notConfigured,
+      429: problem(
+        "too_many_attempts: the client is blocked by the sign-in throttle, or has 20 sign-ins under way (each valid 10 minutes, freed when finished); Retry-After says when to try again.",
+      ),
       503: problem(
         "service_unavailable: the provider's discovery document could not be read, or names another issuer than OIDC_ISSUER (Retry-After says when to try again); database_unavailable: the database cannot be used.",
       ),

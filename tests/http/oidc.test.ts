@@ -285,6 +285,33 @@ describe.each(DATABASE_KINDS)("Sign in with SSO on %s", (kind) => {
     expect(cookieNamed(forced, "agent_session")).toBeUndefined();
   });
 
+  it("bounds the SSO sign-ins one client has under way at 20, across workers, freed as they finish", async () => {
+    const client = newClient();
+    const startNow = () =>
+      fetch(`${server.url}/auth/oidc/start`, { redirect: "manual", headers: client });
+    const starts = await Promise.all(Array.from({ length: 30 }, startNow));
+    const sent = starts.filter((response) => response.status === 302);
+    const refused = starts.filter((response) => response.status === 429);
+    expect([sent.length, refused.length]).toEqual([20, 10]);
+    const one = refused[0] as Response;
+    expect(one.headers.get("content-type")).toBe("application/problem+json");
+    expect(Number(one.headers.get("retry-after"))).toBeGreaterThan(590);
+    expect((await one.json()).detail).toMatch(
+      /^Too many SSO sign-ins are under way from your address \(20\); finish one, or try again in \d+ s\.$/,
+    );
+    // Another address is not held back by this one.
+    await start(newClient());
+    // A finished sign-in frees its place, for one more start.
+    const first = sent[0] as Response;
+    const callback = await provider
+      .browser()
+      .signInAt(first.headers.get("location") as string, "alice");
+    const done = await back(callback, client, cookieNamed(first, "agent_oidc_binding"));
+    expect(done.headers.get("location")).toBe("/dashboard");
+    await start(client);
+    expect((await startNow()).status).toBe(429);
+  });
+
   it("counts refused callbacks against the sign-in throttle, and refuses a blocked client's good one without spending it", async () => {
     const client = newClient();
     const { callback, binding } = await atProvider("alice", client);
@@ -295,6 +322,13 @@ describe.each(DATABASE_KINDS)("Sign in with SSO on %s", (kind) => {
     }
     const blocked = await back(callback, client, binding);
     expect(blocked.headers.get("location")).toBe("/login?error=too_many_attempts");
+    // Nor does a blocked client start another sign-in: it could not finish it.
+    const starting = await fetch(`${server.url}/auth/oidc/start`, {
+      redirect: "manual",
+      headers: client,
+    });
+    expect(starting.status).toBe(429);
+    expect((await starting.json()).detail).toMatch(/^Too many failed sign-ins/);
     expect(cookieNamed(blocked, "agent_session")).toBeUndefined();
     // The block was checked before the attempt was spent: once it ends, the callback signs in.
     await new Promise((resolve) => setTimeout(resolve, 1100));
