@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, type ReactNode, useEffect, useRef, useState } from "react";
 import { type Agent, agentInputSchema, autonomousPromptProblem } from "@/server/agents/schema";
+import styles from "./agent-form.module.css";
 import { readAgentForm } from "./agent-form-data";
 import { AgentFormSections, type NewAgentDefaults } from "./agent-form-sections";
 import { trpc } from "./trpc";
@@ -27,18 +28,21 @@ type Errors = Record<string, ReactNode>;
  * Creates an agent (no `agent`; an ID in use is refused, never overwritten) or edits one;
  * validated with the server's own schema before sending, errors shown beside their fields (in
  * the form's words), the focus on the first to correct. Edits not saved yet are not dropped
- * without a word: leaving the page asks first.
+ * without a word: leaving the page asks first. `readOnly` (a viewer's): the agent's settings
+ * shown in their fields, none of which can be changed, and no Save.
  */
 export function AgentForm({
   agent,
   defaults,
   outcome,
   onOutcome,
+  readOnly = false,
 }: {
   agent?: Agent;
   defaults?: NewAgentDefaults;
   outcome?: Outcome;
   onOutcome?: (outcome: Outcome | undefined) => void;
+  readOnly?: boolean;
 }) {
   const router = useRouter();
   const utils = trpc.useUtils();
@@ -130,15 +134,8 @@ export function AgentForm({
     </Field>
   );
 
-  return (
-    <Panel
-      as="form"
-      ref={form}
-      onSubmit={submit}
-      onChange={dirty.check}
-      noValidate
-      aria-label={agent ? "Edit agent" : "New agent"}
-    >
+  const fields = (
+    <>
       <div className="form-grid">
         {!agent &&
           text(
@@ -164,6 +161,27 @@ export function AgentForm({
         {(control) => <Textarea {...control} defaultValue={agent?.prompt ?? ""} />}
       </Field>
       <AgentFormSections agent={agent} defaults={defaults} errors={errors} />
+    </>
+  );
+
+  if (readOnly)
+    return (
+      <Panel as="form" noValidate aria-label="The agent's configuration">
+        <fieldset disabled className={styles.readOnly}>
+          {fields}
+        </fieldset>
+      </Panel>
+    );
+  return (
+    <Panel
+      as="form"
+      ref={form}
+      onSubmit={submit}
+      onChange={dirty.check}
+      noValidate
+      aria-label={agent ? "Edit agent" : "New agent"}
+    >
+      {fields}
       <div className="row">
         <Button type="submit" variant="primary" disabled={pending}>
           {pending ? "Saving…" : agent ? "Save changes" : "Create agent"}

@@ -26,10 +26,12 @@ import { Notice } from "./ui/notice";
 import { PageHeader } from "./ui/page-header";
 import { Panel } from "./ui/panel";
 import { QueryState } from "./ui/query-state";
+import { ReadOnlyNotice } from "./ui/read-only-notice";
 import { MaybeTime, RelativeTime } from "./ui/relative-time";
 import { type PageSection, PageSectionTarget, SectionNav } from "./ui/section-nav";
 import { StatusBadge } from "./ui/status-badge";
 import { AgentUsage } from "./usage/usage-sections";
+import { useRole } from "./use-role";
 
 /** The agent page's sections, in their order on the page: the links at its top. */
 const SECTIONS: PageSection[] = [
@@ -68,6 +70,7 @@ export function AgentPage({
   const utils = trpc.useUtils();
   const agent = trpc.agents.get.useQuery({ aid });
   const remove = trpc.agents.delete.useMutation();
+  const { role, canOperate } = useRole();
   const [saved, setSaved] = useState<Outcome>();
 
   return (
@@ -87,26 +90,29 @@ export function AgentPage({
               </>
             }
             actions={
-              <div className="row">
-                <PauseAgent aid={aid} paused={data.paused} />
-                <ConfirmDialog
-                  trigger="Delete agent"
-                  title={`Delete ${data.aid}?`}
-                  confirmLabel="Delete agent"
-                  onConfirm={async () => {
-                    await remove.mutateAsync({ aid });
-                    utils.agents.list.invalidate();
-                    router.replace(`/dashboard/agents?deleted=${encodeURIComponent(aid)}`);
-                  }}
-                >
-                  <p>
-                    The agent goes with its conversations, runs, keys and counters. Its callers are
-                    refused from then on, and the ID may be used again. This cannot be undone.
-                  </p>
-                </ConfirmDialog>
-              </div>
+              canOperate && (
+                <div className="row">
+                  <PauseAgent aid={aid} paused={data.paused} />
+                  <ConfirmDialog
+                    trigger="Delete agent"
+                    title={`Delete ${data.aid}?`}
+                    confirmLabel="Delete agent"
+                    onConfirm={async () => {
+                      await remove.mutateAsync({ aid });
+                      utils.agents.list.invalidate();
+                      router.replace(`/dashboard/agents?deleted=${encodeURIComponent(aid)}`);
+                    }}
+                  >
+                    <p>
+                      The agent goes with its conversations, runs, keys and counters. Its callers
+                      are refused from then on, and the ID may be used again. This cannot be undone.
+                    </p>
+                  </ConfirmDialog>
+                </div>
+              )
             }
           />
+          {role && !canOperate && <ReadOnlyNotice role={role} what="agents" />}
           {created && (
             <Notice variant="info">
               Agent created. Chat with it below, or share its address: /{data.aid}/chat
@@ -114,7 +120,7 @@ export function AgentPage({
           )}
           <SectionNav sections={SECTIONS} />
           <PageSectionTarget id="quota">
-            <Panel title="Quota" actions={<ResetCounters aid={aid} />}>
+            <Panel title="Quota" actions={canOperate && <ResetCounters aid={aid} />}>
               <QuotaBars quota={data.quota} withTokens />
               <p className="muted small-text" data-testid="quota-resets">
                 Daily counters reset <RelativeTime value={data.quota.daily_resets_at} />, monthly
@@ -168,7 +174,17 @@ export function AgentPage({
           </PageSectionTarget>
           <PageSectionTarget id="configuration">
             <h2>Configuration</h2>
-            <AgentForm key={data.updated_at} agent={data} outcome={saved} onOutcome={setSaved} />
+            {/* Once the session is read: the form keeps what it held when it opened, to tell
+                edits not saved yet. */}
+            {role && (
+              <AgentForm
+                key={data.updated_at}
+                agent={data}
+                outcome={saved}
+                onOutcome={setSaved}
+                readOnly={!canOperate}
+              />
+            )}
           </PageSectionTarget>
           <p>
             <Link href="/dashboard/agents">Back to agents</Link>

@@ -13,10 +13,12 @@ import { PageHeader } from "./ui/page-header";
 import { PAGE_SIZES, Pager } from "./ui/pager";
 import { Panel } from "./ui/panel";
 import { QueryState } from "./ui/query-state";
+import { ReadOnlyNotice } from "./ui/read-only-notice";
 import { MaybeTime } from "./ui/relative-time";
 import { StatusBadge } from "./ui/status-badge";
 import { Table, Td, Th } from "./ui/table";
 import { oneOf, positiveInt, useUrlState } from "./ui/url-state";
+import { useRole } from "./use-role";
 
 type Order = "asc" | "desc";
 const DEFAULT_ORDER: Record<AgentSort, Order> = {
@@ -48,6 +50,7 @@ function useAgentsListState() {
 export function AgentsTable() {
   const state = useAgentsListState();
   const { update } = state;
+  const { role, canOperate } = useRole();
   const list = trpc.agents.list.useQuery(
     {
       limit: state.size,
@@ -82,11 +85,14 @@ export function AgentsTable() {
       <PageHeader
         title="Agents"
         actions={
-          <ButtonLink variant="primary" href="/dashboard/agents/new">
-            New agent
-          </ButtonLink>
+          canOperate && (
+            <ButtonLink variant="primary" href="/dashboard/agents/new">
+              New agent
+            </ButtonLink>
+          )
         }
       />
+      {role && !canOperate && <ReadOnlyNotice role={role} what="agents" />}
       {state.deleted && (
         <Notice variant="info">
           Agent {state.deleted} was deleted, with its conversations, runs and keys.

@@ -32,7 +32,8 @@ const pretty = (value: unknown) =>
 
 /**
  * One tool call waiting for a decision: what it would call with what, in which thread, until
- * when; "Approve" decides at once, "Deny…" asks first, with a reason the model is told.
+ * when; "Approve" decides at once, "Deny…" asks first, with a reason the model is told. With
+ * no `onDecide` (a viewer's), the call is shown without the buttons.
  */
 export function ApprovalRow({
   aid,
@@ -44,7 +45,7 @@ export function ApprovalRow({
   approval: ListedApproval;
   /** A decision of this call is being sent. */
   busy: boolean;
-  onDecide: (decision: ApprovalDecision, reason?: string) => Promise<void>;
+  onDecide?: (decision: ApprovalDecision, reason?: string) => Promise<void>;
 }) {
   const [reason, setReason] = useState("");
   const title = useId();
@@ -71,39 +72,41 @@ export function ApprovalRow({
         of <code>{thread.caller}</code>; it stops waiting{" "}
         <RelativeTime value={approval.expires_at} />.
       </p>
-      <div className="row">
-        <Button variant="primary" disabled={busy} onClick={() => onDecide("approve")}>
-          {busy ? "Deciding…" : "Approve"}
-        </Button>
-        <ConfirmDialog
-          trigger="Deny…"
-          title={`Deny the call of ${approval.tool}?`}
-          confirmLabel="Deny the call"
-          disabled={busy}
-          onOpen={() => setReason("")}
-          confirmDisabled={reason.length > MAX_REASON}
-          onConfirm={() => onDecide("deny", reason.trim() || undefined)}
-        >
-          <p>
-            {approval.server} / {approval.tool} is not called: the model is told so, and why if you
-            say, and goes on.
-          </p>
-          <Field
-            name={`deny-reason-${approval.id}`}
-            label="Reason (optional)"
-            hint={`Told to the model; up to ${MAX_REASON.toLocaleString("en")} characters.`}
+      {onDecide && (
+        <div className="row">
+          <Button variant="primary" disabled={busy} onClick={() => onDecide("approve")}>
+            {busy ? "Deciding…" : "Approve"}
+          </Button>
+          <ConfirmDialog
+            trigger="Deny…"
+            title={`Deny the call of ${approval.tool}?`}
+            confirmLabel="Deny the call"
+            disabled={busy}
+            onOpen={() => setReason("")}
+            confirmDisabled={reason.length > MAX_REASON}
+            onConfirm={() => onDecide("deny", reason.trim() || undefined)}
           >
-            {(control) => (
-              <Textarea
-                {...control}
-                maxLength={MAX_REASON}
-                value={reason}
-                onChange={(event) => setReason(event.currentTarget.value)}
-              />
-            )}
-          </Field>
-        </ConfirmDialog>
-      </div>
+            <p>
+              {approval.server} / {approval.tool} is not called: the model is told so, and why if
+              you say, and goes on.
+            </p>
+            <Field
+              name={`deny-reason-${approval.id}`}
+              label="Reason (optional)"
+              hint={`Told to the model; up to ${MAX_REASON.toLocaleString("en")} characters.`}
+            >
+              {(control) => (
+                <Textarea
+                  {...control}
+                  maxLength={MAX_REASON}
+                  value={reason}
+                  onChange={(event) => setReason(event.currentTarget.value)}
+                />
+              )}
+            </Field>
+          </ConfirmDialog>
+        </div>
+      )}
     </li>
   );
 }

@@ -10,6 +10,7 @@ import { Notice, type NoticeVariant } from "./ui/notice";
 import { Panel } from "./ui/panel";
 import { problemOf, serverWords } from "./ui/problem";
 import { QueryState } from "./ui/query-state";
+import { useRole } from "./use-role";
 
 /** The start of a long reply shown under a decision: the whole of it is in the conversation. */
 const REPLY_SHOWN = 600;
@@ -61,12 +62,14 @@ function said(approval: ListedApproval, result: Decided): Said {
  * The agent's tool calls waiting for a person (their servers' "Tools that need approval"), the
  * oldest first, refreshed every 5 s. Approving makes the call; denying tells the model it was
  * not made, and why. When the last call of a turn is decided the turn goes on here, and what it
- * did is said above the list, which then has the focus (the decided call's box is gone).
+ * did is said above the list, which then has the focus (the decided call's box is gone). A
+ * viewer sees the calls, not the buttons to decide them.
  */
 export function ApprovalsPanel({ aid }: { aid: string }) {
   const utils = trpc.useUtils();
   const approvals = trpc.approvals.list.useQuery({ aid }, { refetchInterval: refreshEvery(5_000) });
   const decide = trpc.approvals.decide.useMutation();
+  const { canOperate } = useRole();
   const [outcome, setOutcome] = useState<Said>();
   const [deciding, setDeciding] = useState<ReadonlySet<string>>(new Set());
   const message = useRef<HTMLDivElement>(null);
@@ -139,7 +142,11 @@ export function ApprovalsPanel({ aid }: { aid: string }) {
                 aid={aid}
                 approval={approval}
                 busy={deciding.has(approval.id)}
-                onDecide={(decision, reason) => onDecide(approval, decision, reason)}
+                onDecide={
+                  canOperate
+                    ? (decision, reason) => onDecide(approval, decision, reason)
+                    : undefined
+                }
               />
             ))}
           </ul>

@@ -8,6 +8,7 @@ import { ThemeChoice } from "./theme-choice";
 import { trpc } from "./trpc";
 import { Button } from "./ui/button";
 import { ConfirmDialog } from "./ui/confirm-dialog";
+import { useRole } from "./use-role";
 
 const ADMIN_LINKS = [
   { href: "/dashboard", label: "Overview" },
@@ -37,6 +38,8 @@ export function DashboardShell({
   const [menuOpen, setMenuOpen] = useState(false);
   const signOut = trpc.auth.signOut.useMutation({ onSuccess: () => router.replace("/login") });
   const endAll = trpc.auth.endAllSessions.useMutation();
+  // Ending everyone's sessions is an owner's: no one else is offered it.
+  const { isOwner } = useRole();
   const links = [
     ...(isAdmin ? ADMIN_LINKS : []),
     { href: "/dashboard/deployments", label: "Deployments" },
@@ -93,7 +96,7 @@ export function DashboardShell({
               <Button onClick={() => signOut.mutate()} disabled={signOut.isPending}>
                 Sign out
               </Button>
-              {isAdmin && (
+              {isOwner && (
                 <ConfirmDialog
                   trigger="Sign out everyone"
                   title="Sign out everyone?"

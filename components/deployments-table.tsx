@@ -17,12 +17,14 @@ import { PageHeader } from "./ui/page-header";
 import { PAGE_SIZES, Pager } from "./ui/pager";
 import { Panel } from "./ui/panel";
 import { QueryState } from "./ui/query-state";
+import { ReadOnlyNotice } from "./ui/read-only-notice";
 import { RelativeTime } from "./ui/relative-time";
 import { Select } from "./ui/select";
 import { StatusBadge, statusLabel } from "./ui/status-badge";
 import { Table, Td, Th } from "./ui/table";
 import { oneOf, positiveInt, useUrlState } from "./ui/url-state";
 import { useFocusFirstInvalid } from "./ui/use-focus-first-invalid";
+import { useRole } from "./use-role";
 
 /** What an owner address must be: the rule the listing checks it by. */
 const OWNER_RULE = listDeploymentsInputSchema.shape.user_address.unwrap();
@@ -41,6 +43,8 @@ export function DeploymentsTable({ isAdmin, notice }: { isAdmin: boolean; notice
   );
   const restart = { cursor: undefined, page: undefined, notice: undefined };
   const loadingPage = list.isPlaceholderData;
+  // Creating is an operator's; a wallet (role "wallet") sees its own deployments, as before.
+  const { role, canOperate } = useRole();
 
   return (
     <>
@@ -50,6 +54,7 @@ export function DeploymentsTable({ isAdmin, notice }: { isAdmin: boolean; notice
           The overview and agents pages are for admins. Here are the deployments of your wallet.
         </Notice>
       )}
+      {isAdmin && role && !canOperate && <ReadOnlyNotice role={role} what="deployments" />}
       <Panel as="div">
         <div className="filters">
           <Field name="status-filter" label="Status">
@@ -151,7 +156,7 @@ export function DeploymentsTable({ isAdmin, notice }: { isAdmin: boolean; notice
           />
         )}
       </Panel>
-      {isAdmin && <CreateDeployment />}
+      {isAdmin && canOperate && <CreateDeployment />}
     </>
   );
 }

@@ -14,6 +14,7 @@ import { MaybeTime, RelativeTime } from "./ui/relative-time";
 import { StatusBadge } from "./ui/status-badge";
 import { Table, Td, Th } from "./ui/table";
 import { useFocusFirstInvalid } from "./ui/use-focus-first-invalid";
+import { useRole } from "./use-role";
 
 /** The input of each field the service may refuse. */
 const INPUT_OF: Record<string, string> = {
@@ -22,9 +23,13 @@ const INPUT_OF: Record<string, string> = {
   rate_limit_rpm: "key-rpm",
 };
 
-/** An agent's agent keys: make one (shown once), see when each was last used, revoke. */
+/**
+ * An agent's agent keys: make one (shown once), see when each was last used, revoke; a viewer
+ * sees the list only.
+ */
 export function KeysPanel({ aid }: { aid: string }) {
   const utils = trpc.useUtils();
+  const { canOperate } = useRole();
   const keys = trpc.agentKeys.list.useQuery({ aid });
   const [name, setName] = useState("");
   const [until, setUntil] = useState("");
@@ -80,48 +85,50 @@ export function KeysPanel({ aid }: { aid: string }) {
         set to key only, callers without one are refused. A key may end on a day (UTC) and have its
         own chats a minute instead of the agent's.
       </p>
-      <form className="row" onSubmit={submit} ref={form}>
-        <label htmlFor="key-name" className="sr-only">
-          Key name
-        </label>
-        <Input
-          id="key-name"
-          {...marked("key-name")}
-          className="grow"
-          value={name}
-          onChange={(event) => setName(event.target.value)}
-          placeholder="who uses it, e.g. mobile app"
-          maxLength={100}
-        />
-        <label htmlFor="key-until" className="sr-only">
-          Works until (UTC, optional)
-        </label>
-        <Input
-          id="key-until"
-          {...marked("key-until")}
-          type="date"
-          width="narrow"
-          title="Works until this day (UTC); empty = no end"
-          value={until}
-          onChange={(event) => setUntil(event.target.value)}
-        />
-        <label htmlFor="key-rpm" className="sr-only">
-          Chats a minute (optional)
-        </label>
-        <Input
-          id="key-rpm"
-          {...marked("key-rpm")}
-          width="narrow"
-          inputMode="numeric"
-          placeholder="chats/min"
-          title="Chats a minute of this key; empty = the agent's limit"
-          value={rpm}
-          onChange={(event) => setRpm(event.target.value)}
-        />
-        <Button type="submit" disabled={!name.trim() || create.isPending}>
-          Make key
-        </Button>
-      </form>
+      {canOperate && (
+        <form className="row" onSubmit={submit} ref={form}>
+          <label htmlFor="key-name" className="sr-only">
+            Key name
+          </label>
+          <Input
+            id="key-name"
+            {...marked("key-name")}
+            className="grow"
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+            placeholder="who uses it, e.g. mobile app"
+            maxLength={100}
+          />
+          <label htmlFor="key-until" className="sr-only">
+            Works until (UTC, optional)
+          </label>
+          <Input
+            id="key-until"
+            {...marked("key-until")}
+            type="date"
+            width="narrow"
+            title="Works until this day (UTC); empty = no end"
+            value={until}
+            onChange={(event) => setUntil(event.target.value)}
+          />
+          <label htmlFor="key-rpm" className="sr-only">
+            Chats a minute (optional)
+          </label>
+          <Input
+            id="key-rpm"
+            {...marked("key-rpm")}
+            width="narrow"
+            inputMode="numeric"
+            placeholder="chats/min"
+            title="Chats a minute of this key; empty = the agent's limit"
+            value={rpm}
+            onChange={(event) => setRpm(event.target.value)}
+          />
+          <Button type="submit" disabled={!name.trim() || create.isPending}>
+            Make key
+          </Button>
+        </form>
+      )}
       {made && (
         <Notice variant="info" testId="new-key">
           <p>
@@ -150,9 +157,11 @@ export function KeysPanel({ aid }: { aid: string }) {
                 <Th>Made</Th>
                 <Th>Last used</Th>
                 <Th>Limits</Th>
-                <Th>
-                  <span className="sr-only">Actions</span>
-                </Th>
+                {canOperate && (
+                  <Th>
+                    <span className="sr-only">Actions</span>
+                  </Th>
+                )}
               </tr>
             </thead>
             <tbody>
@@ -184,16 +193,18 @@ export function KeysPanel({ aid }: { aid: string }) {
                         : `${key.rate_limit_rpm} chats a minute`}
                     </div>
                   </Td>
-                  <Td label="">
-                    <ConfirmDialog
-                      trigger="Revoke"
-                      title={`Revoke key '${key.name}'?`}
-                      confirmLabel="Revoke key"
-                      onConfirm={() => revoke.mutateAsync({ aid, id: key.id })}
-                    >
-                      <p>Its callers are refused at once. Their conversations stay.</p>
-                    </ConfirmDialog>
-                  </Td>
+                  {canOperate && (
+                    <Td label="">
+                      <ConfirmDialog
+                        trigger="Revoke"
+                        title={`Revoke key '${key.name}'?`}
+                        confirmLabel="Revoke key"
+                        onConfirm={() => revoke.mutateAsync({ aid, id: key.id })}
+                      >
+                        <p>Its callers are refused at once. Their conversations stay.</p>
+                      </ConfirmDialog>
+                    </Td>
+                  )}
                 </tr>
               ))}
             </tbody>

@@ -1,17 +1,16 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import type { McpServer } from "@/server/tools/schema";
 import { trpc } from "./trpc";
 import { Button } from "./ui/button";
 import { Field } from "./ui/field";
 import { Input } from "./ui/input";
-import { type Outcome, OutcomeMessage } from "./ui/notice";
+import { OutcomeMessage } from "./ui/notice";
 import { Panel } from "./ui/panel";
-import { problemOf } from "./ui/problem";
 import { Select } from "./ui/select";
 import { Textarea } from "./ui/textarea";
-import { useFocusFirstInvalid, useFocusOnOpen } from "./ui/use-focus-first-invalid";
+import { useFormSubmit } from "./ui/use-form-submit";
 
 /** How a header's value is given: typed (stored encrypted), read from a variable, or kept. */
 type HeaderMode = "value" | "env" | "keep";
@@ -90,45 +89,40 @@ export function McpServerForm({
   const utils = trpc.useUtils();
   const save = trpc.agents.upsert.useMutation();
   const [headers, setHeaders] = useState<HeaderRow[]>(() => rowsOf(editing));
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [outcome, setOutcome] = useState<Outcome>();
-  const { form, focusFirstInvalid } = useFocusFirstInvalid();
-  useFocusOnOpen(form);
   const at = index ?? servers.length;
-
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const data = new FormData(event.currentTarget);
-    const tools = toolNames(data.get("allowed_tools"));
-    const server: ServerInput = {
-      name: String(data.get("server_name") ?? "").trim(),
-      url: String(data.get("server_url") ?? "").trim(),
-      headers: Object.fromEntries(
-        headers
-          .filter((row) => row.name.trim() !== "")
-          .map((row) => [
-            row.name.trim(),
-            row.mode === "keep"
-              ? { secret: true as const }
-              : row.mode === "env"
-                ? { env: row.value.trim() }
-                : row.value,
-          ]),
-      ),
-      allowed_tools: tools.length > 0 ? tools : null,
-      approval_required_tools: toolNames(data.get("approval_required_tools")),
-    };
-    const list = servers.map(asInput);
-    list.splice(at, index === undefined ? 0 : 1, server);
-    setErrors({});
-    setOutcome(undefined);
-    try {
+  const { form, submit, errors, failure } = useFormSubmit({
+    read: (data): ServerInput => {
+      const tools = toolNames(data.get("allowed_tools"));
+      return {
+        name: String(data.get("server_name") ?? "").trim(),
+        url: String(data.get("server_url") ?? "").trim(),
+        headers: Object.fromEntries(
+          headers
+            .filter((row) => row.name.trim() !== "")
+            .map((row) => [
+              row.name.trim(),
+              row.mode === "keep"
+                ? { secret: true as const }
+                : row.mode === "env"
+                  ? { env: row.value.trim() }
+                  : row.value,
+            ]),
+        ),
+        allowed_tools: tools.length > 0 ? tools : null,
+        approval_required_tools: toolNames(data.get("approval_required_tools")),
+      };
+    },
+    send: async (server) => {
+      const list = servers.map(asInput);
+      list.splice(at, index === undefined ? 0 : 1, server);
       await save.mutateAsync({ aid, mcp_servers: list });
       await utils.agents.get.invalidate({ aid });
       await utils.tools.list.invalidate({ aid });
       onDone(server.name);
-    } catch (error) {
-      const problem = problemOf(error);
+    },
+    refused: "Not saved",
+    // Its errors by its own fields (a list's entries by the list); the whole list's, by its name.
+    fieldErrors: (problem) => {
       const own: Record<string, string> = {};
       const prefix = `mcp_servers.${at}.`;
       for (const { field, detail } of problem.errors ?? []) {
@@ -137,11 +131,9 @@ export function McpServerForm({
           own[name] ??= detail;
         } else if (field === "mcp_servers") own.name = detail;
       }
-      setErrors(own);
-      setOutcome({ ok: false, text: `Not saved: ${problem.detail}` });
-      focusFirstInvalid();
-    }
-  }
+      return own;
+    },
+  });
 
   const setRow = (i: number, change: Partial<HeaderRow>) =>
     setHeaders((rows) => rows.map((row, j) => (j === i ? { ...row, ...change } : row)));
@@ -275,7 +267,7 @@ export function McpServerForm({
         </Button>
         <Button onClick={() => onDone(undefined)}>Cancel</Button>
       </div>
-      <OutcomeMessage outcome={outcome} />
+      <OutcomeMessage outcome={failure ? { ok: false, text: failure } : undefined} />
     </Panel>
   );
 }

@@ -1,16 +1,15 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import type { ModelEndpoint, ModelEndpointInput } from "@/server/model-endpoints/schema";
 import { trpc } from "./trpc";
 import { Button } from "./ui/button";
 import { Field } from "./ui/field";
 import { Input } from "./ui/input";
-import { type Outcome, OutcomeMessage } from "./ui/notice";
+import { OutcomeMessage } from "./ui/notice";
 import { Panel } from "./ui/panel";
-import { problemOf } from "./ui/problem";
 import { Select } from "./ui/select";
-import { useFocusFirstInvalid, useFocusOnOpen } from "./ui/use-focus-first-invalid";
+import { useFormSubmit } from "./ui/use-form-submit";
 
 /** How the endpoint's API key is given: kept, typed (stored encrypted), read from a variable, none. */
 type KeyMode = "keep" | "value" | "env" | "none";
@@ -50,48 +49,41 @@ export function ModelEndpointForm({
   const [mode, setMode] = useState<KeyMode>(
     editing?.api_key ? "keep" : editing?.api_key_env ? "env" : "value",
   );
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [outcome, setOutcome] = useState<Outcome>();
-  const { form, focusFirstInvalid } = useFocusFirstInvalid();
-  useFocusOnOpen(form);
   const at = index ?? endpoints.length;
-
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const data = new FormData(event.currentTarget);
-    const text = (name: string) => String(data.get(name) ?? "").trim();
-    const key = text("endpoint_key");
-    const timeout = text("endpoint_timeout");
-    const endpoint: ModelEndpointInput = {
-      name: text("endpoint_name"),
-      base_url: text("endpoint_url"),
-      model: text("endpoint_model"),
-      api_key: mode === "keep" ? { secret: true } : mode === "value" && key ? key : null,
-      api_key_env: mode === "env" ? key : null,
-      // Not a number stays as typed, for the API's own sentence about it.
-      timeout_ms: timeout === "" ? null : (Number(timeout) as number),
-    };
-    const list = endpoints.map(asEndpointInput);
-    list.splice(at, index === undefined ? 0 : 1, endpoint);
-    setErrors({});
-    setOutcome(undefined);
-    try {
+  const { form, submit, errors, failure } = useFormSubmit({
+    read: (data): ModelEndpointInput => {
+      const text = (name: string) => String(data.get(name) ?? "").trim();
+      const key = text("endpoint_key");
+      const timeout = text("endpoint_timeout");
+      return {
+        name: text("endpoint_name"),
+        base_url: text("endpoint_url"),
+        model: text("endpoint_model"),
+        api_key: mode === "keep" ? { secret: true } : mode === "value" && key ? key : null,
+        api_key_env: mode === "env" ? key : null,
+        // Not a number stays as typed, for the API's own sentence about it.
+        timeout_ms: timeout === "" ? null : (Number(timeout) as number),
+      };
+    },
+    send: async (endpoint) => {
+      const list = endpoints.map(asEndpointInput);
+      list.splice(at, index === undefined ? 0 : 1, endpoint);
       await save.mutateAsync({ aid, model_endpoints: list });
       await utils.agents.get.invalidate({ aid });
       onDone(endpoint.name);
-    } catch (error) {
-      const problem = problemOf(error);
+    },
+    refused: "Not saved",
+    // This endpoint's errors, by its own fields; the list's, by its name.
+    fieldErrors: (problem) => {
       const own: Record<string, string> = {};
       const prefix = `model_endpoints.${at}.`;
       for (const { field, detail } of problem.errors ?? []) {
         if (field.startsWith(prefix)) own[field.slice(prefix.length)] = detail;
         else if (field === "model_endpoints") own.name = detail;
       }
-      setErrors(own);
-      setOutcome({ ok: false, text: `Not saved: ${problem.detail}` });
-      focusFirstInvalid();
-    }
-  }
+      return own;
+    },
+  });
 
   return (
     <Panel
@@ -175,7 +167,7 @@ export function ModelEndpointForm({
         </Button>
         <Button onClick={() => onDone(undefined)}>Cancel</Button>
       </div>
-      <OutcomeMessage outcome={outcome} />
+      <OutcomeMessage outcome={failure ? { ok: false, text: failure } : undefined} />
     </Panel>
   );
 }

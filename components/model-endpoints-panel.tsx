@@ -9,11 +9,12 @@ import { ConfirmDialog } from "./ui/confirm-dialog";
 import { type Outcome, OutcomeMessage } from "./ui/notice";
 import { Panel } from "./ui/panel";
 import { Table, Td, Th } from "./ui/table";
+import { useRole } from "./use-role";
 
 /**
  * An agent's model endpoints, in the order they are tried: added, edited, moved up and removed
  * here through agents.upsert (so with the API's validation and key handling). With none, the
- * service's configured provider answers.
+ * service's configured provider answers. A viewer sees the list only.
  */
 export function ModelEndpointsPanel({
   aid,
@@ -24,6 +25,7 @@ export function ModelEndpointsPanel({
 }) {
   const utils = trpc.useUtils();
   const save = trpc.agents.upsert.useMutation();
+  const { canOperate } = useRole();
   /** The endpoint being edited: its index, "new", or none. */
   const [editing, setEditing] = useState<number | "new">();
   const [outcome, setOutcome] = useState<Outcome>();
@@ -63,6 +65,7 @@ export function ModelEndpointsPanel({
       ref={panel}
       title="Model endpoints"
       actions={
+        canOperate &&
         editing === undefined &&
         endpoints.length < MAX_MODEL_ENDPOINTS && (
           <Button size="small" onClick={() => open("new", "Add model endpoint")}>
@@ -95,7 +98,7 @@ export function ModelEndpointsPanel({
               <Th>Endpoint</Th>
               <Th>Model</Th>
               <Th>Key</Th>
-              <Th>Actions</Th>
+              {canOperate && <Th>Actions</Th>}
             </tr>
           </thead>
           <tbody>
@@ -117,43 +120,45 @@ export function ModelEndpointsPanel({
                       ? `from ${endpoint.api_key_env}`
                       : "none"}
                 </Td>
-                <Td label="Actions">
-                  <div className="row">
-                    <Button
-                      size="small"
-                      disabled={editing !== undefined}
-                      onClick={() => open(index, `Edit ${endpoint.name}`)}
-                    >
-                      Edit {endpoint.name}
-                    </Button>
-                    {index > 0 && (
+                {canOperate && (
+                  <Td label="Actions">
+                    <div className="row">
                       <Button
                         size="small"
-                        disabled={editing !== undefined || save.isPending}
-                        onClick={() => moveUp(index)}
+                        disabled={editing !== undefined}
+                        onClick={() => open(index, `Edit ${endpoint.name}`)}
                       >
-                        Try {endpoint.name} earlier
+                        Edit {endpoint.name}
                       </Button>
-                    )}
-                    <ConfirmDialog
-                      trigger={`Remove ${endpoint.name}`}
-                      title={`Remove the model endpoint ${endpoint.name}?`}
-                      confirmLabel="Remove endpoint"
-                      disabled={editing !== undefined}
-                      onConfirm={() =>
-                        saveList(
-                          endpoints.filter((_, i) => i !== index),
-                          `Removed ${endpoint.name}.`,
-                        )
-                      }
-                    >
-                      <p>
-                        The agent no longer calls it; its stored key is deleted. Replies it wrote
-                        stay in the threads, usage and the request log.
-                      </p>
-                    </ConfirmDialog>
-                  </div>
-                </Td>
+                      {index > 0 && (
+                        <Button
+                          size="small"
+                          disabled={editing !== undefined || save.isPending}
+                          onClick={() => moveUp(index)}
+                        >
+                          Try {endpoint.name} earlier
+                        </Button>
+                      )}
+                      <ConfirmDialog
+                        trigger={`Remove ${endpoint.name}`}
+                        title={`Remove the model endpoint ${endpoint.name}?`}
+                        confirmLabel="Remove endpoint"
+                        disabled={editing !== undefined}
+                        onConfirm={() =>
+                          saveList(
+                            endpoints.filter((_, i) => i !== index),
+                            `Removed ${endpoint.name}.`,
+                          )
+                        }
+                      >
+                        <p>
+                          The agent no longer calls it; its stored key is deleted. Replies it wrote
+                          stay in the threads, usage and the request log.
+                        </p>
+                      </ConfirmDialog>
+                    </div>
+                  </Td>
+                )}
               </tr>
             ))}
           </tbody>

@@ -13,18 +13,22 @@ import { PageHeader } from "./ui/page-header";
 import { Panel } from "./ui/panel";
 import { fieldErrorsOf, problemOf } from "./ui/problem";
 import { QueryState } from "./ui/query-state";
+import { ReadOnlyNotice } from "./ui/read-only-notice";
 import { RelativeTime } from "./ui/relative-time";
 import { Table, Td, Th } from "./ui/table";
 import { useFocusFirstInvalid } from "./ui/use-focus-first-invalid";
+import { useRole } from "./use-role";
 
 /**
  * The price table: what a million input and output tokens of each model cost. Replies are
  * priced when they are stored, so a change prices what comes after it, not what came before.
+ * A viewer sees the table only.
  */
 export function PricesPage() {
   const prices = trpc.prices.list.useQuery();
   const utils = trpc.useUtils();
   const remove = trpc.prices.delete.useMutation({ onSuccess: () => utils.prices.invalidate() });
+  const { role, canOperate } = useRole();
   return (
     <>
       <PageHeader title="Prices" />
@@ -33,7 +37,8 @@ export function PricesPage() {
         priced when it is stored: a change here prices the replies after it. A model without a price
         gives replies whose cost is unknown, not zero. MODEL_PRICES sets prices at start-up.
       </p>
-      <PriceForm />
+      {role && !canOperate && <ReadOnlyNotice role={role} what="prices" />}
+      {canOperate && <PriceForm />}
       <QueryState
         query={prices}
         what="prices"
@@ -48,9 +53,11 @@ export function PricesPage() {
                 <Th numeric>Input, per million</Th>
                 <Th numeric>Output, per million</Th>
                 <Th>Set</Th>
-                <Th>
-                  <span className="sr-only">Actions</span>
-                </Th>
+                {canOperate && (
+                  <Th>
+                    <span className="sr-only">Actions</span>
+                  </Th>
+                )}
               </tr>
             </thead>
             <tbody>
@@ -68,16 +75,18 @@ export function PricesPage() {
                   <Td label="Set">
                     <RelativeTime value={price.updated_at} />
                   </Td>
-                  <Td label="Actions">
-                    <ConfirmDialog
-                      trigger="Delete"
-                      title={`Delete the price of ${price.model}?`}
-                      confirmLabel="Delete price"
-                      onConfirm={() => remove.mutateAsync({ model: price.model })}
-                    >
-                      <p>Replies stored from now on have no cost. Stored costs stay.</p>
-                    </ConfirmDialog>
-                  </Td>
+                  {canOperate && (
+                    <Td label="Actions">
+                      <ConfirmDialog
+                        trigger="Delete"
+                        title={`Delete the price of ${price.model}?`}
+                        confirmLabel="Delete price"
+                        onConfirm={() => remove.mutateAsync({ model: price.model })}
+                      >
+                        <p>Replies stored from now on have no cost. Stored costs stay.</p>
+                      </ConfirmDialog>
+                    </Td>
+                  )}
                 </tr>
               ))}
             </tbody>

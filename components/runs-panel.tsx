@@ -14,12 +14,17 @@ import { QueryState } from "./ui/query-state";
 import { MaybeTime, RelativeTime } from "./ui/relative-time";
 import { StatusBadge } from "./ui/status-badge";
 import { Table, Td, Th } from "./ui/table";
+import { useRole } from "./use-role";
 
 const PAGE = 20;
 
-/** An agent's autonomous runs: the schedule, outcome counts, the history (paged), "run now". */
+/**
+ * An agent's autonomous runs: the schedule, outcome counts, the history (paged), "run now" (not
+ * for a viewer).
+ */
 export function RunsPanel({ aid, canRun }: { aid: string; canRun: boolean }) {
   const utils = trpc.useUtils();
+  const { canOperate } = useRole();
   const summary = trpc.runs.summary.useQuery({ aid }, { refetchInterval: refreshEvery(5_000) });
   // How many pages are shown: the newest, and the older ones asked for.
   const [pages, setPages] = useState(1);
@@ -36,16 +41,18 @@ export function RunsPanel({ aid, canRun }: { aid: string; canRun: boolean }) {
     <Panel
       title="Autonomous runs"
       actions={
-        <Button
-          onClick={() => runNow.mutate({ aid })}
-          disabled={runNow.isPending || !canRun}
-          aria-describedby={canRun ? undefined : "run-now-hint"}
-        >
-          {runNow.isPending ? "Running…" : "Run now"}
-        </Button>
+        canOperate && (
+          <Button
+            onClick={() => runNow.mutate({ aid })}
+            disabled={runNow.isPending || !canRun}
+            aria-describedby={canRun ? undefined : "run-now-hint"}
+          >
+            {runNow.isPending ? "Running…" : "Run now"}
+          </Button>
+        )
       }
     >
-      {!canRun && (
+      {canOperate && !canRun && (
         <p className="hint" id="run-now-hint">
           To run it now, give it an instruction for each run in the configuration below.
         </p>

@@ -12,13 +12,15 @@ import { Panel } from "./ui/panel";
 import { problemOf } from "./ui/problem";
 import { StatusBadge } from "./ui/status-badge";
 import { Table, Td, Th } from "./ui/table";
+import { useRole } from "./use-role";
 
 /**
  * An agent's MCP servers: added, edited and removed here (through agents.upsert, so with the
  * API's validation and secret handling), and the tools each describes, asked of the servers
  * when the panel opens and again on "List tools now", with which of them the agent may call.
  * On the built-in echo provider, which never asks for a tool, it says so where servers are
- * added (they are still saved: the agent calls them once a real model is configured).
+ * added (they are still saved: the agent calls them once a real model is configured). A viewer
+ * sees the servers and their tools only.
  */
 export function ToolsPanel({
   aid,
@@ -38,6 +40,7 @@ export function ToolsPanel({
     { enabled: servers.length > 0, staleTime: 60_000, retry: false },
   );
   const save = trpc.agents.upsert.useMutation();
+  const { canOperate } = useRole();
   /** The server being edited: its index, "new", or none. */
   const [editing, setEditing] = useState<number | "new">();
   const [outcome, setOutcome] = useState<Outcome>();
@@ -82,7 +85,7 @@ export function ToolsPanel({
               {tools.isFetching ? "Asking the servers…" : "List tools now"}
             </Button>
           )}
-          {editing === undefined && servers.length < 10 && (
+          {canOperate && editing === undefined && servers.length < 10 && (
             <Button size="small" onClick={() => open("new", "Add MCP server")}>
               Add MCP server
             </Button>
@@ -135,25 +138,29 @@ export function ToolsPanel({
                   tone={server.status === "ok" ? "ok" : "danger"}
                 />
               )}
-              <Button
-                size="small"
-                disabled={editing !== undefined}
-                onClick={() => open(index, `Edit ${configured.name}`)}
-              >
-                Edit {configured.name}
-              </Button>
-              <ConfirmDialog
-                trigger={`Remove ${configured.name}`}
-                title={`Remove the MCP server ${configured.name}?`}
-                confirmLabel="Remove server"
-                disabled={editing !== undefined}
-                onConfirm={() => remove(index)}
-              >
-                <p>
-                  The agent can no longer call its tools; its stored header secrets are deleted.
-                  Past tool calls stay in the threads and runs.
-                </p>
-              </ConfirmDialog>
+              {canOperate && (
+                <Button
+                  size="small"
+                  disabled={editing !== undefined}
+                  onClick={() => open(index, `Edit ${configured.name}`)}
+                >
+                  Edit {configured.name}
+                </Button>
+              )}
+              {canOperate && (
+                <ConfirmDialog
+                  trigger={`Remove ${configured.name}`}
+                  title={`Remove the MCP server ${configured.name}?`}
+                  confirmLabel="Remove server"
+                  disabled={editing !== undefined}
+                  onConfirm={() => remove(index)}
+                >
+                  <p>
+                    The agent can no longer call its tools; its stored header secrets are deleted.
+                    Past tool calls stay in the threads and runs.
+                  </p>
+                </ConfirmDialog>
+              )}
             </div>
             {gated.length > 0 && (
               <p className="muted small-text" data-testid="approval-tools">

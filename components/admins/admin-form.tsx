@@ -1,14 +1,12 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
 import { Button } from "../ui/button";
 import { Field } from "../ui/field";
 import { Input } from "../ui/input";
 import { ErrorText } from "../ui/notice";
 import { Panel } from "../ui/panel";
-import { fieldErrorsOf, problemOf } from "../ui/problem";
 import { Select } from "../ui/select";
-import { useFocusFirstInvalid, useFocusOnOpen } from "../ui/use-focus-first-invalid";
+import { useFormSubmit } from "../ui/use-form-submit";
 import { ADMIN_ROLES, type AdminRole, isRole, ROLE_WORDS } from "./roles";
 
 export type AdminFields = { name: string; wallet?: string; email?: string; role: AdminRole };
@@ -25,37 +23,21 @@ export function AdminForm({
   onSubmit: (fields: AdminFields) => Promise<unknown>;
   onCancel: () => void;
 }) {
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [failure, setFailure] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const { form, focusFirstInvalid } = useFocusFirstInvalid();
-  useFocusOnOpen(form);
-
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const data = new FormData(event.currentTarget);
-    const text = (name: string) => String(data.get(name) ?? "").trim();
-    const role = text("admin_role");
-    setErrors({});
-    setFailure(undefined);
-    setBusy(true);
-    try {
-      await onSubmit({
+  const { form, submit, errors, failure, busy } = useFormSubmit({
+    read: (data): AdminFields => {
+      const text = (name: string) => String(data.get(name) ?? "").trim();
+      const role = text("admin_role");
+      return {
         name: text("admin_name"),
         // Left empty: not given (the service wants a wallet, an email or both).
         ...(text("admin_wallet") ? { wallet: text("admin_wallet") } : {}),
         ...(text("admin_email") ? { email: text("admin_email") } : {}),
         role: isRole(role) ? role : "viewer",
-      });
-    } catch (error) {
-      const problem = problemOf(error);
-      setErrors(fieldErrorsOf(problem));
-      setFailure(`Not added: ${problem.detail}`);
-      focusFirstInvalid();
-    } finally {
-      setBusy(false);
-    }
-  }
+      };
+    },
+    send: onSubmit,
+    refused: "Not added",
+  });
 
   return (
     <Panel as="form" ref={form} onSubmit={submit} noValidate aria-label="Add a person">

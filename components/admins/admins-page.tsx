@@ -4,14 +4,16 @@ import { useEffect, useRef, useState } from "react";
 import { trpc } from "../trpc";
 import { Button } from "../ui/button";
 import { Copyable } from "../ui/copy-button";
+import { aRole } from "../ui/format";
 import { Notice } from "../ui/notice";
 import { PageHeader } from "../ui/page-header";
 import { Panel } from "../ui/panel";
 import { QueryState } from "../ui/query-state";
+import { ReadOnlyNotice } from "../ui/read-only-notice";
+import { useRole } from "../use-role";
 import { AdminForm } from "./admin-form";
 import { type Admin, AdminsTable } from "./admins-table";
 import { KeyForm } from "./key-form";
-import { aRole } from "./roles";
 
 /** What the page last did, said at its top: a person added, or a key made (shown this once). */
 type Done = { added: string } | { person: string; keyName: string; key: string };
@@ -23,13 +25,11 @@ type Done = { added: string } | { person: string; keyName: string; key: string }
  */
 export function AdminsPage() {
   const utils = trpc.useUtils();
-  const session = trpc.auth.session.useQuery();
   const admins = trpc.admins.list.useQuery();
   const create = trpc.admins.create.useMutation();
   const createKey = trpc.admins.createKey.useMutation();
   // No write control until the session says an owner is here: a viewer never sees one flash.
-  const role = session.data?.role;
-  const canChange = role === "owner";
+  const { role, isOwner: canChange } = useRole();
   const [adding, setAdding] = useState(false);
   const [keyFor, setKeyFor] = useState<Admin>();
   const [done, setDone] = useState<Done>();
@@ -62,11 +62,7 @@ export function AdminsPage() {
         The people who run the service. Viewers read everything but secrets; operators also change
         agents, keys, quotas, prices, webhooks and deployments; owners also change the admins.
       </p>
-      {role && !canChange && (
-        <Notice variant="neutral" testId="read-only">
-          Only owners change admins: you are signed in as {aRole(role)}, so this page is read-only.
-        </Notice>
-      )}
+      {role && !canChange && <ReadOnlyNotice role={role} what="admins" changers="owners" />}
       {canChange && adding && (
         <AdminForm
           onCancel={() => setAdding(false)}

@@ -1,14 +1,13 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
 import { Button } from "../ui/button";
 import { Field } from "../ui/field";
 import { Input } from "../ui/input";
 import { ErrorText } from "../ui/notice";
 import { Panel } from "../ui/panel";
-import { fieldErrorsOf, problemOf } from "../ui/problem";
+import { fieldErrorsOf } from "../ui/problem";
 import { Select } from "../ui/select";
-import { useFocusFirstInvalid, useFocusOnOpen } from "../ui/use-focus-first-invalid";
+import { useFormSubmit } from "../ui/use-form-submit";
 import { type AdminRole, isRole, ROLE_WORDS, rolesUpTo } from "./roles";
 
 export type KeyFields = { name: string; role: AdminRole; expires_at?: string };
@@ -26,37 +25,25 @@ export function KeyForm({
   onSubmit: (fields: KeyFields) => Promise<unknown>;
   onCancel: () => void;
 }) {
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [failure, setFailure] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const { form, focusFirstInvalid } = useFocusFirstInvalid();
-  useFocusOnOpen(form);
-
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const data = new FormData(event.currentTarget);
-    const role = String(data.get("key_role") ?? "");
-    const until = String(data.get("key_until") ?? "");
-    setErrors({});
-    setFailure(undefined);
-    setBusy(true);
-    try {
-      await onSubmit({
+  const { form, submit, errors, failure, busy } = useFormSubmit({
+    read: (data): KeyFields => {
+      const role = String(data.get("key_role") ?? "");
+      const until = String(data.get("key_until") ?? "");
+      return {
         name: String(data.get("key_name") ?? "").trim(),
         role: isRole(role) ? role : person.role,
         // The chosen day, to its last second in UTC: "works until" that date.
         ...(until ? { expires_at: `${until}T23:59:59Z` } : {}),
-      });
-    } catch (error) {
-      const problem = problemOf(error);
+      };
+    },
+    send: onSubmit,
+    refused: "No key made",
+    // The day's field is `until`; the API names it `expires_at`.
+    fieldErrors: (problem) => {
       const fields = fieldErrorsOf(problem);
-      setErrors({ ...fields, until: fields.expires_at ?? "" });
-      setFailure(`No key made: ${problem.detail}`);
-      focusFirstInvalid();
-    } finally {
-      setBusy(false);
-    }
-  }
+      return { ...fields, until: fields.expires_at ?? "" };
+    },
+  });
 
   return (
     <Panel

@@ -15,6 +15,3 @@ export const rolesUpTo = (highest: AdminRole): AdminRole[] =>
 
 export const isRole = (value: string): value is AdminRole =>
   (ADMIN_ROLES as readonly string[]).includes(value);
-
-/** "a viewer", "an operator", "an owner". */
-export const aRole = (role: string) => (/^[aeiou]/.test(role) ? `an ${role}` : `a ${role}`);

@@ -14,6 +14,9 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${formatNumber(n)} ${n === 1 ? one : many}`;
 }
 
+/** "a viewer", "an operator", "an owner". */
+export const aRole = (role: string) => (/^[aeiou]/.test(role) ? `an ${role}` : `a ${role}`);
+
 /** `0x5B38…ddC4`: enough of an address to tell it apart; the full one goes in a title. */
 export function shortAddress(address: string): string {
   return address.length > 12 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address;

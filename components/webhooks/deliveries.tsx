@@ -14,6 +14,7 @@ import { MaybeTime, RelativeTime } from "../ui/relative-time";
 import { Select } from "../ui/select";
 import { StatusBadge } from "../ui/status-badge";
 import { Table, Td, Th } from "../ui/table";
+import { useRole } from "../use-role";
 import styles from "./webhooks.module.css";
 
 const PAGE = 20;
@@ -22,7 +23,7 @@ const TONE = { pending: "warn", delivered: "ok", failed: "danger" } as const;
 /**
  * An endpoint's deliveries, newest first, a page at a time (refreshed every few seconds while
  * the newest page shows), filtered by state; each with its last attempt (the receiver's status
- * and first bytes, or why it failed) and a Retry.
+ * and first bytes, or why it failed) and a Retry (not for a viewer).
  */
 export function Deliveries({ id }: { id: string }) {
   const utils = trpc.useUtils();
@@ -35,6 +36,7 @@ export function Deliveries({ id }: { id: string }) {
     { refetchInterval: refreshEvery(cursor ? false : 3_000) },
   );
   const retry = trpc.webhooks.retryDelivery.useMutation();
+  const { canOperate } = useRole();
   const [outcome, setOutcome] = useState<Outcome>();
 
   async function retryOne(delivery: WebhookDelivery) {
@@ -93,7 +95,7 @@ export function Deliveries({ id }: { id: string }) {
                   <Th>State</Th>
                   <Th>Last attempt</Th>
                   <Th>Next</Th>
-                  <Th>Action</Th>
+                  {canOperate && <Th>Action</Th>}
                 </tr>
               </thead>
               <tbody>
@@ -131,19 +133,21 @@ export function Deliveries({ id }: { id: string }) {
                       <Td label="Next">
                         <MaybeTime value={delivery.next_attempt_at} none="—" />
                       </Td>
-                      <Td label="Action">
-                        <Button
-                          size="small"
-                          disabled={retry.isPending}
-                          onClick={() => retryOne(delivery)}
-                          aria-describedby={`delivery-${delivery.id}`}
-                        >
-                          Retry delivery
-                        </Button>
-                        <span id={`delivery-${delivery.id}`} className="sr-only">
-                          {delivery.event_type}, delivery {delivery.id}
-                        </span>
-                      </Td>
+                      {canOperate && (
+                        <Td label="Action">
+                          <Button
+                            size="small"
+                            disabled={retry.isPending}
+                            onClick={() => retryOne(delivery)}
+                            aria-describedby={`delivery-${delivery.id}`}
+                          >
+                            Retry delivery
+                          </Button>
+                          <span id={`delivery-${delivery.id}`} className="sr-only">
+                            {delivery.event_type}, delivery {delivery.id}
+                          </span>
+                        </Td>
+                      )}
                     </tr>
                   );
                 })}

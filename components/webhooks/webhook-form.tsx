@@ -1,6 +1,6 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import type { Webhook } from "@/server/webhooks/schema";
 import { WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENT_TYPES } from "@/server/webhooks/view";
 import { Button } from "../ui/button";
@@ -9,8 +9,7 @@ import { Field } from "../ui/field";
 import { Input } from "../ui/input";
 import { ErrorText } from "../ui/notice";
 import { Panel } from "../ui/panel";
-import { problemOf } from "../ui/problem";
-import { useFocusFirstInvalid, useFocusOnOpen } from "../ui/use-focus-first-invalid";
+import { useFormSubmit } from "../ui/use-form-submit";
 
 /** The events an endpoint may subscribe to (webhook.test is sent when asked, not subscribed). */
 type Subscribable = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -35,36 +34,21 @@ export function WebhookForm({
   onSubmit: (fields: WebhookFields) => Promise<unknown>;
 }) {
   const [events, setEvents] = useState<Set<Subscribable>>(() => new Set(webhook?.events ?? []));
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [failure, setFailure] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const { form, focusFirstInvalid } = useFocusFirstInvalid();
-  useFocusOnOpen(form);
-
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const data = new FormData(event.currentTarget);
-    const description = String(data.get("webhook_description") ?? "").trim();
-    setErrors({});
-    setFailure(undefined);
-    setBusy(true);
-    try {
-      await onSubmit({
+  const { form, submit, errors, failure, busy } = useFormSubmit({
+    read: (data): WebhookFields => {
+      const description = String(data.get("webhook_description") ?? "").trim();
+      return {
         url: String(data.get("webhook_url") ?? "").trim(),
         description: description === "" ? null : description,
         events: WEBHOOK_EVENT_TYPES.filter((type) => events.has(type)),
-      });
-    } catch (error) {
-      const problem = problemOf(error);
-      setErrors(
-        Object.fromEntries((problem.errors ?? []).map((e) => [e.field.split(".")[0], e.detail])),
-      );
-      setFailure(`Not saved: ${problem.detail}`);
-      focusFirstInvalid();
-    } finally {
-      setBusy(false);
-    }
-  }
+      };
+    },
+    send: onSubmit,
+    refused: "Not saved",
+    // An event's error (`events.2`) is shown once, by the events.
+    fieldErrors: (problem) =>
+      Object.fromEntries((problem.errors ?? []).map((e) => [e.field.split(".")[0], e.detail])),
+  });
 
   return (
     <Panel as="form" ref={form} onSubmit={submit} noValidate aria-label={label}>

@@ -12,8 +12,10 @@ import { PageHeader } from "../ui/page-header";
 import { Panel } from "../ui/panel";
 import { problemOf, serverWords } from "../ui/problem";
 import { QueryState } from "../ui/query-state";
+import { ReadOnlyNotice } from "../ui/read-only-notice";
 import { MaybeTime } from "../ui/relative-time";
 import { StatusBadge } from "../ui/status-badge";
+import { useRole } from "../use-role";
 import { Deliveries } from "./deliveries";
 import { WebhookForm } from "./webhook-form";
 import styles from "./webhooks.module.css";
@@ -22,6 +24,7 @@ import styles from "./webhooks.module.css";
  * One webhook endpoint: what it subscribes to and whether it delivers (with why not), and what
  * an admin does with it: edit, enable or disable, send a test event, rotate the signing secret
  * (the new one shown once), delete; then its deliveries, newest first, each retried on demand.
+ * A viewer sees the endpoint and its deliveries only.
  */
 export function WebhookPage({ id }: { id: string }) {
   const router = useRouter();
@@ -31,6 +34,7 @@ export function WebhookPage({ id }: { id: string }) {
   const rotate = trpc.webhooks.rotateSecret.useMutation();
   const remove = trpc.webhooks.delete.useMutation();
   const test = trpc.webhooks.test.useMutation();
+  const { role, canOperate } = useRole();
   const [editing, setEditing] = useState(false);
   const [secret, setSecret] = useState<string>();
   const [outcome, setOutcome] = useState<Outcome>();
@@ -66,20 +70,23 @@ export function WebhookPage({ id }: { id: string }) {
               />
             }
             actions={
-              <ConfirmDialog
-                trigger="Delete endpoint"
-                title="Delete this webhook endpoint?"
-                confirmLabel="Delete endpoint"
-                onConfirm={async () => {
-                  await remove.mutateAsync({ id });
-                  await utils.webhooks.list.invalidate();
-                  router.replace("/dashboard/webhooks");
-                }}
-              >
-                <p>Nothing more is sent to it; its deliveries, pending ones too, go with it.</p>
-              </ConfirmDialog>
+              canOperate && (
+                <ConfirmDialog
+                  trigger="Delete endpoint"
+                  title="Delete this webhook endpoint?"
+                  confirmLabel="Delete endpoint"
+                  onConfirm={async () => {
+                    await remove.mutateAsync({ id });
+                    await utils.webhooks.list.invalidate();
+                    router.replace("/dashboard/webhooks");
+                  }}
+                >
+                  <p>Nothing more is sent to it; its deliveries, pending ones too, go with it.</p>
+                </ConfirmDialog>
+              )
             }
           />
+          {role && !canOperate && <ReadOnlyNotice role={role} what="webhooks" />}
           {w.disabled_reason && <Notice variant="error">{serverWords(w.disabled_reason)}</Notice>}
           <Panel title="Endpoint">
             <p>
@@ -94,37 +101,39 @@ export function WebhookPage({ id }: { id: string }) {
               <br />
               Failing since: <MaybeTime value={w.failing_since} none="not failing" />
             </p>
-            <div className="row">
-              <Button onClick={() => act(() => test.mutateAsync({ id }), "Test event sent.")}>
-                Send test event
-              </Button>
-              <Button
-                onClick={() =>
-                  act(
-                    () => update.mutateAsync({ id, enabled: !w.enabled }),
-                    w.enabled ? "Disabled." : "Enabled: pending deliveries are sent again.",
-                  )
-                }
-              >
-                {w.enabled ? "Disable" : "Enable"}
-              </Button>
-              <Button onClick={() => setEditing((open) => !open)}>
-                {editing ? "Close the form" : "Edit"}
-              </Button>
-              <ConfirmDialog
-                trigger="Rotate secret"
-                title="Rotate the signing secret?"
-                confirmLabel="Rotate secret"
-                onConfirm={async () => {
-                  setSecret((await rotate.mutateAsync({ id })).secret);
-                }}
-              >
-                <p>
-                  Deliveries are signed with a new secret from now on; the receiver must verify with
-                  it. The old one stops working at once.
-                </p>
-              </ConfirmDialog>
-            </div>
+            {canOperate && (
+              <div className="row">
+                <Button onClick={() => act(() => test.mutateAsync({ id }), "Test event sent.")}>
+                  Send test event
+                </Button>
+                <Button
+                  onClick={() =>
+                    act(
+                      () => update.mutateAsync({ id, enabled: !w.enabled }),
+                      w.enabled ? "Disabled." : "Enabled: pending deliveries are sent again.",
+                    )
+                  }
+                >
+                  {w.enabled ? "Disable" : "Enable"}
+                </Button>
+                <Button onClick={() => setEditing((open) => !open)}>
+                  {editing ? "Close the form" : "Edit"}
+                </Button>
+                <ConfirmDialog
+                  trigger="Rotate secret"
+                  title="Rotate the signing secret?"
+                  confirmLabel="Rotate secret"
+                  onConfirm={async () => {
+                    setSecret((await rotate.mutateAsync({ id })).secret);
+                  }}
+                >
+                  <p>
+                    Deliveries are signed with a new secret from now on; the receiver must verify
+                    with it. The old one stops working at once.
+                  </p>
+                </ConfirmDialog>
+              </div>
+            )}
             <OutcomeMessage outcome={outcome} />
             {secret && (
               <Notice variant="info" testId="rotated-secret">
@@ -133,7 +142,7 @@ export function WebhookPage({ id }: { id: string }) {
               </Notice>
             )}
           </Panel>
-          {editing && (
+          {canOperate && editing && (
             <WebhookForm
               webhook={w}
               label="Edit the webhook endpoint"

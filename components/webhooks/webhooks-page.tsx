@@ -11,20 +11,23 @@ import { PageHeader } from "../ui/page-header";
 import { Panel } from "../ui/panel";
 import { serverWords } from "../ui/problem";
 import { QueryState } from "../ui/query-state";
+import { ReadOnlyNotice } from "../ui/read-only-notice";
 import { MaybeTime } from "../ui/relative-time";
 import { StatusBadge } from "../ui/status-badge";
 import { Table, Td, Th } from "../ui/table";
+import { useRole } from "../use-role";
 import { WebhookForm } from "./webhook-form";
 import styles from "./webhooks.module.css";
 
 /**
  * The webhook endpoints: each with its events and whether it is delivering, and a form to add
- * one, whose signing secret is shown once, then never again.
+ * one (not for a viewer), whose signing secret is shown once, then never again.
  */
 export function WebhooksPage({ retryWindowMs }: { retryWindowMs: number }) {
   const utils = trpc.useUtils();
   const webhooks = trpc.webhooks.list.useQuery();
   const create = trpc.webhooks.create.useMutation();
+  const { role, canOperate } = useRole();
   const [adding, setAdding] = useState(false);
   const [made, setMade] = useState<{ id: string; url: string; secret: string }>();
   // An endpoint added: the focus goes to its secret (the form and its button are gone).
@@ -38,6 +41,7 @@ export function WebhooksPage({ retryWindowMs }: { retryWindowMs: number }) {
       <PageHeader
         title="Webhooks"
         actions={
+          canOperate &&
           !adding && (
             <Button
               variant="primary"
@@ -56,7 +60,8 @@ export function WebhooksPage({ retryWindowMs }: { retryWindowMs: number }) {
         -signature headers); a delivery that fails is retried with back-off for up to{" "}
         {windowWords(retryWindowMs)} (the retry window).
       </p>
-      {adding && (
+      {role && !canOperate && <ReadOnlyNotice role={role} what="webhooks" />}
+      {canOperate && adding && (
         <WebhookForm
           label="Add a webhook endpoint"
           submitLabel="Add endpoint"

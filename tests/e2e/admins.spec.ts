@@ -7,7 +7,8 @@ import { api, createAgents, navigate, scrollsSideways, signInWithKey, WIDTHS } f
  * The admins page: the owner adds a person with the keyboard only, makes them a viewer's key
  * (shown once), and the viewer signs in with it, sees the list without a write control and is
  * refused an agent's change; back as the owner, the key is revoked, the role changed and the
- * person removed. Then the page at 1440 and 390 wide, and axe.
+ * person removed. Then the page at 1440 and 390 wide, and axe; and the other pages, where a
+ * viewer finds no control to change anything and is told why, and the owner finds them.
  */
 
 const VIEWER_REFUSAL =
@@ -37,6 +38,19 @@ test.beforeAll(async () => {
     expect(key.status).toBe(201);
   }
 });
+
+/** Signs in on the sign-in page with a person's key; `who` is how the dashboard then names them. */
+async function signInWithPersonalKey(page: Page, key: string, who: string) {
+  await page.goto("/login");
+  await page.getByLabel("Admin API key", { exact: true }).fill(key);
+  await page.getByRole("button", { name: "Sign in with the key" }).click();
+  await expect(page.getByTestId("who")).toHaveText(who);
+}
+
+async function signOut(page: Page) {
+  await page.getByRole("button", { name: "Sign out", exact: true }).click();
+  await expect(page).toHaveURL(/\/login/);
+}
 
 /** Presses Tab until `target` has the focus, as someone with only a keyboard gets to it. */
 async function tabTo(page: Page, target: Locator) {
@@ -104,11 +118,8 @@ test("the owner adds a viewer and makes them a key; the viewer can change nothin
   await expect(page.getByText(key)).toHaveCount(0);
 
   // The viewer signs in with the key: the list without a write control, and why.
-  await page.getByRole("button", { name: "Sign out", exact: true }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel("Admin API key", { exact: true }).fill(key);
-  await page.getByRole("button", { name: "Sign in with the key" }).click();
-  await expect(page.getByTestId("who")).toHaveText("Viewer (admin key)");
+  await signOut(page);
+  await signInWithPersonalKey(page, key, "Viewer (admin key)");
   await page.goto("/dashboard/admins");
   await expect(page.getByTestId("read-only")).toHaveText(
     "Only owners change admins: you are signed in as a viewer, so this page is read-only.",
@@ -119,18 +130,22 @@ test("the owner adds a viewer and makes them a key; the viewer can change nothin
   }
   expect(await seriousFindings(page)).toEqual([]);
 
-  // An agent's change is refused, with the service's sentence, and nothing changes.
+  // The agent page offers the viewer no Pause, and the service refuses the change all the same,
+  // with its sentence; nothing changes.
   await page.goto("/dashboard/agents/zadmins");
-  await page.getByRole("button", { name: "Pause agent" }).click();
-  const dialog = page.getByRole("dialog");
-  await dialog.getByRole("button", { name: "Pause agent" }).click();
-  await expect(dialog.getByRole("alert")).toHaveText(VIEWER_REFUSAL);
+  await expect(page.getByTestId("read-only")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Pause agent" })).toHaveCount(0);
+  const refusal = await api("/agents", {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}` },
+    body: JSON.stringify({ aid: "zadmins", paused: true }),
+  });
+  expect(refusal.status).toBe(403);
+  expect((await refusal.json()).detail).toBe(VIEWER_REFUSAL);
   expect((await (await api("/agents/zadmins")).json()).paused).toBe(false);
-  await page.keyboard.press("Escape");
 
   // Back as the owner: the key revoked (it signs nothing in any more), a role, a removal.
-  await page.getByRole("button", { name: "Sign out", exact: true }).click();
-  await expect(page).toHaveURL(/\/login/);
+  await signOut(page);
   await signInWithKey(page);
   await page.goto("/dashboard/admins");
   await row.getByRole("button", { name: "Revoke" }).click();
@@ -177,3 +192,149 @@ for (const { name, viewport, suffix } of WIDTHS) {
     await screenshot(page, `admins-forms-${suffix}`);
   });
 }
+
+/** A dashboard page, what its changes are about, when its data is in, and its write controls. */
+type WritePage = {
+  path: () => string;
+  what: string;
+  loaded: (page: Page) => Locator;
+  controls: (page: Page) => Locator[];
+};
+
+const button = (page: Page, name: string) => page.getByRole("button", { name, exact: true });
+
+let webhookId = "";
+const PRICED_MODEL = "viewer-check-model";
+
+const WRITE_PAGES: WritePage[] = [
+  {
+    path: () => "/dashboard/agents",
+    what: "agents",
+    loaded: (page) => page.getByTestId("agent-row-zadmins"),
+    controls: (page) => [page.getByRole("link", { name: "New agent" })],
+  },
+  {
+    path: () => "/dashboard/agents/new",
+    what: "agents",
+    loaded: (page) => page.getByRole("heading", { name: "New agent" }),
+    controls: (page) => [button(page, "Create agent")],
+  },
+  {
+    path: () => "/dashboard/agents/zadmins",
+    what: "agents",
+    loaded: (page) => page.getByTestId("key-row").first(),
+    controls: (page) =>
+      [
+        "Pause agent",
+        "Delete agent",
+        "Reset counters",
+        "Make key",
+        "Revoke",
+        "Add model endpoint",
+        "Add MCP server",
+        "Run now",
+        "Save changes",
+      ].map((name) => button(page, name)),
+  },
+  {
+    path: () => "/dashboard/webhooks",
+    what: "webhooks",
+    loaded: (page) => page.getByTestId("webhook-row").first(),
+    controls: (page) => [button(page, "Add endpoint")],
+  },
+  {
+    path: () => `/dashboard/webhooks/${webhookId}`,
+    what: "webhooks",
+    loaded: (page) => page.getByTestId("webhook-state"),
+    controls: (page) =>
+      ["Delete endpoint", "Send test event", "Disable", "Edit", "Rotate secret"].map((name) =>
+        button(page, name),
+      ),
+  },
+  {
+    path: () => "/dashboard/prices",
+    what: "prices",
+    loaded: (page) => page.getByTestId("prices").getByText(PRICED_MODEL, { exact: true }),
+    controls: (page) => [button(page, "Set price"), button(page, "Delete")],
+  },
+  {
+    path: () => "/dashboard/deployments",
+    what: "deployments",
+    loaded: (page) => page.getByRole("heading", { name: "Deployments", level: 1 }),
+    controls: (page) => [button(page, "Create deployment")],
+  },
+];
+
+test("a viewer finds no control to change anything on the other pages, and is told why", async ({
+  page,
+}) => {
+  // What the pages list: an agent key, a webhook endpoint and a price, each with its controls.
+  const key = await api("/agents/zadmins/keys", {
+    method: "POST",
+    body: JSON.stringify({ name: "viewer check" }),
+  });
+  expect(key.status).toBe(201);
+  const hook = await api("/webhooks", {
+    method: "POST",
+    body: JSON.stringify({ url: "https://hooks.example.com/viewer-check", events: ["run.failed"] }),
+  });
+  expect(hook.status).toBe(201);
+  webhookId = (await hook.json()).id;
+  const price = await api(`/prices/${PRICED_MODEL}`, {
+    method: "PUT",
+    body: JSON.stringify({ input_per_million: 1, output_per_million: 2 }),
+  });
+  expect(price.status).toBe(200);
+  const person = await api("/admins", {
+    method: "POST",
+    body: JSON.stringify({
+      name: "Vic Viewer",
+      email: `vic.${Date.now()}@example.com`,
+      role: "viewer",
+    }),
+  });
+  expect(person.status).toBe(201);
+  const made = await api(`/admins/${(await person.json()).id}/keys`, {
+    method: "POST",
+    body: JSON.stringify({ name: "pages", role: "viewer" }),
+  });
+  expect(made.status).toBe(201);
+  const viewerKey: string = (await made.json()).key;
+
+  // The owner finds every control, and no read-only sentence.
+  await signInWithKey(page);
+  for (const shown of WRITE_PAGES) {
+    await page.goto(shown.path());
+    await expect(shown.loaded(page), shown.path()).toBeVisible();
+    for (const control of shown.controls(page))
+      await expect(control.first(), `${shown.path()}: ${control}`).toBeVisible();
+    await expect(page.getByTestId("read-only"), shown.path()).toHaveCount(0);
+  }
+  await expect(button(page, "Sign out everyone")).toHaveCount(1);
+  await signOut(page);
+
+  // The viewer, on a phone: the same pages, with the data and the sentence but no control.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signInWithPersonalKey(page, viewerKey, "Viewer (admin key)");
+  for (const shown of WRITE_PAGES) {
+    await page.goto(shown.path());
+    await expect(shown.loaded(page), shown.path()).toBeVisible();
+    await expect(page.getByTestId("read-only"), shown.path()).toHaveText(
+      `Only operators and owners change ${shown.what}: you are signed in as a viewer, so this page is read-only.`,
+    );
+    for (const control of shown.controls(page))
+      await expect(control, `${shown.path()}: ${control}`).toHaveCount(0);
+    expect(await scrollsSideways(page), `${shown.path()} scrolls sideways`).toBe(false);
+  }
+  await expect(button(page, "Sign out everyone")).toHaveCount(0);
+
+  // On the agent page, its configuration shows, fixed; and the viewer still chats with it.
+  await page.goto("/dashboard/agents/zadmins");
+  const configuration = page.getByRole("form", { name: "The agent's configuration" });
+  await expect(configuration.getByLabel("Name", { exact: true })).toBeDisabled();
+  expect(await seriousFindings(page)).toEqual([]);
+  await screenshot(page, "agent-viewer-phone");
+  await page.getByLabel("Message", { exact: true }).fill("hello as a viewer");
+  await button(page, "Send").click();
+  await expect(page.getByTestId("chat-log")).toContainText("echo: hello as a viewer");
+});

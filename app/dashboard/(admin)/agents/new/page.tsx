@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { AgentForm, type NewAgentDefaults } from "@/components/agent-form";
+import { OperatorsOnly } from "@/components/operators-only";
 import { PageHeader } from "@/components/ui/page-header";
 import { getConfig } from "@/server/frame/services";
 import { LIMIT_COLUMNS, QUOTA_LIMIT_FIELDS } from "@/server/quota";
@@ -18,7 +19,9 @@ export default function NewAgentPage() {
   return (
     <>
       <PageHeader title="New agent" />
-      <AgentForm defaults={defaults} />
+      <OperatorsOnly what="agents">
+        <AgentForm defaults={defaults} />
+      </OperatorsOnly>
     </>
   );
 }
