@@ -101,7 +101,9 @@ export function ToolsPanel({
         </Notice>
       )}
       {servers.length === 0 ? (
-        <p className="muted">No MCP servers: add one to give the agent tools.</p>
+        <p className="muted">
+          {canOperate ? "No MCP servers: add one to give the agent tools." : "No MCP servers."}
+        </p>
       ) : (
         <p className="muted">
           {maxSteps === 0
