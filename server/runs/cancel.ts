@@ -72,8 +72,8 @@ export async function cancelRun(
   const found = await read();
   if (!found) throw runNotFound(aid, id);
   if (found.outcome !== "running") return found;
-  // The first cancel of a run is the change recorded, with what decided it: a later one asks
-  // for what was already asked.
+  // Only the cancel that takes effect is recorded, in the transaction that makes it take
+  // effect: a later one changes nothing.
   const recorded = (db: Db) =>
     recordChange(db, ctx, {
       at: ctx.clock.now(),
