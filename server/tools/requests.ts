@@ -126,6 +126,18 @@ export function guardedFetch(
     };
     if (!response.body || [204, 205, 304].includes(response.status))
       return new Response(null, head);
+    const oversize = () =>
+      new ToolRequestRefused(
+        `sent more than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB in one response, which was not read.`,
+      );
+    // Said too long by its own header: refused before a byte of it is read, so that the refusal
+    // never waits on reading megabytes (which, on a busy machine, could outlast the timeout).
+    if (Number(response.headers.get("content-length")) > MAX_RESPONSE_BYTES) {
+      await response.body.cancel().catch(() => {});
+      const refusal = oversize();
+      onOversize(refusal);
+      throw refusal;
+    }
     let bytes = 0;
     const capped = (response.body as ReadableStream<Uint8Array>).pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
@@ -135,9 +147,7 @@ export function guardedFetch(
             controller.enqueue(chunk);
             return;
           }
-          const refusal = new ToolRequestRefused(
-            `sent more than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB in one response, which was not read.`,
-          );
+          const refusal = oversize();
           controller.error(refusal);
           onOversize(refusal);
         },

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
  * - `/error-500`, `/error-404`: an HTML error page with that status;
  * - `/html`: 200 with an HTML page; `/not-json`: 200 said to be JSON, with HTML in it;
  * - `/hang`: reads the request and never answers;
- * - `/huge`: 200 with 5 MiB of JSON;
+ * - `/huge`: 200 with 5 MiB of JSON, its Content-Length said;
  * - `/rpc-error`: answers `initialize` as an MCP server does, then every request with a
  *   JSON-RPC error whose message and data hold the marker.
  */
@@ -35,9 +35,15 @@ export async function startBrokenMcpServer(marker: string): Promise<BrokenMcpSer
       return;
     }
     if (path === "/huge") {
+      // Its length said, as a JSON server says it: refused from the header, before reading it
+      // (an answer streamed without one is counted as it is read: the event-stream test).
+      const body = JSON.stringify({ marker, padding: "x".repeat(5 * 1024 * 1024) });
       res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(JSON.stringify({ marker, padding: "x".repeat(5 * 1024 * 1024) }));
+        .writeHead(200, {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+        })
+        .end(body);
       return;
     }
     if (path === "/rpc-error" && req.method === "POST") {
