@@ -2,7 +2,7 @@
  * A CPU profile of the service answering streamed chats from a model endpoint, to see where a
  * chat's CPU goes (BENCHMARKS.md cites it):
  *
- *   npx tsx bench/profile-model-chat.ts [json|sse|text|mcp] [connections] [seconds]
+ *   npx tsx bench/profile-model-chat.ts [json|sse|text|mcp|a2a] [connections] [seconds]
  *
  * Needs a build (`next build`) and PostgreSQL at BENCH_DATABASE_URL or TEST_DATABASE_URL (a
  * throwaway database is made and dropped). Starts the fake model (bench/fake-model.ts) and the
@@ -29,6 +29,20 @@ const mcpCall = () =>
     id: 1,
     method: "tools/call",
     params: { name: "chat", arguments: { message: "hello", thread_id: `m${randomUUID()}` } },
+  });
+const a2aMessage = () =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "SendMessage",
+    params: {
+      message: {
+        messageId: randomUUID(),
+        role: "ROLE_USER",
+        parts: [{ text: "hello" }],
+        contextId: `a${randomUUID()}`,
+      },
+    },
   });
 const ACCEPT: Record<string, string> = { json: "application/json", text: "text/plain" };
 const serverUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
@@ -72,26 +86,36 @@ try {
     await createLoadAgent(server.url, { aid: "profiled", model });
     const base = target?.url ?? server.url;
     const result = await autocannon(
-      format === "mcp"
+      format === "a2a"
         ? {
-            // The same chat as a call of the agent's MCP tool, on a fresh thread each.
-            url: `${base}/profiled/mcp`,
+            // The same chat as an A2A message answered when its task ends, a fresh context each.
+            url: `${base}/profiled/a2a`,
             method: "POST",
-            headers: {
-              "content-type": "application/json",
-              accept: "application/json, text/event-stream",
-            },
-            requests: [{ setupRequest: (request) => ({ ...request, body: mcpCall() }) }],
+            headers: { "content-type": "application/json", "a2a-version": "1.0" },
+            requests: [{ setupRequest: (request) => ({ ...request, body: a2aMessage() }) }],
             connections: Number(connections),
             duration: Number(seconds),
           }
-        : {
-            url: `${base}/profiled/chat?q=hello&chat_id=${echo ? "bench" : "c[<id>]"}`,
-            idReplacement: !echo,
-            headers: { accept: ACCEPT[format] ?? "text/event-stream" },
-            connections: Number(connections),
-            duration: Number(seconds),
-          },
+        : format === "mcp"
+          ? {
+              // The same chat as a call of the agent's MCP tool, on a fresh thread each.
+              url: `${base}/profiled/mcp`,
+              method: "POST",
+              headers: {
+                "content-type": "application/json",
+                accept: "application/json, text/event-stream",
+              },
+              requests: [{ setupRequest: (request) => ({ ...request, body: mcpCall() }) }],
+              connections: Number(connections),
+              duration: Number(seconds),
+            }
+          : {
+              url: `${base}/profiled/chat?q=hello&chat_id=${echo ? "bench" : "c[<id>]"}`,
+              idReplacement: !echo,
+              headers: { accept: ACCEPT[format] ?? "text/event-stream" },
+              connections: Number(connections),
+              duration: Number(seconds),
+            },
     );
     console.info(
       `${format} at ${connections} connections: ${result.requests.average} chats/s, p50 ${result.latency.p50} ms; statuses ${JSON.stringify(result.statusCodeStats)}`,
