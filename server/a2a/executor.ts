@@ -7,18 +7,28 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from "@a2a-js/sdk/server";
-import { type ChatEvent, type ChatReply, Q_MAX_LENGTH, waitingSentence } from "@/server/chat";
+import {
+  type Ask,
+  type ChatEvent,
+  type ChatReply,
+  Q_MAX_LENGTH,
+  waitingSentence,
+} from "@/server/chat";
 import { problemFromError } from "@/server/frame/errors";
 import { withoutLoneSurrogate, withoutNul } from "@/server/kit/text";
 import { log } from "@/server/observability";
+import type { KeptRow } from "@/server/threads";
 import { threadOfContext } from "./schema";
 
 type TurnArgs = { message: string; thread_id: string };
 
-/** The agent's turn, streamed or whole; stopped by `signal` as a client that leaves stops it. */
+/**
+ * The agent's turn, streamed or whole; stopped by `signal` as a client that leaves stops it.
+ * `keep` is what the chat's store statement writes with the reply (its task, completed).
+ */
 export type Turn = {
   stream: (args: TurnArgs, signal: AbortSignal) => AsyncIterable<ChatEvent>;
-  whole: (args: TurnArgs) => Promise<ChatReply>;
+  whole: (args: TurnArgs, keep?: Ask["keep"]) => Promise<ChatReply>;
 };
 
 /** How often a running task looks whether another instance cancelled it. */
@@ -38,9 +48,13 @@ const REJECTIONS = new Set([
   "invalid_key",
 ]);
 
-/** What the executor asks of the task store: tasks it begins, and cancels from anywhere. */
+/**
+ * What the executor asks of the task store: tasks it begins, the row of one kept with its
+ * exchange, and cancels from anywhere.
+ */
 export type TaskLookups = {
   begin(taskId: string): void;
+  keptRow(task: Task): KeptRow;
   canceled(taskId: string): Promise<boolean>;
 };
 
@@ -68,19 +82,21 @@ function taskEvents(request: RequestContext, bus: ExecutionEventBus) {
     timestamp: new Date().toISOString(),
     message: text === undefined ? undefined : agentMessage({ id, contextId }, text),
   });
+  const taskOf = (state: TaskState, text?: string, artifacts: Artifact[] = []): Task => ({
+    id,
+    contextId,
+    status: statusOf(state, text),
+    artifacts,
+    history: [userMessage],
+    metadata: {},
+  });
   return {
+    taskOf,
     /** The task's first event: working once the chat took the turn, or already settled. */
     announce: (state: TaskState, text?: string, artifacts: Artifact[] = []) =>
-      bus.publish(
-        AgentEvent.task({
-          id,
-          contextId,
-          status: statusOf(state, text),
-          artifacts,
-          history: [userMessage],
-          metadata: {},
-        }),
-      ),
+      bus.publish(AgentEvent.task(taskOf(state, text, artifacts))),
+    /** A task already made, as its first event. */
+    publish: (task: Task) => bus.publish(AgentEvent.task(task)),
     status: (state: TaskState, text?: string) =>
       bus.publish(
         AgentEvent.statusUpdate({
@@ -149,7 +165,18 @@ export function chatExecutor(turn: Turn, tasks: TaskLookups, streamed: boolean) 
       if (streamed || request.request.configuration?.returnImmediately)
         return streamTurn(turn, args, request.taskId, events, (id) => tasks.canceled(id));
       try {
-        const reply = await turn.whole(args);
+        // A new task, completed, is written with its exchange (one statement); the SDK's save
+        // of it then finds it written. A task continued is the store's to write.
+        let kept: Task | undefined;
+        const keep = request.task
+          ? undefined
+          : ({ text }: { text: string }) => {
+              const artifact = replyArtifact(randomUUID(), text);
+              kept = events.taskOf(TaskState.TASK_STATE_COMPLETED, undefined, [artifact]);
+              return tasks.keptRow(kept);
+            };
+        const reply = await turn.whole(args, keep);
+        if (reply.status === "completed" && kept) return events.publish(kept);
         const artifact = replyArtifact(randomUUID(), reply.reply);
         if (reply.status === "completed")
           return events.announce(TaskState.TASK_STATE_COMPLETED, undefined, [artifact]);

@@ -9,6 +9,8 @@ import { a2aTasks } from "@/db/schema";
 import { agentNotFound } from "@/server/agents";
 import { type Caller, callerId } from "@/server/callers";
 import type { Clock } from "@/server/kit/clock";
+import { storableJsonText } from "@/server/kit/text";
+import type { KeptRow } from "@/server/threads";
 
 /** The states after which a task never changes: a cancel that comes later is refused. */
 export const FINAL_STATES = [
@@ -24,6 +26,12 @@ const finalList = sql.raw(FINAL_STATES.map((state) => `'${state}'`).join(", "));
 
 type Scope = { db: Db; caller: Caller; clock: Clock; aid: string };
 
+const KEPT_TASK: KeptRow["build"] = (p) => sql`
+  INSERT INTO a2a_tasks (id, aid, caller, state, task, updated_at)
+  SELECT ${p("keptId")}::text, thread.aid, ${p("caller")}::text, ${p("keptState")}::text,
+    ${p("keptTask")}::jsonb, ${p("keptAt")}::timestamptz
+  FROM thread`;
+
 /**
  * The A2A SDK's task store for one request, on `a2a_tasks`: a task's changes of state are
  * written (so another instance reads and cancels it) from the moment the chat takes its turn;
@@ -35,6 +43,8 @@ export class TaskRows implements TaskStore {
   private readonly held = new Map<string, { state: string; task: Task }>();
   /** Tasks this request begins: not in the table, so not looked for there. */
   private readonly begun = new Set<string>();
+  /** Tasks written by the chat's store statement, and the state they were written in. */
+  private readonly keptWith = new Map<string, string>();
   constructor(private readonly scope: Scope) {}
 
   async save(task: Task): Promise<void> {
@@ -42,6 +52,7 @@ export class TaskRows implements TaskStore {
     const before = this.held.get(task.id);
     this.held.set(task.id, { state, task });
     if (before?.state === state) return;
+    if (!before && this.keptWith.get(task.id) === state) return;
     // Refused before it began (a limit, a message that is not text): nothing is kept, so that a
     // caller past its limits writes no rows, as a refused chat writes none.
     if (!before && state === REJECTED) return;
@@ -106,6 +117,26 @@ export class TaskRows implements TaskStore {
 
   async list(): Promise<ListTasksResponse> {
     throw new UnsupportedOperationError("Listing tasks is not offered; get each by its id.");
+  }
+
+  /**
+   * The row of a new task the chat's store statement writes with its exchange (server/threads
+   * `KeptRow`): its agent and caller are the exchange's. Its first save, in that state, is then
+   * not written again; a reply not stored writes no row, and the task's failure is saved.
+   */
+  keptRow(task: Task): KeptRow {
+    const state = taskStateToJSON(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED);
+    this.keptWith.set(task.id, state);
+    return {
+      key: "a2a_task",
+      build: KEPT_TASK,
+      values: {
+        keptId: task.id,
+        keptState: state,
+        keptTask: storableJsonText(JSON.stringify(Task.toJSON(task))),
+        keptAt: this.scope.clock.now().toISOString(),
+      },
+    };
   }
 
   /** A task this request begins (the SDK looks for it before its first save). */

@@ -18,7 +18,7 @@ import { inSpan, inSpanSteps, startSpan, tracingOn } from "@/server/observabilit
 import type { ChatTurn } from "@/server/providers";
 import { presentQuota, quotaExceededError, releaseMessage, settleMessage } from "@/server/quota";
 import type { RequestVia } from "@/server/request-log";
-import { storeExchange, type ThreadRef } from "@/server/threads";
+import { type KeptRow, storeExchange, type ThreadRef } from "@/server/threads";
 import { watchChat } from "./cancel";
 import { admissionOf, type OpenedChat, type Opening, openChat } from "./opening";
 import { beginChat, endChat } from "./outcomes";
@@ -53,6 +53,8 @@ export type Ask = {
   question: string;
   history?: ChatTurn[];
   settings?: CallSettings;
+  /** What the way in keeps of a stored reply (a response, an A2A task), in the store's statement. */
+  keep?: (reply: Pick<ModelReply, "text" | "usage">) => KeptRow;
 };
 
 type Exchange = {
@@ -368,6 +370,7 @@ async function completeExchange(
       },
       settleMessage(opened.reservationId),
       "message",
+      ask.keep?.(reply),
     ),
   );
   // Its reservation was swept (the chat outlived any live chat's bound), or the agent was

@@ -14,7 +14,7 @@ import { askedAid, checkTokenBound, inModelTerms } from "@/server/openai-models"
 import type { ChatTurn } from "@/server/providers";
 import { approvalItems, messageOf, responseObjectOf, settingsOf } from "./object";
 import type { OutputItem, ResponseObject, ResponseRequest } from "./schema";
-import { type KeptResponse, keepResponse, previousTurns, turnOf } from "./store";
+import { type KeptResponse, keepResponse, keptResponse, previousTurns, turnOf } from "./store";
 
 /**
  * POST /v1/responses through the chat's own path (server/chat `ask`): the conversation of the
@@ -165,12 +165,15 @@ export async function prepare(ctx: ResponseContext, request: ResponseRequest): P
     ...input.slice(0, last).map(turnOf),
   ];
   const suffix = randomBytes(16).toString("hex");
-  return {
+  const made = {
     request,
     input,
     id: `resp_${suffix}`,
     messageId: `msg_${suffix}`,
     createdAt: Math.floor(ctx.clock.now().getTime() / 1000),
+  };
+  return {
+    ...made,
     ask: {
       via: "responses",
       aid: model,
@@ -182,6 +185,11 @@ export async function prepare(ctx: ResponseContext, request: ResponseRequest): P
         topP: request.top_p ?? undefined,
         maxOutputTokens: maxTokens,
       },
+      // Kept with its exchange, in the same statement; a background response's row is written
+      // as it begins instead (background.ts), and `store: false` keeps none.
+      ...(request.store === false || request.background
+        ? {}
+        : { keep: keptResponse(keptRequest(made)) }),
     },
   };
 }
@@ -225,46 +233,46 @@ function tooLong(chars: number, maxChars: number): AppError {
   );
 }
 
+/**
+ * A reply waiting for approvals is not stored with its exchange, so its response is kept here;
+ * a completed one was kept by the chat's store statement (`ask.keep`, set by `prepare`).
+ */
 async function keep(
   ctx: ResponseContext,
   prepared: Prepared,
-  reply: Pick<ChatReply, "reply" | "usage">,
+  reply: Pick<ChatReply, "reply" | "usage" | "status">,
 ): Promise<void> {
-  if (prepared.request.store === false) return;
-  // Its row was written when it began; its reply is kept with its status, after its last events
-  // (background.ts).
-  if (prepared.request.background) return;
-  const kept: KeptResponse = {
-    id: prepared.id,
-    aid: prepared.request.model,
-    previousResponseId: prepared.request.previous_response_id ?? null,
-    instructions: prepared.request.instructions ?? null,
-    input: prepared.input,
+  if (!prepared.ask.keep || reply.status === "completed") return;
+  await keepResponse(ctx, {
+    ...keptRequest(prepared),
+    aid: prepared.ask.aid,
     outputText: reply.reply,
     inputTokens: reply.usage.input_tokens,
     outputTokens: reply.usage.output_tokens,
-    metadata: prepared.request.metadata ?? {},
-    settings: settingsOf(prepared.request),
-    createdAt: new Date(prepared.createdAt * 1000),
+  });
+}
+
+/** What a kept response repeats of its request, whatever its reply. */
+function keptRequest({ id, request, input, createdAt }: Omit<Prepared, "ask">) {
+  return {
+    id,
+    previousResponseId: request.previous_response_id ?? null,
+    instructions: request.instructions ?? null,
+    input,
+    metadata: request.metadata ?? {},
+    settings: settingsOf(request),
+    createdAt: new Date(createdAt * 1000),
   };
-  await keepResponse(ctx, kept);
 }
 
 /** The row of a background response as it begins: in progress, its reply to come. */
 export function beginningRow(prepared: Prepared, now: Date): KeptResponse {
-  const { request } = prepared;
   return {
-    id: prepared.id,
-    aid: request.model,
-    previousResponseId: request.previous_response_id ?? null,
-    instructions: request.instructions ?? null,
-    input: prepared.input,
+    ...keptRequest(prepared),
+    aid: prepared.request.model,
     outputText: "",
     inputTokens: 0,
     outputTokens: 0,
-    metadata: request.metadata ?? {},
-    settings: settingsOf(request),
-    createdAt: new Date(prepared.createdAt * 1000),
     status: "in_progress",
     background: true,
     heartbeatAt: now,

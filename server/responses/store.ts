@@ -6,7 +6,9 @@ import { responses, type StoredInputMessage } from "@/db/schema";
 import { agentNotFound } from "@/server/agents";
 import { type Caller, callerId } from "@/server/callers";
 import { AppError } from "@/server/frame/errors";
+import { storableJsonText, storableText } from "@/server/kit/text";
 import type { ChatTurn } from "@/server/providers";
+import type { KeptRow } from "@/server/threads";
 
 /**
  * The responses their callers keep: written once, read back, listed and continued only by the
@@ -29,6 +31,46 @@ export async function keepResponse({ db, caller }: Ctx, kept: KeptResponse): Pro
     throw error;
   }
 }
+
+/**
+ * A response kept by the chat's store statement, with its exchange and only if it is stored
+ * (server/threads `KeptRow`): its agent and caller are the exchange's.
+ */
+export function keptResponse(
+  kept: Omit<KeptResponse, "aid" | "outputText" | "inputTokens" | "outputTokens">,
+): (reply: { text: string; usage: { input_tokens: number; output_tokens: number } }) => KeptRow {
+  const values = {
+    keptId: kept.id,
+    keptPrevious: kept.previousResponseId ?? null,
+    keptInstructions:
+      kept.instructions === null || kept.instructions === undefined
+        ? null
+        : storableText(kept.instructions),
+    keptInput: storableJsonText(JSON.stringify(kept.input)),
+    keptMetadata: storableJsonText(JSON.stringify(kept.metadata)),
+    keptSettings: storableJsonText(JSON.stringify(kept.settings)),
+    keptCreatedAt: kept.createdAt.toISOString(),
+  };
+  return ({ text, usage }) => ({
+    key: "response",
+    build: KEPT_RESPONSE,
+    values: {
+      ...values,
+      keptOutput: storableText(text),
+      keptInputTokens: usage.input_tokens,
+      keptOutputTokens: usage.output_tokens,
+    },
+  });
+}
+
+const KEPT_RESPONSE: KeptRow["build"] = (p) => sql`
+  INSERT INTO responses (id, aid, caller, previous_response_id, instructions, input, output_text,
+    input_tokens, output_tokens, metadata, settings, created_at)
+  SELECT ${p("keptId")}::text, thread.aid, ${p("caller")}::text, ${p("keptPrevious")}::text,
+    ${p("keptInstructions")}::text, ${p("keptInput")}::jsonb, ${p("keptOutput")}::text,
+    ${p("keptInputTokens")}::integer, ${p("keptOutputTokens")}::integer, ${p("keptMetadata")}::jsonb,
+    ${p("keptSettings")}::jsonb, ${p("keptCreatedAt")}::timestamptz
+  FROM thread`;
 
 /** The caller's own responses, or everyone's for the admin. */
 export function whose(caller: Caller): SQL | undefined {

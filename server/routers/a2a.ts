@@ -101,9 +101,9 @@ export const a2aRouter = router({
           mappedStream(
             askStreaming(ctx, asked(args), signal ? AbortSignal.any([signal, cancel]) : cancel),
           ),
-        whole: async (args) => {
+        whole: async (args, keep) => {
           try {
-            return await ask(ctx, asked(args), signal);
+            return await ask(ctx, keep ? { ...asked(args), keep } : asked(args), signal);
           } catch (error) {
             if (CALLER_REFUSALS.has(problemFromError(error).code)) refusedCaller = error;
             throw error;

@@ -1,4 +1,4 @@
-import { type SQL, sql } from "drizzle-orm";
+import { type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { prepared } from "@/db/prepared";
 import type { StoredToolCall } from "@/db/schema";
@@ -37,6 +37,18 @@ export type StoreGuard = {
 };
 
 /**
+ * A row a way in keeps beside the exchange (a kept response, an A2A task), written by the same
+ * statement and only if the exchange is stored: no statement more a chat, whichever way it came
+ * in. Its SQL (`INSERT … SELECT … FROM thread`) takes its values as placeholders named `kept…`,
+ * so it is prepared once per `key`; it may also use the exchange's (`aid`, `caller`).
+ */
+export type KeptRow = {
+  key: string;
+  build: (p: (name: string) => Placeholder) => SQL;
+  values: Record<string, unknown>;
+};
+
+/**
  * Writes a question and its reply in one statement, only if `guard` returned a row, settling the
  * use. Text is made storable once more here, so nothing reaching a row another way can fail it.
  */
@@ -45,8 +57,12 @@ export async function storeExchange(
   exchange: Exchange,
   guard: StoreGuard,
   kind: Accounted["kind"],
+  kept?: KeptRow,
 ): Promise<{ stored: boolean; cost: number | null }> {
-  const [row] = await storeStatement(db, kind, guard).execute(storeValues(exchange, guard));
+  const values = storeValues(exchange, guard);
+  const [row] = await storeStatement(db, kind, guard, kept).execute(
+    kept ? { ...values, ...kept.values } : values,
+  );
   return {
     stored: (row?.stored ?? 0) > 0,
     cost: row?.cost === null || row?.cost === undefined ? null : Number(row.cost),
@@ -78,15 +94,21 @@ export function storeValues(
   };
 }
 
-/** Built once per database handle and guard, not by drizzle on every chat. */
-function storeStatement(db: Db, kind: Accounted["kind"], guard: StoreGuard) {
-  return prepared(db, `store-${kind}-${guard.key}`, () =>
-    storeQuery(db, kind, guard).prepare(`store_${kind}_${guard.key}`),
+/** Built once per database handle, guard and kept row, not by drizzle on every chat. */
+function storeStatement(db: Db, kind: Accounted["kind"], guard: StoreGuard, kept?: KeptRow) {
+  const key = kept ? `${kind}_${guard.key}_${kept.key}` : `${kind}_${guard.key}`;
+  return prepared(db, `store-${key}`, () =>
+    storeQuery(db, kind, guard, kept).prepare(`store_${key}`),
   );
 }
 
 /** Exported with `storeValues` for the benchmark's baseline, which takes its text. */
-export function storeQuery(db: Db, kind: Accounted["kind"], guard: Omit<StoreGuard, "values">) {
+export function storeQuery(
+  db: Db,
+  kind: Accounted["kind"],
+  guard: Omit<StoreGuard, "values">,
+  kept?: Omit<KeptRow, "values">,
+) {
   const p = (name: string) => sql.placeholder(name);
   const [aid, caller, chatId] = [p("aid"), p("caller"), p("chatId")];
   const [askedAt, answeredAt] = [p("askedAt"), p("answeredAt")];
@@ -138,6 +160,7 @@ export function storeQuery(db: Db, kind: Accounted["kind"], guard: Omit<StoreGua
       ...(guard.effects ? [clause("guard_effects", guard.effects())] : []),
       thread,
       messages,
+      ...(kept ? [clause("kept", kept.build(p))] : []),
       clause("settle_tokens", settle.tokens),
       clause("settle_usage", settle.usage),
     )
