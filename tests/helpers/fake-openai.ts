@@ -233,7 +233,11 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     },
     close: async () => {
       for (const res of open) res.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // The clients' connections too, idle or between requests: with the 60 s keep-alive above,
+      // one a test left behind held close() for up to a minute.
+      server.closeAllConnections();
+      await closed;
     },
   };
 }
