@@ -25,6 +25,7 @@ import type { AddressInfo } from "node:net";
 import autocannon from "autocannon";
 import { createDatabase } from "@/db/client";
 import { type RunningServer, startServer } from "../tests/helpers/server";
+import { a2aSendMessage } from "./a2a-message";
 import type { FakeModelStats } from "./fake-model";
 import { type FakeModel, fakeModelName } from "./fake-model-name";
 import { createLoadAgent } from "./load-agent";
@@ -584,20 +585,7 @@ async function measureModelRows({
     method: "POST" as const,
     headers: { "content-type": "application/json", "a2a-version": "1.0" },
     // A fresh context (thread) for each message, as the chat's.
-    body: () =>
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "SendMessage",
-        params: {
-          message: {
-            messageId: randomUUID(),
-            role: "ROLE_USER",
-            parts: [{ text: question }],
-            contextId: `a-${randomUUID()}`,
-          },
-        },
-      }),
+    body: () => a2aSendMessage(question),
     complete: (body: string) => body.includes('"TASK_STATE_COMPLETED"'),
   });
   const manyAgent = cpuAgents[1] as { aid: string; name: string };

@@ -19,6 +19,7 @@ import path from "node:path";
 import autocannon from "autocannon";
 import { SERVER_NODE_OPTIONS, startServer } from "../tests/helpers/server";
 import { createThrowawayDatabase } from "../tests/helpers/throwaway-postgres";
+import { a2aSendMessage } from "./a2a-message";
 import { createLoadAgent } from "./load-agent";
 import { startChild } from "./processes";
 
@@ -29,20 +30,6 @@ const mcpCall = () =>
     id: 1,
     method: "tools/call",
     params: { name: "chat", arguments: { message: "hello", thread_id: `m${randomUUID()}` } },
-  });
-const a2aMessage = () =>
-  JSON.stringify({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "SendMessage",
-    params: {
-      message: {
-        messageId: randomUUID(),
-        role: "ROLE_USER",
-        parts: [{ text: "hello" }],
-        contextId: `a${randomUUID()}`,
-      },
-    },
   });
 const ACCEPT: Record<string, string> = { json: "application/json", text: "text/plain" };
 const serverUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
@@ -92,7 +79,9 @@ try {
             url: `${base}/profiled/a2a`,
             method: "POST",
             headers: { "content-type": "application/json", "a2a-version": "1.0" },
-            requests: [{ setupRequest: (request) => ({ ...request, body: a2aMessage() }) }],
+            requests: [
+              { setupRequest: (request) => ({ ...request, body: a2aSendMessage("hello") }) },
+            ],
             connections: Number(connections),
             duration: Number(seconds),
           }
