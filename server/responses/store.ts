@@ -39,23 +39,21 @@ export async function keepResponse({ db, caller }: Ctx, kept: KeptResponse): Pro
 export function keptResponse(
   kept: Omit<KeptResponse, "aid" | "outputText" | "inputTokens" | "outputTokens">,
 ): (reply: { text: string; usage: { input_tokens: number; output_tokens: number } }) => KeptRow {
-  const values = {
-    keptId: kept.id,
-    keptPrevious: kept.previousResponseId ?? null,
-    keptInstructions:
-      kept.instructions === null || kept.instructions === undefined
-        ? null
-        : storableText(kept.instructions),
-    keptInput: storableJsonText(JSON.stringify(kept.input)),
-    keptMetadata: storableJsonText(JSON.stringify(kept.metadata)),
-    keptSettings: storableJsonText(JSON.stringify(kept.settings)),
-    keptCreatedAt: kept.createdAt.toISOString(),
-  };
+  // Made when the reply is stored, so that a refused chat serializes nothing.
   return ({ text, usage }) => ({
     key: "response",
     build: KEPT_RESPONSE,
     values: {
-      ...values,
+      keptId: kept.id,
+      keptPrevious: kept.previousResponseId ?? null,
+      keptInstructions:
+        kept.instructions === null || kept.instructions === undefined
+          ? null
+          : storableText(kept.instructions),
+      keptInput: storableJsonText(JSON.stringify(kept.input)),
+      keptMetadata: storableJsonText(JSON.stringify(kept.metadata)),
+      keptSettings: storableJsonText(JSON.stringify(kept.settings)),
+      keptCreatedAt: kept.createdAt.toISOString(),
       keptOutput: storableText(text),
       keptInputTokens: usage.input_tokens,
       keptOutputTokens: usage.output_tokens,
