@@ -1,5 +1,6 @@
+import { sql } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import { a2aTasks, chatReservations, responses } from "@/db/schema";
+import { a2aTasks, chatMessages, chatReservations, responses } from "@/db/schema";
 import { fixedClock } from "@/server/kit/clock";
 import { createModelRuntime } from "@/server/model-call";
 import { callerFor, testConfig } from "../helpers/context";
@@ -11,8 +12,9 @@ const REPLY = "Kept with its exchange.";
 
 /**
  * A kept response and an A2A task are written by the statement that stores the chat's exchange:
- * a reply stored keeps exactly one row of each, and a reply that is not stored (its reservation
- * gone before the store, as the sweep takes a chat that outlived its bound) keeps none.
+ * a reply stored keeps exactly one row of each, a reply that is not stored (its reservation
+ * gone before the store, as the sweep takes a chat that outlived its bound) keeps none, and a
+ * row that cannot be written leaves its exchange unstored (two statements would have kept it).
  */
 describe.each(DATABASE_KINDS)("rows kept with the exchange on %s", (kind) => {
   const clock = fixedClock(START);
@@ -82,5 +84,38 @@ describe.each(DATABASE_KINDS)("rows kept with the exchange on %s", (kind) => {
     expect(task.status.state).toBe("TASK_STATE_FAILED");
     const tasks = await db.select().from(a2aTasks);
     expect(tasks.map((row) => [row.id, row.state])).toEqual([[task.id, "TASK_STATE_FAILED"]]);
+  });
+
+  /** Runs `asked` while `table` refuses every row `refused` matches (a CHECK constraint). */
+  async function refusing<T>(table: string, refused: string, asked: () => Promise<T>) {
+    const { db } = testDatabase();
+    await db.execute(
+      sql.raw(`ALTER TABLE ${table} ADD CONSTRAINT refused CHECK (NOT (${refused}))`),
+    );
+    try {
+      return await asked();
+    } finally {
+      await db.execute(sql.raw(`ALTER TABLE ${table} DROP CONSTRAINT refused`));
+    }
+  }
+
+  it("stores no exchange when its response or task cannot be written", async () => {
+    const { db } = testDatabase();
+    await caller().agents.create({ aid: "kept" });
+    await expect(
+      refusing("responses", "true", () =>
+        caller().responses.create({ model: "kept", input: "hi" }),
+      ),
+    ).rejects.toThrow();
+    const task = taskOf(
+      await refusing("a2a_tasks", "state = 'TASK_STATE_COMPLETED'", () =>
+        caller().a2a.handle(message("hi")),
+      ),
+    );
+    expect(task.status.state).toBe("TASK_STATE_FAILED");
+    // Both replies came, and neither exchange was stored without its row.
+    expect(fake().requests).toHaveLength(2);
+    expect(await db.select().from(chatMessages)).toEqual([]);
+    expect(await db.select().from(responses)).toEqual([]);
   });
 });
