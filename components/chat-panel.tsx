@@ -50,12 +50,14 @@ export function ChatPanel({ aid }: { aid: string }) {
     setWaiting([]);
     setDraft("");
     setPending({ question, reply: "", tools: [], startedAt: Date.now() });
+    let answered = false;
     try {
       const events = await utils.client.chat.stream.mutate(
         { aid, q: question, chat_id: chatId },
         { signal: controller.signal },
       );
       for await (const chatEvent of untilStopped(events, controller.signal)) {
+        if (chatEvent.type === "done") answered = true;
         if (chatEvent.type === "delta") {
           setPending((current) => current && { ...current, reply: current.reply + chatEvent.text });
         } else if (chatEvent.type === "done" && chatEvent.status === "requires_approval") {
@@ -77,10 +79,13 @@ export function ChatPanel({ aid }: { aid: string }) {
         utils.threads.list.invalidate(),
         utils.agents.get.invalidate({ aid }),
       ]);
+      // The service always ends a reply with `done` or an error: a stream that just stops was
+      // cut off on its way (the log above now shows whether the exchange was kept).
+      if (!answered) throw new CutOff();
     } catch (caught) {
       setDraft(question);
       if (controller.signal.aborted) setStopped(true);
-      else setError(notSent(caught));
+      else setError(caught instanceof CutOff ? CUT_OFF : notSent(caught));
     } finally {
       stream.current = undefined;
       setPending(undefined);
@@ -208,6 +213,11 @@ async function* untilStopped<T>(events: AsyncIterable<T>, signal: AbortSignal) {
     iterator.return?.()?.catch(() => undefined);
   }
 }
+
+class CutOff extends Error {}
+
+const CUT_OFF =
+  "The reply was cut off before it ended: the log shows what the thread kept. Your message is back in the box.";
 
 /** Why a question was not answered, and that it is back in the box to send again. */
 function notSent(caught: unknown): string {

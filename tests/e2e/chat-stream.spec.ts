@@ -106,6 +106,29 @@ test("a model that fails says so, with the question back in the box", async ({ p
   service.fake.behave({ kind: "reply", text: "Hello from the fake model." });
 });
 
+test("a reply cut off on its way says so, with the question back in the box", async ({ page }) => {
+  await openAgent(page, "zstream");
+  service.fake.behave({ kind: "reply", text: "Hello from the fake model." });
+  // Something between the page and the service loses the reply's last event: the stream ends
+  // as if complete, without `done`.
+  await page.route("**/api/trpc/*chat.stream*", async (route) => {
+    const response = await route.fetch();
+    const lines = (await response.text()).split("\n");
+    const kept = lines.filter((line) => !line.includes('"type":"done"'));
+    expect(kept).toHaveLength(lines.length - 1);
+    await route.fulfill({ response, body: kept.join("\n") });
+  });
+  const input = page.getByLabel("Message", { exact: true });
+  await input.fill("are you there?");
+  await page.getByRole("button", { name: "Send" }).click();
+  const failed = page.getByRole("region", { name: "Chat" }).getByRole("alert");
+  await expect(failed).toContainText("The reply was cut off before it ended");
+  await expect(input).toHaveValue("are you there?");
+  // The service did store it: the log says so, as the sentence promises.
+  await expect(page.getByTestId("chat-log")).toContainText("Hello from the fake model.");
+  await page.unroute("**/api/trpc/*chat.stream*");
+});
+
 test.describe("in Tokyo", () => {
   test.use({ timezoneId: "Asia/Tokyo" });
 

@@ -7,6 +7,9 @@ import { adminWallet } from "./wallets";
 /** Where the base URL is also written, for tools that do not inherit the runner's environment. */
 export const serverInfoFile = path.resolve("test-results", "e2e-server.json");
 
+/** What the server printed, kept after the run: a failed spec's cause is often only there. */
+const serverLogFile = path.resolve("test-results", "e2e-server.log");
+
 /**
  * Starts the built service (`next build` must have run) on a free port with its own data
  * directory, with the admin test wallet as the only admin. The browser must use `localhost`:
@@ -27,5 +30,6 @@ export default async function globalSetup(_config: FullConfig) {
 
   return async () => {
     await server.stop();
+    await writeFile(serverLogFile, server.output());
   };
 }
