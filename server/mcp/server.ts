@@ -2,8 +2,10 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { z } from "zod";
 import { type ChatReply, replyText } from "@/server/chat";
 import { problemFromError } from "@/server/frame/errors";
+import { textResponse } from "@/server/instance";
 import { log } from "@/server/observability";
 import { chatToolInput, chatToolOutput, type McpAgent } from "./schema";
 
@@ -20,6 +22,10 @@ const VERSION = "0.1.0";
 // One for every request: a server makes its own otherwise, which was half of its cost, and this
 // one never runs (it checks what a client is asked to fill in, which these servers never ask).
 const validator = new AjvJsonSchemaValidator();
+
+// Objects made once: given a shape, the SDK would make one for every request's server.
+const toolInput = z.object(chatToolInput);
+const toolOutput = z.object(chatToolOutput);
 
 export async function answerMcp(
   request: Request,
@@ -39,8 +45,8 @@ export async function answerMcp(
     {
       title: `Chat with ${agent.name}`,
       description: `Sends a message to the agent '${agent.name}' and returns its reply as text; thread_id and the tokens used come back as structured content.`,
-      inputSchema: chatToolInput,
-      outputSchema: chatToolOutput,
+      inputSchema: toolInput,
+      outputSchema: toolOutput,
     },
     async ({ message: text, thread_id }) => {
       try {
@@ -64,9 +70,18 @@ export async function answerMcp(
   });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request, { parsedBody: message });
-  } finally {
+    const answered = await transport.handleRequest(request, { parsedBody: message });
+    // The SDK answers one JSON text, in a Web body the entry would read back in chunks: carried
+    // as text, it is written at once, with its length.
+    if (answered.body === null) return answered;
+    const init = { status: answered.status, headers: answered.headers };
+    return textResponse(await answered.text(), init);
+  } catch (error) {
+    // Closing aborts what the server still runs. Once the answer is made nothing runs, and the
+    // server and transport hold no timer: they are left to the collector, as closing them made
+    // an error and an abort a request (a tenth of the server's cost) to tell no one.
     await server.close();
+    throw error;
   }
 }
 
