@@ -11,21 +11,29 @@
  *   the CPU went (service, PostgreSQL, the load generator, the fake model);
  * - CPU per streamed token: process CPU time per chat with 20 and with 200 tokens a chat (both
  *   in 20 network writes), and the slope between them.
- * - Chat against OpenAI chat completion: the service's CPU time per chat, the same question to
- *   the same agent through GET /{aid}/chat and POST /v1/chat/completions, JSON and SSE.
+ * - Chat against its adapters: the service's CPU time per chat, the same question to the same
+ *   agent through GET /{aid}/chat and each other way in (bench/adapter-rows.ts), JSON and SSE,
+ *   in rounds (BENCH_MODEL_ADAPTER_ROUNDS, 5).
  *
  * The service runs with LLM_BASE_URL, LLM_API_KEY and SCHEDULER=off and otherwise its
  * defaults (LLM_MAX_CONCURRENCY included). Every chat asks on a thread of its own (autocannon
  * puts a fresh id in `chat_id`), so every model call has the same body: system prompt and
  * question, no history (the history is still read), and no two chats wait on one thread row.
  */
-import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import autocannon from "autocannon";
 import { createDatabase } from "@/db/client";
 import { type RunningServer, startServer } from "../tests/helpers/server";
-import { a2aSendMessage } from "./a2a-message";
+import {
+  ADAPTER_WAYS,
+  type AdapterWay,
+  a2aThrough,
+  adapterRow,
+  completionThrough,
+  mcpThrough,
+  responseThrough,
+} from "./adapter-rows";
 import type { FakeModelStats } from "./fake-model";
 import { type FakeModel, fakeModelName } from "./fake-model-name";
 import { createLoadAgent } from "./load-agent";
@@ -66,6 +74,8 @@ export function modelSettings(durationS: number) {
       ),
     ),
     cpu_tokens: [20, 200] as const,
+    /** Rounds of the chat against its adapters (each way measured once a round). */
+    adapter_rounds: env("BENCH_MODEL_ADAPTER_ROUNDS", 5),
   };
 }
 
@@ -530,64 +540,10 @@ async function measureModelRows({
     `${`model SSE CPU per token, ${cpuAgents.map((agent) => agent.name).join(" vs ")}`.padEnd(50)} c=${String(settings.cpu_connections).padStart(3)}  service ${cpuLine(cpuService)} | baseline ${cpuLine(cpuBaseline)} (${fmt(settings.cpu_chats)} chats each)`,
   );
 
-  // 4. The same chat asked as an OpenAI chat completion (issue 26: no more CPU per chat than
-  // GET /{aid}/chat): a fixed number of each, JSON and SSE, in the order chat, completion,
-  // completion, chat, so that drift falls on both alike.
-  const completionThrough = (base: string, aid: string, format: Format) => ({
-    url: `${base}/v1/chat/completions`,
-    method: "POST" as const,
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      model: aid,
-      messages: [{ role: "user", content: question }],
-      stream: format === "sse",
-    }),
-    complete: (body: string) =>
-      format === "sse"
-        ? body.endsWith("data: [DONE]\n\n")
-        : body.includes('"object":"chat.completion"'),
-  });
-  // The same chat as a call of the agent's MCP tool (issue 47: within 1.1× of GET /{aid}/chat).
-  const mcpThrough = (base: string, aid: string) => ({
-    url: `${base}/${aid}/mcp`,
-    method: "POST" as const,
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-    // A fresh thread for each call, as the chat's: idReplacement would change the body's length.
-    body: () =>
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: "chat", arguments: { message: question, thread_id: `m-${randomUUID()}` } },
-      }),
-    complete: (body: string) => body.includes('"result"') && !body.includes('"isError":true'),
-  });
-  // The same chat through the Responses API, kept as its default is (issue 47: within 1.1×);
-  // in the background, its events also recorded for clients that come back (issue 48).
-  const responseThrough = (base: string, aid: string, format: Format, background = false) => ({
-    url: `${base}/v1/responses`,
-    method: "POST" as const,
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      model: aid,
-      input: question,
-      stream: format === "sse",
-      ...(background ? { background: true } : {}),
-    }),
-    complete: (body: string) =>
-      format === "sse"
-        ? body.includes("event: response.completed\n")
-        : body.includes('"status":"completed"'),
-  });
-  // The same chat as an A2A message, answered when its task ends (issue 47: within 1.1×).
-  const a2aThrough = (base: string, aid: string) => ({
-    url: `${base}/${aid}/a2a`,
-    method: "POST" as const,
-    headers: { "content-type": "application/json", "a2a-version": "1.0" },
-    // A fresh context (thread) for each message, as the chat's.
-    body: () => a2aSendMessage(question),
-    complete: (body: string) => body.includes('"TASK_STATE_COMPLETED"'),
-  });
+  // 4. The same chat asked the other ways (bench/adapter-targets.ts): the service's CPU a chat
+  // through each, in rounds whose order rotates, so that no way is always measured at the same
+  // place in a round. A way's ratio is the median of its rounds' ratios to the chat of the same
+  // round: one round's figures moved by a fifth from run to run, past the targets' 1.1×.
   const manyAgent = cpuAgents[1] as { aid: string; name: string };
   // The same agent with one model endpoint of its own (issue 48), on the same fake model: what
   // reading the endpoint's circuit and its sealed key costs a chat.
@@ -614,58 +570,44 @@ async function measureModelRows({
   };
   const openAi = [];
   for (const format of ["json", "sse"] as const) {
-    const chat1 = await cpuOfTarget(chatThrough(service.url, manyAgent.aid, format));
-    const completion1 = await cpuOfTarget(completionThrough(service.url, manyAgent.aid, format));
-    const response1 = await cpuOfTarget(responseThrough(service.url, manyAgent.aid, format));
-    // A background response streamed: the same events, numbered and written as they come.
-    const recorded = () => cpuOfTarget(responseThrough(service.url, manyAgent.aid, "sse", true));
-    const recorded1 = format === "sse" ? await recorded() : undefined;
-    const ownEndpoint1 = await cpuOfTarget(chatThrough(service.url, endpointAid, format));
-    // MCP and A2A's SendMessage answer JSON only: their calls between, in the JSON round.
     const json = format === "json";
-    const mcp = json
-      ? [
-          await cpuOfTarget(mcpThrough(service.url, manyAgent.aid)),
-          await cpuOfTarget(a2aThrough(service.url, manyAgent.aid)),
-          await cpuOfTarget(a2aThrough(service.url, manyAgent.aid)),
-          await cpuOfTarget(mcpThrough(service.url, manyAgent.aid)),
-        ]
-      : undefined;
-    const ownEndpoint2 = await cpuOfTarget(chatThrough(service.url, endpointAid, format));
-    const recorded2 = format === "sse" ? await recorded() : undefined;
-    const response2 = await cpuOfTarget(responseThrough(service.url, manyAgent.aid, format));
-    const completion2 = await cpuOfTarget(completionThrough(service.url, manyAgent.aid, format));
-    const chat2 = await cpuOfTarget(chatThrough(service.url, manyAgent.aid, format));
-    const perChat = (a: typeof chat1, b: typeof chat1) =>
-      (a.cpu_ms + b.cpu_ms) / (a.chats + b.chats);
-    const row = {
-      format,
-      model: manyAgent.name,
-      connections: settings.cpu_connections,
-      chat_cpu_ms_per_chat: perChat(chat1, chat2),
-      completion_cpu_ms_per_chat: perChat(completion1, completion2),
-      response_cpu_ms_per_chat: perChat(response1, response2),
-      mcp_cpu_ms_per_chat: mcp ? perChat(mcp[0] as typeof chat1, mcp[3] as typeof chat1) : null,
-      a2a_cpu_ms_per_chat: mcp ? perChat(mcp[1] as typeof chat1, mcp[2] as typeof chat1) : null,
-      recorded_response_cpu_ms_per_chat:
-        recorded1 && recorded2 ? perChat(recorded1, recorded2) : null,
-      own_endpoint_cpu_ms_per_chat: perChat(ownEndpoint1, ownEndpoint2),
-      failures: [
-        ownEndpoint1,
-        ownEndpoint2,
-        chat1,
-        chat2,
-        completion1,
-        completion2,
-        response1,
-        response2,
-        ...(mcp ?? []),
-        ...(recorded1 && recorded2 ? [recorded1, recorded2] : []),
-      ].reduce((n, m) => n + m.failures, 0),
+    // MCP and A2A's SendMessage answer JSON only; only a streamed response is recorded.
+    const targets: Record<AdapterWay, Omit<Drive, "connections"> | undefined> = {
+      chat: chatThrough(service.url, manyAgent.aid, format),
+      completion: completionThrough(service.url, manyAgent.aid, question, format),
+      response: responseThrough(service.url, manyAgent.aid, question, format),
+      own_endpoint: chatThrough(service.url, endpointAid, format),
+      mcp: json ? mcpThrough(service.url, manyAgent.aid, question) : undefined,
+      a2a: json ? a2aThrough(service.url, manyAgent.aid, question) : undefined,
+      recorded_response: json
+        ? undefined
+        : responseThrough(service.url, manyAgent.aid, question, "sse", true),
     };
+    const ways = ADAPTER_WAYS.filter((way) => targets[way] !== undefined);
+    // Each way's code warmed up first, unmeasured: the chat's had run thousands of times by
+    // then and the others' none, and a round's first measurement after the idle baseline rows
+    // read up to twice the rest.
+    for (const way of ways) {
+      const target = targets[way] as Omit<Drive, "connections">;
+      await drive({ ...target, connections: settings.cpu_connections, amount: 160 });
+      await drained();
+    }
+    const rounds: Partial<Record<AdapterWay, number>>[] = [];
+    let failed = 0;
+    for (let round = 0; round < settings.adapter_rounds; round++) {
+      const measured: Partial<Record<AdapterWay, number>> = {};
+      for (let i = 0; i < ways.length; i++) {
+        const way = ways[(i + round) % ways.length] as AdapterWay;
+        const result = await cpuOfTarget(targets[way] as Omit<Drive, "connections">);
+        measured[way] = result.cpu_ms / result.chats;
+        failed += result.failures;
+      }
+      rounds.push(measured);
+    }
+    const row = adapterRow(format, manyAgent.name, settings, rounds, failed);
     openAi.push(row);
     console.info(
-      `${`model ${format === "json" ? "JSON" : "SSE"} CPU, chat vs adapters, ${manyAgent.name}`.padEnd(50)} c=${String(settings.cpu_connections).padStart(3)}  GET /{aid}/chat ${fmt(row.chat_cpu_ms_per_chat, 2)} ms/chat | POST /v1/chat/completions ${fmt(row.completion_cpu_ms_per_chat, 2)} ms/chat (${fmt(row.completion_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×) | POST /v1/responses ${fmt(row.response_cpu_ms_per_chat, 2)} ms/response (${fmt(row.response_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)${row.mcp_cpu_ms_per_chat === null ? "" : ` | POST /{aid}/mcp tools/call ${fmt(row.mcp_cpu_ms_per_chat, 2)} ms/call (${fmt(row.mcp_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)`}${row.a2a_cpu_ms_per_chat === null ? "" : ` | POST /{aid}/a2a SendMessage ${fmt(row.a2a_cpu_ms_per_chat, 2)} ms/message (${fmt(row.a2a_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)`}${row.recorded_response_cpu_ms_per_chat === null ? "" : ` | background (recorded) ${fmt(row.recorded_response_cpu_ms_per_chat, 2)} ms/response (${fmt(row.recorded_response_cpu_ms_per_chat / row.response_cpu_ms_per_chat, 2)}× unrecorded)`} | own endpoint ${fmt(row.own_endpoint_cpu_ms_per_chat, 2)} ms/chat (${fmt(row.own_endpoint_cpu_ms_per_chat / row.chat_cpu_ms_per_chat, 2)}×)${row.failures > 0 ? ` [failed ${row.failures}]` : ""}`,
+      `${`model ${json ? "JSON" : "SSE"} CPU, chat vs adapters, ${manyAgent.name}`.padEnd(50)} c=${String(settings.cpu_connections).padStart(3)}  ${row.line}${failed > 0 ? ` [failed ${failed}]` : ""}`,
     );
   }
 
