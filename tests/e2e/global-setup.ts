@@ -8,7 +8,7 @@ import { adminWallet } from "./wallets";
 export const serverInfoFile = path.resolve("test-results", "e2e-server.json");
 
 /** What the server printed, kept after the run: a failed spec's cause is often only there. */
-const serverLogFile = path.resolve("test-results", "e2e-server.log");
+export const serverLogFile = path.resolve("test-results", "e2e-server.log");
 
 /**
  * Starts the built service (`next build` must have run) on a free port with its own data
