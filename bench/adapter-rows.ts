@@ -2,6 +2,11 @@ import { randomUUID } from "node:crypto";
 import { a2aSendMessage } from "./a2a-message";
 import { median } from "./median";
 
+type Format = "json" | "sse";
+
+/** A way's ratio over the rounds: their median, least and greatest. */
+type Spread = { median: number; least: number; greatest: number };
+
 /**
  * The same chat asked the other ways a client can ask it (bench/model-rows.ts, "chat against
  * the adapters"): each a request for the load generator and what its body must hold to count,
@@ -43,8 +48,7 @@ export function adapterRow(
   failures: number,
 ) {
   const cpu: Partial<Record<AdapterWay, number>> = {};
-  const ratios: Partial<Record<AdapterWay, { median: number; least: number; greatest: number }>> =
-    {};
+  const ratios: Partial<Record<AdapterWay, Spread>> = {};
   for (const way of ADAPTER_WAYS) {
     const measured = rounds.map((round) => round[way]).filter((v) => v !== undefined);
     if (measured.length === 0) continue;
@@ -58,7 +62,7 @@ export function adapterRow(
   const shown = (Object.keys(SHOWN) as Exclude<AdapterWay, "chat">[])
     .filter((way) => ratios[way])
     .map((way) => {
-      const ratio = ratios[way] as { median: number; least: number; greatest: number };
+      const ratio = ratios[way] as Spread;
       return `${SHOWN[way].name} ${fixed(cpu[way] as number)} ms (${fixed(ratio.median)}×, ${fixed(ratio.least)}–${fixed(ratio.greatest)})`;
     });
   return {
@@ -75,8 +79,6 @@ export function adapterRow(
     line: [`GET /{aid}/chat ${fixed(cpu.chat as number)} ms`, ...shown].join(" | "),
   };
 }
-
-type Format = "json" | "sse";
 
 /** An OpenAI chat completion (issue 26: no more CPU than GET /{aid}/chat). */
 export const completionThrough = (base: string, aid: string, question: string, format: Format) => ({

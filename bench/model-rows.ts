@@ -540,10 +540,10 @@ async function measureModelRows({
     `${`model SSE CPU per token, ${cpuAgents.map((agent) => agent.name).join(" vs ")}`.padEnd(50)} c=${String(settings.cpu_connections).padStart(3)}  service ${cpuLine(cpuService)} | baseline ${cpuLine(cpuBaseline)} (${fmt(settings.cpu_chats)} chats each)`,
   );
 
-  // 4. The same chat asked the other ways (bench/adapter-targets.ts): the service's CPU a chat
+  // 4. The same chat asked the other ways (bench/adapter-rows.ts): the service's CPU a chat
   // through each, in rounds whose order rotates, so that no way is always measured at the same
   // place in a round. A way's ratio is the median of its rounds' ratios to the chat of the same
-  // round: one round's figures moved by a fifth from run to run, past the targets' 1.1×.
+  // round: a single measurement a way moved more from run to run than the targets allow.
   const manyAgent = cpuAgents[1] as { aid: string; name: string };
   // The same agent with one model endpoint of its own (issue 48), on the same fake model: what
   // reading the endpoint's circuit and its sealed key costs a chat.
@@ -583,12 +583,14 @@ async function measureModelRows({
         ? undefined
         : responseThrough(service.url, manyAgent.aid, question, "sse", true),
     };
-    const ways = ADAPTER_WAYS.filter((way) => targets[way] !== undefined);
+    const ways = ADAPTER_WAYS.flatMap((way) => {
+      const target = targets[way];
+      return target ? [{ way, target }] : [];
+    });
     // Each way's code warmed up first, unmeasured: the chat's had run thousands of times by
     // then and the others' none, and a round's first measurement after the idle baseline rows
-    // read up to twice the rest.
-    for (const way of ways) {
-      const target = targets[way] as Omit<Drive, "connections">;
+    // read far above the rest.
+    for (const { target } of ways) {
       await drive({ ...target, connections: settings.cpu_connections, amount: 160 });
       await drained();
     }
@@ -597,8 +599,8 @@ async function measureModelRows({
     for (let round = 0; round < settings.adapter_rounds; round++) {
       const measured: Partial<Record<AdapterWay, number>> = {};
       for (let i = 0; i < ways.length; i++) {
-        const way = ways[(i + round) % ways.length] as AdapterWay;
-        const result = await cpuOfTarget(targets[way] as Omit<Drive, "connections">);
+        const { way, target } = ways[(i + round) % ways.length] as (typeof ways)[number];
+        const result = await cpuOfTarget(target);
         measured[way] = result.cpu_ms / result.chats;
         failed += result.failures;
       }

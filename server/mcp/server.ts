@@ -79,7 +79,7 @@ export async function answerMcp(
   } catch (error) {
     // Closing aborts what the server still runs. Once the answer is made nothing runs, and the
     // server and transport hold no timer: they are left to the collector, as closing them made
-    // an error and an abort a request (a tenth of the server's cost) to tell no one.
+    // an error and aborted a finished request, to tell no one.
     await server.close();
     throw error;
   }

@@ -126,7 +126,6 @@ test("a reply cut off on its way says so, with the question back in the box", as
   await expect(input).toHaveValue("are you there?");
   // The service did store it: the log says so, as the sentence promises.
   await expect(page.getByTestId("chat-log")).toContainText("Hello from the fake model.");
-  await page.unroute("**/api/trpc/*chat.stream*");
 });
 
 test.describe("in Tokyo", () => {
