@@ -15,6 +15,10 @@ const nextConfig = {
     // goes on when it answers) instead of falling back to a full page load, which would show
     // the browser's "This site can't be reached" page.
     useOffline: true,
+    // The REST paths' handlers are loaded by the server entry itself (server/instance/rest-routes.ts);
+    // the dashboard's pages load when first asked for, so that a worker serving only the API
+    // does not hold them in memory (BENCHMARKS.md, "Findings behind design choices").
+    preloadEntriesOnStart: false,
     // For profiling only (bench/attribute-profile.ts): source maps of the server bundles, so a
     // CPU profile's samples map back to the service's files and to packages.
     serverSourceMaps: process.env.NEXT_SERVER_SOURCE_MAPS === "1",
