@@ -4,8 +4,8 @@ import { median } from "./median";
 
 type Format = "json" | "sse";
 
-/** A way's ratio over the rounds: their median, least and greatest. */
-type Spread = { median: number; least: number; greatest: number };
+/** A way's ratio over the rounds: their median, middle half (quartiles), least and greatest. */
+type Spread = { median: number; lower: number; upper: number; least: number; greatest: number };
 
 /**
  * The same chat asked the other ways a client can ask it (bench/model-rows.ts, "chat against
@@ -38,12 +38,12 @@ const SHOWN: Record<Exclude<AdapterWay, "chat">, { name: string; against: Adapte
 
 /**
  * The row of a format's rounds (each way's CPU a chat, in ms): each way's median CPU, and its
- * ratio as the median of its rounds' ratios, with their least and greatest.
+ * ratio as the median of its rounds' ratios, with their middle half, least and greatest.
  */
 export function adapterRow(
   format: Format,
   model: string,
-  settings: { cpu_connections: number; cpu_chats: number },
+  settings: { cpu_connections: number; adapter_chats: number },
   rounds: Partial<Record<AdapterWay, number>>[],
   failures: number,
 ) {
@@ -55,22 +55,31 @@ export function adapterRow(
     cpu[way] = median(measured);
     if (way === "chat") continue;
     const { against } = SHOWN[way];
-    const each = rounds.map((round) => (round[way] as number) / (round[against] as number));
-    ratios[way] = { median: median(each), least: Math.min(...each), greatest: Math.max(...each) };
+    const each = rounds
+      .map((round) => (round[way] as number) / (round[against] as number))
+      .sort((a, b) => a - b);
+    const at = (q: number) => each[Math.floor(q * (each.length - 1))] as number;
+    ratios[way] = {
+      median: median(each),
+      lower: at(0.25),
+      upper: at(0.75),
+      least: at(0),
+      greatest: at(1),
+    };
   }
   const fixed = (value: number) => value.toFixed(2);
   const shown = (Object.keys(SHOWN) as Exclude<AdapterWay, "chat">[])
     .filter((way) => ratios[way])
     .map((way) => {
       const ratio = ratios[way] as Spread;
-      return `${SHOWN[way].name} ${fixed(cpu[way] as number)} ms (${fixed(ratio.median)}×, ${fixed(ratio.least)}–${fixed(ratio.greatest)})`;
+      return `${SHOWN[way].name} ${fixed(cpu[way] as number)} ms (${fixed(ratio.median)}×, middle half ${fixed(ratio.lower)}–${fixed(ratio.upper)}, all ${fixed(ratio.least)}–${fixed(ratio.greatest)})`;
     });
   return {
     format,
     model,
     connections: settings.cpu_connections,
     rounds: rounds.length,
-    chats_a_measurement: Math.ceil(settings.cpu_chats / 2),
+    chats_a_measurement: settings.adapter_chats,
     cpu_ms_per_chat: cpu,
     ratios,
     /** Each round's CPU a chat by way, in ms, for the spread behind the medians. */

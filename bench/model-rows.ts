@@ -13,7 +13,7 @@
  *   in 20 network writes), and the slope between them.
  * - Chat against its adapters: the service's CPU time per chat, the same question to the same
  *   agent through GET /{aid}/chat and each other way in (bench/adapter-rows.ts), JSON and SSE,
- *   in rounds (BENCH_MODEL_ADAPTER_ROUNDS, 5).
+ *   in rounds (BENCH_MODEL_ADAPTER_ROUNDS, 20, of BENCH_MODEL_ADAPTER_CHATS, 64).
  *
  * The service runs with LLM_BASE_URL, LLM_API_KEY and SCHEDULER=off and otherwise its
  * defaults (LLM_MAX_CONCURRENCY included). Every chat asks on a thread of its own (autocannon
@@ -40,6 +40,7 @@ import { createLoadAgent } from "./load-agent";
 import {
   type BenchChild,
   cpuMs,
+  cpuMsPrecise,
   cpuSpent,
   cpuSplit,
   startChild,
@@ -74,8 +75,13 @@ export function modelSettings(durationS: number) {
       ),
     ),
     cpu_tokens: [20, 200] as const,
-    /** Rounds of the chat against its adapters (each way measured once a round). */
-    adapter_rounds: env("BENCH_MODEL_ADAPTER_ROUNDS", 5),
+    /**
+     * Rounds of the chat against its adapters (each way measured once a round), and chats a
+     * way a round: many short rounds, so that the machine's drift falls alike on the ways
+     * compared in each.
+     */
+    adapter_rounds: env("BENCH_MODEL_ADAPTER_ROUNDS", 20),
+    adapter_chats: env("BENCH_MODEL_ADAPTER_CHATS", 64),
   };
 }
 
@@ -558,13 +564,13 @@ async function measureModelRows({
     ],
   });
   const cpuOfTarget = async (target: Omit<Drive, "connections">) => {
-    const before = await cpuMs(service.pid);
+    const before = await cpuMsPrecise(service.pid);
     const result = await drive({
       ...target,
       connections: settings.cpu_connections,
-      amount: Math.ceil(settings.cpu_chats / 2),
+      amount: settings.adapter_chats,
     });
-    const cpuSpentMs = (await cpuMs(service.pid)) - before;
+    const cpuSpentMs = (await cpuMsPrecise(service.pid)) - before;
     await drained();
     return { chats: result.chats, cpu_ms: cpuSpentMs, failures: failureCount(result) };
   };

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { pids, processTree } from "../tests/helpers/processes";
 import { startServer } from "../tests/helpers/server";
 
@@ -85,6 +85,22 @@ export async function cpuMs(pid: number): Promise<number> {
     ticks += Number(fields[11]) + Number(fields[12]);
   }
   return (ticks * 1000) / clockTicks;
+}
+
+/**
+ * The same in ms from each thread's time on a CPU in nanoseconds (/proc/<pid>/task/<tid>/schedstat)
+ * rather than in clock ticks (10 ms): precise enough for measurements of a second.
+ */
+export async function cpuMsPrecise(pid: number): Promise<number> {
+  let ns = 0;
+  for (const member of processTree(pid)) {
+    const threads = await readdir(`/proc/${member}/task`).catch(() => [] as string[]);
+    for (const tid of threads) {
+      const stat = await readFile(`/proc/${member}/task/${tid}/schedstat`, "utf8").catch(() => "");
+      ns += Number(stat.split(" ")[0] || 0);
+    }
+  }
+  return ns / 1e6;
 }
 
 /** The resident memory of a process and its children together, in MiB (Linux). */
