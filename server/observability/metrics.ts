@@ -3,8 +3,8 @@ import { isMetricsMessage, type MetricsCollected, type MetricsRequest } from "./
 import { workerSlot } from "./worker.ts";
 
 /**
- * How often the event loop's delay is sampled, by our histogram's timer and prom-client's (its
- * default, 10 ms, and ours at 20 woke an idle process 150 times a second).
+ * How often the event loop's delay is sampled, by our histogram's timer and by prom-client's
+ * monitor: each sample wakes an idle process, so enough for a p99 and no more.
  */
 const LOOP_SAMPLE_MS = 100;
 
