@@ -40,7 +40,6 @@ import { createLoadAgent } from "./load-agent";
 import {
   type BenchChild,
   cpuMs,
-  cpuMsPrecise,
   cpuSpent,
   cpuSplit,
   startChild,
@@ -564,13 +563,13 @@ async function measureModelRows({
     ],
   });
   const cpuOfTarget = async (target: Omit<Drive, "connections">) => {
-    const before = await cpuMsPrecise(service.pid);
+    const before = await cpuMs(service.pid);
     const result = await drive({
       ...target,
       connections: settings.cpu_connections,
       amount: settings.adapter_chats,
     });
-    const cpuSpentMs = (await cpuMsPrecise(service.pid)) - before;
+    const cpuSpentMs = (await cpuMs(service.pid)) - before;
     await drained();
     return { chats: result.chats, cpu_ms: cpuSpentMs, failures: failureCount(result) };
   };

@@ -66,32 +66,14 @@ export async function startChild(
   };
 }
 
-let clockTicks: number | undefined;
-
 /**
- * CPU time (user + system, all threads) a process and its children have used so far, in ms
- * (Linux /proc): the service's primary and its web workers together. A child that exited
- * takes its time with it, so read it across a span no worker ends in.
+ * CPU time (all threads) a process and its children have used so far, in ms (Linux /proc): the
+ * service's primary and its web workers together. Read from each thread's time on a CPU in
+ * nanoseconds (/proc/<pid>/task/<tid>/schedstat), not in clock ticks (10 ms), so that a
+ * measurement of a second is precise. A child or thread that exited takes its time with it, so
+ * read it across a span no worker ends in.
  */
 export async function cpuMs(pid: number): Promise<number> {
-  clockTicks ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-  let ticks = 0;
-  for (const member of processTree(pid)) {
-    const stat = await readFile(`/proc/${member}/stat`, "utf8").catch(() => undefined);
-    if (stat === undefined) continue;
-    // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // utime and stime are fields 14 and 15 of the whole line, so 12 and 13 after the name.
-    ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return (ticks * 1000) / clockTicks;
-}
-
-/**
- * The same in ms from each thread's time on a CPU in nanoseconds (/proc/<pid>/task/<tid>/schedstat)
- * rather than in clock ticks (10 ms): precise enough for measurements of a second.
- */
-export async function cpuMsPrecise(pid: number): Promise<number> {
   let ns = 0;
   for (const member of processTree(pid)) {
     const threads = await readdir(`/proc/${member}/task`).catch(() => [] as string[]);
@@ -155,6 +137,8 @@ export function watchPeakResident(
     },
   };
 }
+
+let clockTicks: number | undefined;
 
 /**
  * CPU time of every PostgreSQL process of this machine (the server and its backends), in ms,
