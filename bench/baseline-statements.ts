@@ -3,7 +3,7 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import type postgres from "postgres";
 import { openingQuery, openingValues } from "@/server/chat";
 import { settleMessage } from "@/server/quota";
-import { storeQuery, storeValues } from "@/server/threads";
+import { type Exchange, storeQuery, storeValues } from "@/server/threads";
 import type { Db } from "../db/client";
 import * as schema from "../db/schema";
 
@@ -97,12 +97,12 @@ export function chatStatements(sql: postgres.Sql) {
         ),
       ),
     /** The store statement, guarded by the chat's reservation: whether it stored. */
-    store: async (
-      exchange: Parameters<typeof storeValues>[0],
-      reservationId: number,
-    ): Promise<boolean> => {
-      const row = await run(store, storeValues(exchange, settleMessage(reservationId)));
-      return Number(row?.get("stored") ?? 0) > 0;
+    store: async (exchange: Exchange, reservationId: number): Promise<boolean> => {
+      const row = await run(
+        store,
+        storeValues([{ exchange, guard: settleMessage(reservationId) }]),
+      );
+      return row?.get("stored") === true;
     },
   };
 }

@@ -28,7 +28,7 @@ type Scope = { db: Db; caller: Caller; clock: Clock; aid: string };
 
 const KEPT_TASK: KeptRow["build"] = (p) => sql`
   INSERT INTO a2a_tasks (id, aid, caller, state, task, updated_at)
-  SELECT ${p("keptId")}::text, thread.aid, ${p("caller")}::text, ${p("keptState")}::text,
+  SELECT ${p("keptId")}::text, thread.aid, thread.caller, ${p("keptState")}::text,
     ${p("keptTask")}::jsonb, ${p("keptAt")}::timestamptz
   FROM thread`;
 

@@ -20,3 +20,13 @@ export function agentLockShared(aid: SQLWrapper | string): SQL {
 export function agentLockAlone(aid: SQLWrapper | string): SQL {
   return sql`pg_advisory_xact_lock(${key(aid)})`;
 }
+
+/**
+ * True once the shared locks of every agent `aids` (a query of one `aid` column) names are held,
+ * taken in the agents' order, so that statements locking several agents never wait on each other
+ * in a circle. Uncorrelated, it runs once, before the statement reads any row.
+ */
+export function agentsLockedShared(aids: SQL): SQL {
+  return sql`(SELECT count(${agentLockShared(sql`a.aid`)})
+    FROM (SELECT DISTINCT aid FROM (${aids}) AS l ORDER BY aid) AS a) IS NOT NULL`;
+}

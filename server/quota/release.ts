@@ -2,7 +2,7 @@ import { eq, lt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { agentQuotas, chatReservations } from "@/db/schema";
-import { agentLockShared } from "@/server/kit/agent-lock";
+import { agentLockShared, agentsLockedShared } from "@/server/kit/agent-lock";
 import { writeReliably } from "@/server/kit/write-reliably";
 import { COUNTERS, periodValue } from "./counters";
 
@@ -55,8 +55,7 @@ export async function sweepReservations(db: Db, before?: Date): Promise<number> 
   return giveBackMessages(
     db,
     sql`DELETE FROM ${chatReservations} WHERE ${old}
-        AND (SELECT count(${agentLockShared(sql`a.aid`)}) FROM (SELECT DISTINCT aid
-          FROM ${chatReservations} WHERE ${old} ORDER BY aid) AS a) IS NOT NULL
+        AND ${agentsLockedShared(sql`SELECT aid FROM ${chatReservations} WHERE ${old}`)}
         RETURNING aid, day, month, held_tokens`,
   );
 }

@@ -1,24 +1,23 @@
 import { type SQL, sql } from "drizzle-orm";
 import { toSnakeCase } from "drizzle-orm/casing";
 import { agentTokenUsage, chatReservations, modelPrices, usageHourly } from "@/db/schema";
-import { agentLockShared } from "@/server/kit/agent-lock";
+import { agentsLockedShared } from "@/server/kit/agent-lock";
 import { periodsAt, utcHour } from "./periods";
 import { periodOf, TOKEN_BUDGETS } from "./tokens";
 
 /**
- * Settle: a delivered reply ends its use in the statement that stores it (server/threads). Its
- * tokens and cost go to `agent_token_usage`, never the quota row, and only if the guard still held
- * the use, so a use is never both given back and delivered.
+ * Settle: a delivered reply ends its use in the statement that stores it (server/threads), which
+ * may store several. Its tokens and cost go to `agent_token_usage`, never the quota row, and only
+ * if the guard still held the use, so a use is never both given back and delivered.
  */
 
-/** A reply's usage, each field a value or a placeholder; `kind` shapes the statement. */
+/**
+ * How a store statement settles: `kind` shapes it (a chat's reply counts as a message of the
+ * hour, an autonomous run's as a run); `day`, `month` and `hour` (values or placeholders) are the
+ * periods every exchange of the statement counts in.
+ */
 export type Accounted = {
-  aid: unknown;
-  /** A chat's reply counts as a message of the hour, an autonomous run's as a run. */
   kind: "message" | "run";
-  model: unknown;
-  inputTokens: unknown;
-  outputTokens: unknown;
   day: unknown;
   month: unknown;
   hour: unknown;
@@ -30,50 +29,52 @@ export function accountedPeriods(at: Date): { day: string; month: string; hour: 
 }
 
 /**
- * The guard that deletes the chat's reservation `id`: a row only while the use is still held,
- * with the tokens it held (`held_tokens`, which settleUsage ends for a message).
+ * The guard that deletes each exchange's chat reservation (its `guard_id`): a row only while the
+ * use is still held, with the tokens it held (`held_tokens`, which settleUsage ends). `id` is
+ * the reservation of the exchange it guards.
  */
-export function settleMessage(id: number): {
-  key: string;
-  build: () => SQL;
-  values: Record<string, unknown>;
-} {
+export function settleMessage(id: number): { key: string; build: () => SQL; id: number } {
   return {
     key: "reservation",
-    // The agent's lock first (server/kit/agent-lock.ts): a one-time filter, before the row.
+    // The agents' locks first (server/kit/agent-lock.ts): a one-time filter, before any row.
     build: () =>
-      sql`DELETE FROM ${chatReservations}
-          WHERE ${chatReservations.id} = ${sql.placeholder("guardReservationId")}::bigint
-            AND (SELECT ${agentLockShared(sql.placeholder("aid"))}) IS NOT NULL
-          RETURNING id, held_tokens`,
-    values: { guardReservationId: id },
+      sql`DELETE FROM ${chatReservations} AS r USING exchanges AS e
+          WHERE r.id = e.guard_id AND ${agentsLockedShared(sql`SELECT aid FROM exchanges`)}
+          RETURNING e.n AS exchange_n, r.held_tokens`,
+    id,
   };
 }
 
 /**
- * The WITH clauses that count a stored reply beside its guard: `price` (the store reads it too),
- * `tokens` (added to `agent_token_usage`, its hold ended) and `usage` (its hour counted up).
- * Each writes only if the guard returned a row.
+ * The WITH clauses that count stored replies, over the statement's `exchanges` (server/threads)
+ * and its `guard`: `price` (each exchange's cost, if its model has a price), `settled` (the
+ * exchanges the guard kept, with their cost and hold), `tokens` (added to `agent_token_usage`,
+ * their holds ended) and `usage` (their hour counted up), each agent's row written once, in the
+ * agents' order, so that concurrent stores take them in one order.
  */
-export function settleUsage(accounted: Accounted): { price: SQL; tokens: SQL; usage: SQL } {
-  const { aid, kind, model, inputTokens, outputTokens, day, month, hour } = accounted;
-  const cost = sql`coalesce((SELECT cost FROM price), 0)`;
+export function settleUsage(accounted: Accounted): {
+  price: SQL;
+  settled: SQL;
+  tokens: SQL;
+  usage: SQL;
+} {
+  const { kind, day, month, hour } = accounted;
   const t = agentTokenUsage;
   // The columns by their names in the database (the schema's keys are camelCase), as an
   // INSERT's column list and ON CONFLICT's SET need them.
   const column = (key: string) => sql`${sql.identifier(toSnakeCase(key))}`;
   // The hold ends: a chat's as its reservation recorded it (settleMessage), a run's one token.
-  const held = kind === "message" ? sql`(SELECT held_tokens FROM guard)` : sql`1`;
-  const inserted: SQL[] = [sql`${aid}::text`, held];
+  const held = kind === "message" ? sql`g.held_tokens` : sql`1`;
+  const inserted: SQL[] = [sql`s.aid`, sql`sum(s.held_tokens)::bigint`];
   const columns: SQL[] = [column("aid"), column("holdsSettled")];
   const updates: SQL[] = [
     sql`${column("holdsSettled")} = t.holds_settled + EXCLUDED.${column("holdsSettled")}`,
   ];
   for (const budget of TOKEN_BUDGETS) {
     for (const [name, added] of [
-      [budget.input, sql`${inputTokens}::bigint`],
-      [budget.output, sql`${outputTokens}::bigint`],
-      [budget.cost, cost],
+      [budget.input, sql`sum(s.input_tokens)::bigint`],
+      [budget.output, sql`sum(s.output_tokens)::bigint`],
+      [budget.cost, sql`sum(s.cost)`],
     ] as const) {
       columns.push(column(name));
       inserted.push(added);
@@ -92,18 +93,21 @@ export function settleUsage(accounted: Accounted): { price: SQL; tokens: SQL; us
   }
   const u = usageHourly;
   return {
-    price: sql`SELECT ${modelPrices.inputPerMillion} * ${inputTokens}::numeric / 1000000
-        + ${modelPrices.outputPerMillion} * ${outputTokens}::numeric / 1000000 AS cost
-      FROM ${modelPrices} WHERE ${modelPrices.model} = ${model}::text`,
+    price: sql`SELECT e.n, ${modelPrices.inputPerMillion} * e.input_tokens::numeric / 1000000
+        + ${modelPrices.outputPerMillion} * e.output_tokens::numeric / 1000000 AS cost
+      FROM exchanges AS e JOIN ${modelPrices} ON ${modelPrices.model} = e.model`,
+    settled: sql`SELECT e.n, e.aid, e.input_tokens, e.output_tokens, coalesce(p.cost, 0) AS cost,
+        p.n IS NOT NULL AS priced, ${held} AS held_tokens
+      FROM exchanges AS e JOIN guard AS g ON g.exchange_n = e.n LEFT JOIN price AS p ON p.n = e.n`,
     tokens: sql`INSERT INTO ${t} AS t (${sql.join(columns, sql`, `)})
-      SELECT ${sql.join(inserted, sql`, `)} WHERE EXISTS (SELECT 1 FROM guard)
+      SELECT ${sql.join(inserted, sql`, `)} FROM settled AS s GROUP BY s.aid ORDER BY s.aid
       ON CONFLICT (aid) DO UPDATE SET ${sql.join(updates, sql`, `)}
       RETURNING aid`,
     usage: sql`INSERT INTO ${u} AS u (aid, hour, messages, runs, input_tokens, output_tokens, cost, unpriced)
-      SELECT ${aid}::text, ${hour}::timestamptz, ${kind === "message" ? 1 : 0}, ${kind === "run" ? 1 : 0},
-        ${inputTokens}::bigint, ${outputTokens}::bigint, ${cost},
-        CASE WHEN EXISTS (SELECT 1 FROM price) THEN 0 ELSE 1 END
-      WHERE EXISTS (SELECT 1 FROM guard)
+      SELECT s.aid, ${hour}::timestamptz, ${kind === "message" ? sql`count(*)` : sql`0`},
+        ${kind === "run" ? sql`count(*)` : sql`0`}, sum(s.input_tokens)::bigint,
+        sum(s.output_tokens)::bigint, sum(s.cost), count(*) FILTER (WHERE NOT s.priced)
+      FROM settled AS s GROUP BY s.aid ORDER BY s.aid
       ON CONFLICT (aid, hour) DO UPDATE SET messages = u.messages + EXCLUDED.messages,
         runs = u.runs + EXCLUDED.runs, input_tokens = u.input_tokens + EXCLUDED.input_tokens,
         output_tokens = u.output_tokens + EXCLUDED.output_tokens, cost = u.cost + EXCLUDED.cost,

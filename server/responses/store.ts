@@ -64,7 +64,7 @@ export function keptResponse(
 const KEPT_RESPONSE: KeptRow["build"] = (p) => sql`
   INSERT INTO responses (id, aid, caller, previous_response_id, instructions, input, output_text,
     input_tokens, output_tokens, metadata, settings, created_at)
-  SELECT ${p("keptId")}::text, thread.aid, ${p("caller")}::text, ${p("keptPrevious")}::text,
+  SELECT ${p("keptId")}::text, thread.aid, thread.caller, ${p("keptPrevious")}::text,
     ${p("keptInstructions")}::text, ${p("keptInput")}::jsonb, ${p("keptOutput")}::text,
     ${p("keptInputTokens")}::integer, ${p("keptOutputTokens")}::integer, ${p("keptMetadata")}::jsonb,
     ${p("keptSettings")}::jsonb, ${p("keptCreatedAt")}::timestamptz

@@ -6,7 +6,7 @@ import { pauseTurn } from "@/server/approvals";
 import { type AuditSource, recordChange } from "@/server/audit";
 import type { DataContext } from "@/server/frame/data-context";
 import { AppError } from "@/server/frame/errors";
-import { agentLockShared } from "@/server/kit/agent-lock";
+import { agentsLockedShared } from "@/server/kit/agent-lock";
 import { writeReliably } from "@/server/kit/write-reliably";
 import {
   type ModelCall,
@@ -165,26 +165,25 @@ export async function storeRunReply(
     exchange,
     {
       key: "run",
-      // The reply's fields are the exchange's own placeholders (see StoreGuard).
-      build: () => {
-        const p = (name: string) => sql.placeholder(name);
-        return sql`UPDATE autonomous_runs SET outcome = 'succeeded', reply = ${p("reply")}::text,
-            tool_calls = ${p("toolCalls")}::jsonb, finished_at = ${p("answeredAt")}::timestamptz,
-            input_tokens = ${p("inputTokens")}::integer,
-            output_tokens = ${p("outputTokens")}::integer,
-            tokens_estimated = ${p("estimated")}::boolean, cost = (SELECT cost FROM price)
-          WHERE id = ${p("guardRunId")}::bigint AND ${runInFlight}
-            AND (SELECT ${agentLockShared(p("aid"))}) IS NOT NULL RETURNING *`;
-      },
+      // The reply's fields are the exchange's own (see StoreGuard): one run a statement.
+      build: () =>
+        sql`UPDATE autonomous_runs SET outcome = 'succeeded', reply = e.reply,
+            tool_calls = e.tool_calls::jsonb, finished_at = e.answered_at,
+            input_tokens = e.input_tokens, output_tokens = e.output_tokens,
+            tokens_estimated = e.estimated, cost = (SELECT cost FROM price)
+          FROM exchanges AS e
+          WHERE autonomous_runs.id = e.guard_id AND ${runInFlight}
+            AND ${agentsLockedShared(sql`SELECT aid FROM exchanges`)}
+          RETURNING autonomous_runs.*, e.n AS exchange_n`,
       // Its run.succeeded event, in the same statement: from the run as the guard wrote it.
       effects: () =>
         fanOutSql({
           type: "run.succeeded",
-          at: sql.placeholder("answeredAt"),
+          at: sql`guard.finished_at`,
           data: runJson("guard"),
           from: sql`guard`,
         }),
-      values: { guardRunId: runId },
+      id: runId,
     },
     "run",
   );

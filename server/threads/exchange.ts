@@ -1,14 +1,17 @@
 import { type Placeholder, type SQL, sql } from "drizzle-orm";
+import { PgTransaction } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
+import { codesOf } from "@/db/failures";
 import { prepared } from "@/db/prepared";
 import type { StoredToolCall } from "@/db/schema";
+import { type Batcher, batcher } from "@/server/kit/batches";
 import { storableJsonText, storableText } from "@/server/kit/text";
 import type { Usage } from "@/server/model-call";
 import { type Accounted, accountedPeriods, settleUsage } from "@/server/quota";
 import type { ThreadRef } from "./history";
 
-// The exchange store: a question and its reply written to their thread in one statement that
-// also settles the use the chat or autonomous run held (server/quota).
+// The exchange store: questions and their replies written to their threads in one statement that
+// also settles the uses the chats or autonomous run held (server/quota).
 
 export type Exchange = ThreadRef & {
   question: string;
@@ -22,25 +25,26 @@ export type Exchange = ThreadRef & {
 };
 
 /**
- * A write that returns rows (a chat's reservation deleted, a run marked succeeded, each only
- * while still held); the exchange is stored in the same statement only if it returned one. A
- * message's guard returns `held_tokens`, the tokens its reservation held, which settling releases.
- * Its values are placeholders, so the statement is prepared once per `key` and kind.
+ * A write over the statement's `exchanges` (see storeQuery) that returns a row for each exchange
+ * it lets store, as `exchange_n` (a chat's reservation deleted, a run marked succeeded, each only
+ * while still held); the exchanges it returns none for are not stored. A message's guard also
+ * returns `held_tokens`, the tokens its reservation held, which settling releases. Each
+ * exchange's row is its `guard_id`, so the statement is prepared once per `key` and kind.
  */
 export type StoreGuard = {
   key: string;
-  /** Its values as `sql.placeholder(name)`: its own (`guard…`) or the exchange's (storeValues). */
   build: () => SQL;
   /** A write after the guard in the same statement: an autonomous run's webhook event. */
   effects?: () => SQL;
-  values: Record<string, unknown>;
+  /** The row this exchange's guard takes: its `guard_id`. */
+  id: number;
 };
 
 /**
  * A row a way in keeps beside the exchange (a kept response, an A2A task), written by the same
  * statement and only if the exchange is stored: no statement more a chat, whichever way it came
- * in. Its SQL (`INSERT … SELECT … FROM thread`) takes its values as placeholders named `kept…`,
- * so it is prepared once per `key`; it may also use the exchange's (`aid`, `caller`).
+ * in. Its SQL (`INSERT … SELECT … FROM thread`, whose row has the exchange's `aid`, `caller` and
+ * `chat_id`) takes its values as placeholders named `kept…`, so it is prepared once per `key`.
  */
 export type KeptRow = {
   key: string;
@@ -48,9 +52,11 @@ export type KeptRow = {
   values: Record<string, unknown>;
 };
 
+export type Stored = { stored: boolean; cost: number | null };
+
 /**
- * Writes a question and its reply in one statement, only if `guard` returned a row, settling the
- * use. Text is made storable once more here, so nothing reaching a row another way can fail it.
+ * Writes a question and its reply, only if `guard` returned a row, settling the use. A chat's
+ * exchange without a kept row may share its statement with others of the process (store-batch.ts).
  */
 export async function storeExchange(
   db: Db,
@@ -58,115 +64,166 @@ export async function storeExchange(
   guard: StoreGuard,
   kind: Accounted["kind"],
   kept?: KeptRow,
-): Promise<{ stored: boolean; cost: number | null }> {
-  const values = storeValues(exchange, guard);
-  const [row] = await storeStatement(db, kind, guard, kept).execute(
+): Promise<Stored> {
+  if (kind === "message" && !kept && !guard.effects && !(db instanceof PgTransaction))
+    return batchOf(db, guard).add({ exchange, guard });
+  const [stored] = await storeExchanges(db, [{ exchange, guard }], kind, kept);
+  return stored as Stored;
+}
+
+type Batched = { exchange: Exchange; guard: StoreGuard };
+
+/** A process's chats store together: one statement and commit for all that end at once. */
+const batches = new WeakMap<Db, Map<string, Batcher<Batched, Stored>>>();
+
+function batchOf(db: Db, guard: StoreGuard): Batcher<Batched, Stored> {
+  let byGuard = batches.get(db);
+  if (!byGuard) {
+    byGuard = new Map();
+    batches.set(db, byGuard);
+  }
+  let batch = byGuard.get(guard.key);
+  if (!batch) {
+    batch = batcher({
+      run: (items) => storeExchanges(db, items, "message"),
+      // One statement counts in one hour.
+      group: ({ exchange }) => accountedPeriods(exchange.answeredAt).hour,
+      max: 32,
+      inFlight: 2,
+      alone: (error) => codesOf(error).some((code) => ALONE.test(code)),
+    });
+    byGuard.set(guard.key, batch);
+  }
+  return batch;
+}
+
+/** A data exception, a broken constraint, a deadlock: what may be one exchange's own doing. */
+const ALONE = /^(22|23)...$|^40P01$|^40001$/;
+
+/**
+ * Stores `exchanges`, of one hour and guarded alike (`guard.key`), in one statement; what each
+ * of them came to, in their order.
+ */
+export async function storeExchanges(
+  db: Db,
+  exchanges: ReadonlyArray<{ exchange: Exchange; guard: StoreGuard }>,
+  kind: Accounted["kind"],
+  kept?: KeptRow,
+): Promise<Stored[]> {
+  const first = exchanges[0];
+  if (!first) return [];
+  const values = storeValues(exchanges);
+  const rows = await storeStatement(db, kind, first.guard, kept).execute(
     kept ? { ...values, ...kept.values } : values,
   );
-  return {
-    stored: (row?.stored ?? 0) > 0,
-    cost: row?.cost === null || row?.cost === undefined ? null : Number(row.cost),
-  };
+  return rows.map((row) => ({
+    stored: row.stored,
+    cost: row.cost === null || row.cost === undefined ? null : Number(row.cost),
+  }));
 }
 
 /** Exported with `storeQuery` for the benchmark's baseline (bench/baseline.ts). */
 export function storeValues(
-  exchange: Exchange,
-  guard: Pick<StoreGuard, "values">,
+  exchanges: ReadonlyArray<{ exchange: Exchange; guard: Pick<StoreGuard, "id"> }>,
 ): Record<string, unknown> {
-  const { aid, caller, chatId, question, reply, usage } = exchange;
-  return {
-    ...guard.values,
-    aid,
-    caller,
-    chatId,
-    question,
-    reply: storableText(reply),
-    model: exchange.model,
-    inputTokens: usage.input_tokens,
-    outputTokens: usage.output_tokens,
-    estimated: usage.estimated,
-    toolCalls:
+  const first = exchanges[0]?.exchange;
+  if (!first) throw new Error("storeValues: no exchange");
+  // One JSON parameter, not an array a column: a driver's array of text is its own format, and
+  // the text is made storable first, as JSON carries no lone surrogate PostgreSQL takes.
+  const rows = exchanges.map(({ exchange, guard }, n) => ({
+    n: n + 1,
+    aid: exchange.aid,
+    caller: exchange.caller,
+    chat_id: exchange.chatId,
+    question: storableText(exchange.question),
+    reply: storableText(exchange.reply),
+    model: storableText(exchange.model),
+    input_tokens: exchange.usage.input_tokens,
+    output_tokens: exchange.usage.output_tokens,
+    estimated: exchange.usage.estimated,
+    tool_calls:
       exchange.toolCalls.length > 0 ? storableJsonText(JSON.stringify(exchange.toolCalls)) : null,
-    askedAt: exchange.askedAt.toISOString(),
-    answeredAt: exchange.answeredAt.toISOString(),
-    ...accountedPeriods(exchange.answeredAt),
-  };
+    asked_at: exchange.askedAt.toISOString(),
+    answered_at: exchange.answeredAt.toISOString(),
+    guard_id: guard.id,
+  }));
+  return { exchanges: JSON.stringify(rows), ...accountedPeriods(first.answeredAt) };
 }
 
 /** Built once per database handle, guard and kept row, not by drizzle on every chat. */
-function storeStatement(db: Db, kind: Accounted["kind"], guard: StoreGuard, kept?: KeptRow) {
+function storeStatement(
+  db: Db,
+  kind: Accounted["kind"],
+  guard: Omit<StoreGuard, "id">,
+  kept?: KeptRow,
+) {
   const key = kept ? `${kind}_${guard.key}_${kept.key}` : `${kind}_${guard.key}`;
   return prepared(db, `store-${key}`, () =>
     storeQuery(db, kind, guard, kept).prepare(`store_${key}`),
   );
 }
 
-/** Exported with `storeValues` for the benchmark's baseline, which takes its text. */
+/**
+ * Exported with `storeValues` for the benchmark's baseline, which takes its text. Its
+ * `exchanges` are the JSON parameter's rows, `n` from 1; every row it writes of one agent or
+ * thread is written once, in their order, so that concurrent stores take them in one order.
+ */
 export function storeQuery(
   db: Db,
   kind: Accounted["kind"],
-  guard: Omit<StoreGuard, "values">,
+  guard: Omit<StoreGuard, "id" | "values">,
   kept?: Omit<KeptRow, "values">,
 ) {
   const p = (name: string) => sql.placeholder(name);
-  const [aid, caller, chatId] = [p("aid"), p("caller"), p("chatId")];
-  const [askedAt, answeredAt] = [p("askedAt"), p("answeredAt")];
-  const accounted: Accounted = {
-    aid,
-    kind,
-    model: p("model"),
-    inputTokens: p("inputTokens"),
-    outputTokens: p("outputTokens"),
-    day: p("day"),
-    month: p("month"),
-    hour: p("hour"),
-  };
+  const settle = settleUsage({ kind, day: p("day"), month: p("month"), hour: p("hour") });
   const clause = (name: string, query: SQL) => db.$with(name, {}).as(query);
-  const thread = db.$with("thread", { aid: sql<string>`aid` }).as(sql`
+  const exchanges = sql`SELECT * FROM json_to_recordset(${p("exchanges")}::text::json) AS e(n integer,
+      aid text, caller text, chat_id text, question text, reply text, model text,
+      input_tokens integer, output_tokens integer, estimated boolean, tool_calls text,
+      asked_at timestamptz, answered_at timestamptz, guard_id bigint)`;
+  const thread = sql`
       INSERT INTO chat_threads (aid, caller, chat_id, message_count, created_at, last_message_at)
-      SELECT ${aid}::text, ${caller}::text, ${chatId}::text, 2, ${askedAt}::timestamptz,
-        ${answeredAt}::timestamptz
-      WHERE EXISTS (SELECT 1 FROM guard)
+      SELECT e.aid, e.caller, e.chat_id, 2 * count(*), min(e.asked_at), max(e.answered_at)
+      FROM exchanges AS e JOIN settled AS s ON s.n = e.n
+      GROUP BY e.aid, e.caller, e.chat_id ORDER BY e.aid, e.caller, e.chat_id
       ON CONFLICT (aid, caller, chat_id) DO UPDATE
-        SET message_count = chat_threads.message_count + 2, last_message_at = EXCLUDED.last_message_at
-      RETURNING aid`);
-  const messages = clause(
-    "messages",
-    sql`
+        SET message_count = chat_threads.message_count + EXCLUDED.message_count,
+          last_message_at = EXCLUDED.last_message_at
+      RETURNING aid, caller, chat_id`;
+  const messages = sql`
       INSERT INTO chat_messages (aid, caller, chat_id, role, content, created_at,
         input_tokens, output_tokens, tokens_estimated, cost, tool_calls)
-      SELECT ${aid}::text, ${caller}::text, ${chatId}::text, m.role, m.content,
-        m.created_at::timestamptz, m.input_tokens, m.output_tokens, m.tokens_estimated, m.cost,
-        m.tool_calls
-      FROM thread, (VALUES
-          (1, 'user', ${p("question")}::text, ${askedAt}::text, NULL::integer, NULL::integer,
-            NULL::boolean, NULL::numeric, NULL::jsonb),
-          (2, 'assistant', ${p("reply")}::text, ${answeredAt}::text,
-            ${accounted.inputTokens}::integer, ${accounted.outputTokens}::integer,
-            ${p("estimated")}::boolean, (SELECT cost FROM price), ${p("toolCalls")}::jsonb))
+      SELECT e.aid, e.caller, e.chat_id, m.role, m.content, m.created_at, m.input_tokens,
+        m.output_tokens, m.tokens_estimated, m.cost, m.tool_calls
+      FROM exchanges AS e JOIN settled AS s ON s.n = e.n LEFT JOIN price AS p ON p.n = e.n,
+        LATERAL (VALUES
+          (1, 'user', e.question, e.asked_at, NULL::integer, NULL::integer, NULL::boolean,
+            NULL::numeric, NULL::jsonb),
+          (2, 'assistant', e.reply, e.answered_at, e.input_tokens, e.output_tokens, e.estimated,
+            p.cost, e.tool_calls::jsonb))
         AS m(position, role, content, created_at, input_tokens, output_tokens, tokens_estimated,
           cost, tool_calls)
-      -- The question gets the lower id: history and listings are ordered by id.
-      ORDER BY m.position`,
-  );
+      -- A question gets a lower id than its reply: history and listings are ordered by id.
+      ORDER BY e.n, m.position`;
   // The store takes no quota row (the next chat's reserve waits on it): tokens go to
   // agent_token_usage, taken in the same order by every store; the reserve only reads it.
-  const settle = settleUsage(accounted);
   return db
     .with(
+      clause("exchanges", exchanges),
       clause("price", settle.price),
       clause("guard", guard.build()),
       ...(guard.effects ? [clause("guard_effects", guard.effects())] : []),
-      thread,
-      messages,
+      clause("settled", settle.settled),
+      db.$with("thread", { aid: sql<string>`aid` }).as(thread),
+      clause("messages", messages),
       ...(kept ? [clause("kept", kept.build(p))] : []),
       clause("settle_tokens", settle.tokens),
       clause("settle_usage", settle.usage),
     )
     .select({
-      stored: sql<number>`count(*)::int`.mapWith(Number),
-      cost: sql<number | string | null>`(SELECT cost FROM price)::float8`,
+      stored: sql<boolean>`s.n IS NOT NULL`,
+      cost: sql<number | string | null>`p.cost::float8`,
     })
-    .from(thread);
+    .from(sql`exchanges AS e LEFT JOIN settled AS s ON s.n = e.n LEFT JOIN price AS p ON p.n = e.n`)
+    .orderBy(sql`e.n`);
 }

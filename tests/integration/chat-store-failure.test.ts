@@ -65,9 +65,8 @@ describe.skipIf(!TEST_DATABASE_URL)("a reply that cannot be stored, on postgres"
     const result = chat();
     const waiting = () =>
       monitor.unsafe(
-        `SELECT pid FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock'
-            AND query LIKE '%INSERT INTO chat_threads%'`,
+        `SELECT pid FROM pg_locks
+          WHERE relation = 'chat_threads'::regclass AND mode = 'RowExclusiveLock' AND NOT granted`,
       );
     await vi.waitFor(async () => expect(await waiting()).toHaveLength(1), { timeout: 10_000 });
     const past = TIMEOUT_MS * 2 - (performance.now() - started);

@@ -58,7 +58,11 @@ describe.each(DATABASE_KINDS)("unstorable text, on %s", (kind) => {
         askedAt: clock.now(),
         answeredAt: clock.now(),
       },
-      { key: "always", build: () => sql`SELECT 0::bigint AS held_tokens`, values: {} },
+      {
+        key: "always",
+        build: () => sql`SELECT n AS exchange_n, 0::bigint AS held_tokens FROM exchanges`,
+        id: 0,
+      },
       "message",
     );
     expect(stored).toBe(true);
