@@ -102,7 +102,7 @@ export function chatStatements(sql: postgres.Sql) {
         store,
         storeValues([{ exchange, guard: settleMessage(reservationId) }]),
       );
-      return row?.get("stored") === true;
+      return row !== undefined;
     },
   };
 }

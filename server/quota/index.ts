@@ -36,6 +36,6 @@ export {
 export { resetQuotaCounts } from "./reset";
 export * from "./schema";
 export type { Accounted } from "./settle";
-export { accountedPeriods, settleMessage, settleUsage } from "./settle";
+export { accountedPeriods, priceOf, settleMessage, settleUsage } from "./settle";
 export { withTokenUsage } from "./tokens";
 export * from "./view";

@@ -36,28 +36,33 @@ export function accountedPeriods(at: Date): { day: string; month: string; hour: 
 export function settleMessage(id: number): { key: string; build: () => SQL; id: number } {
   return {
     key: "reservation",
-    // The agents' locks first (server/kit/agent-lock.ts): a one-time filter, before any row.
+    // The agents' locks first (server/kit/agent-lock.ts): a one-time filter, before any row. The
+    // ids as an array, so that the reservations are found by their key however many there are.
     build: () =>
-      sql`DELETE FROM ${chatReservations} AS r USING exchanges AS e
-          WHERE r.id = e.guard_id AND ${agentsLockedShared(sql`SELECT aid FROM exchanges`)}
-          RETURNING e.n AS exchange_n, r.held_tokens`,
+      sql`DELETE FROM ${chatReservations}
+          WHERE ${chatReservations.id} = ANY (ARRAY(SELECT guard_id FROM exchanges))
+            AND ${agentsLockedShared(sql`SELECT aid FROM exchanges`)}
+          RETURNING ${chatReservations.id} AS guard_id, ${chatReservations.heldTokens}`,
     id,
   };
 }
 
+/** What a reply of `model` costs (null if its model has no price), its tokens as given. */
+export function priceOf(model: SQL, inputTokens: SQL, outputTokens: SQL): SQL {
+  const m = modelPrices;
+  return sql`(SELECT ${m.inputPerMillion} * ${inputTokens}::numeric / 1000000
+    + ${m.outputPerMillion} * ${outputTokens}::numeric / 1000000
+    FROM ${m} WHERE ${m.model} = ${model})`;
+}
+
 /**
  * The WITH clauses that count stored replies, over the statement's `exchanges` (server/threads)
- * and its `guard`: `price` (each exchange's cost, if its model has a price), `settled` (the
- * exchanges the guard kept, with their cost and hold), `tokens` (added to `agent_token_usage`,
- * their holds ended) and `usage` (their hour counted up), each agent's row written once, in the
- * agents' order, so that concurrent stores take them in one order.
+ * and its `guard`: `settled` (the exchanges the guard kept, each with its hold and its `cost`,
+ * null if its model has no price), `tokens` (added to `agent_token_usage`, their holds ended) and
+ * `usage` (their hour counted up), each agent's row written once, in the agents' order, so that
+ * concurrent stores take them in one order.
  */
-export function settleUsage(accounted: Accounted): {
-  price: SQL;
-  settled: SQL;
-  tokens: SQL;
-  usage: SQL;
-} {
+export function settleUsage(accounted: Accounted): { settled: SQL; tokens: SQL; usage: SQL } {
   const { kind, day, month, hour } = accounted;
   const t = agentTokenUsage;
   // The columns by their names in the database (the schema's keys are camelCase), as an
@@ -65,6 +70,7 @@ export function settleUsage(accounted: Accounted): {
   const column = (key: string) => sql`${sql.identifier(toSnakeCase(key))}`;
   // The hold ends: a chat's as its reservation recorded it (settleMessage), a run's one token.
   const held = kind === "message" ? sql`g.held_tokens` : sql`1`;
+  const cost = sql`coalesce(s.cost, 0)`;
   const inserted: SQL[] = [sql`s.aid`, sql`sum(s.held_tokens)::bigint`];
   const columns: SQL[] = [column("aid"), column("holdsSettled")];
   const updates: SQL[] = [
@@ -74,7 +80,7 @@ export function settleUsage(accounted: Accounted): {
     for (const [name, added] of [
       [budget.input, sql`sum(s.input_tokens)::bigint`],
       [budget.output, sql`sum(s.output_tokens)::bigint`],
-      [budget.cost, sql`sum(s.cost)`],
+      [budget.cost, sql`sum(${cost})`],
     ] as const) {
       columns.push(column(name));
       inserted.push(added);
@@ -93,12 +99,9 @@ export function settleUsage(accounted: Accounted): {
   }
   const u = usageHourly;
   return {
-    price: sql`SELECT e.n, ${modelPrices.inputPerMillion} * e.input_tokens::numeric / 1000000
-        + ${modelPrices.outputPerMillion} * e.output_tokens::numeric / 1000000 AS cost
-      FROM exchanges AS e JOIN ${modelPrices} ON ${modelPrices.model} = e.model`,
-    settled: sql`SELECT e.n, e.aid, e.input_tokens, e.output_tokens, coalesce(p.cost, 0) AS cost,
-        p.n IS NOT NULL AS priced, ${held} AS held_tokens
-      FROM exchanges AS e JOIN guard AS g ON g.exchange_n = e.n LEFT JOIN price AS p ON p.n = e.n`,
+    settled: sql`SELECT e.*, ${held} AS held_tokens,
+        ${priceOf(sql`e.model`, sql`e.input_tokens`, sql`e.output_tokens`)} AS cost
+      FROM exchanges AS e JOIN guard AS g ON g.guard_id = e.guard_id`,
     tokens: sql`INSERT INTO ${t} AS t (${sql.join(columns, sql`, `)})
       SELECT ${sql.join(inserted, sql`, `)} FROM settled AS s GROUP BY s.aid ORDER BY s.aid
       ON CONFLICT (aid) DO UPDATE SET ${sql.join(updates, sql`, `)}
@@ -106,7 +109,7 @@ export function settleUsage(accounted: Accounted): {
     usage: sql`INSERT INTO ${u} AS u (aid, hour, messages, runs, input_tokens, output_tokens, cost, unpriced)
       SELECT s.aid, ${hour}::timestamptz, ${kind === "message" ? sql`count(*)` : sql`0`},
         ${kind === "run" ? sql`count(*)` : sql`0`}, sum(s.input_tokens)::bigint,
-        sum(s.output_tokens)::bigint, sum(s.cost), count(*) FILTER (WHERE NOT s.priced)
+        sum(s.output_tokens)::bigint, sum(${cost}), count(*) FILTER (WHERE s.cost IS NULL)
       FROM settled AS s GROUP BY s.aid ORDER BY s.aid
       ON CONFLICT (aid, hour) DO UPDATE SET messages = u.messages + EXCLUDED.messages,
         runs = u.runs + EXCLUDED.runs, input_tokens = u.input_tokens + EXCLUDED.input_tokens,

@@ -16,6 +16,7 @@ import {
 } from "@/server/model-call";
 import { log } from "@/server/observability";
 import { fanOutSql } from "@/server/outbox";
+import { priceOf } from "@/server/quota";
 import {
   AGENT_CALLER,
   AUTONOMOUS_THREAD,
@@ -170,11 +171,12 @@ export async function storeRunReply(
         sql`UPDATE autonomous_runs SET outcome = 'succeeded', reply = e.reply,
             tool_calls = e.tool_calls::jsonb, finished_at = e.answered_at,
             input_tokens = e.input_tokens, output_tokens = e.output_tokens,
-            tokens_estimated = e.estimated, cost = (SELECT cost FROM price)
+            tokens_estimated = e.estimated,
+            cost = ${priceOf(sql`e.model`, sql`e.input_tokens`, sql`e.output_tokens`)}
           FROM exchanges AS e
           WHERE autonomous_runs.id = e.guard_id AND ${runInFlight}
             AND ${agentsLockedShared(sql`SELECT aid FROM exchanges`)}
-          RETURNING autonomous_runs.*, e.n AS exchange_n`,
+          RETURNING autonomous_runs.*, autonomous_runs.id AS guard_id`,
       // Its run.succeeded event, in the same statement: from the run as the guard wrote it.
       effects: () =>
         fanOutSql({

@@ -25,11 +25,11 @@ export type Exchange = ThreadRef & {
 };
 
 /**
- * A write over the statement's `exchanges` (see storeQuery) that returns a row for each exchange
- * it lets store, as `exchange_n` (a chat's reservation deleted, a run marked succeeded, each only
- * while still held); the exchanges it returns none for are not stored. A message's guard also
- * returns `held_tokens`, the tokens its reservation held, which settling releases. Each
- * exchange's row is its `guard_id`, so the statement is prepared once per `key` and kind.
+ * A write over the rows the statement's `exchanges` (see storeQuery) name by `guard_id` that
+ * returns, as `guard_id`, each it lets store (a chat's reservation deleted, a run marked
+ * succeeded, each only while still held); the exchanges it returns none for are not stored. A
+ * message's guard also returns `held_tokens`, the tokens its reservation held, which settling
+ * releases. Its values are the exchanges', so the statement is prepared once per `key` and kind.
  */
 export type StoreGuard = {
   key: string;
@@ -89,7 +89,7 @@ function batchOf(db: Db, guard: StoreGuard): Batcher<Batched, Stored> {
       // One statement counts in one hour.
       group: ({ exchange }) => accountedPeriods(exchange.answeredAt).hour,
       max: 32,
-      inFlight: 2,
+      inFlight: 1,
       alone: (error) => codesOf(error).some((code) => ALONE.test(code)),
     });
     byGuard.set(guard.key, batch);
@@ -116,10 +116,15 @@ export async function storeExchanges(
   const rows = await storeStatement(db, kind, first.guard, kept).execute(
     kept ? { ...values, ...kept.values } : values,
   );
-  return rows.map((row) => ({
-    stored: row.stored,
-    cost: row.cost === null || row.cost === undefined ? null : Number(row.cost),
-  }));
+  // A row for each exchange stored, by its place (`n`, from 1); none for the others.
+  const stored = new Map(rows.map((row) => [row.n, row.cost]));
+  return exchanges.map((_, i) => {
+    const cost = stored.get(i + 1);
+    return {
+      stored: cost !== undefined,
+      cost: cost === null || cost === undefined ? null : Number(cost),
+    };
+  });
 }
 
 /** Exported with `storeQuery` for the benchmark's baseline (bench/baseline.ts). */
@@ -183,9 +188,8 @@ export function storeQuery(
       asked_at timestamptz, answered_at timestamptz, guard_id bigint)`;
   const thread = sql`
       INSERT INTO chat_threads (aid, caller, chat_id, message_count, created_at, last_message_at)
-      SELECT e.aid, e.caller, e.chat_id, 2 * count(*), min(e.asked_at), max(e.answered_at)
-      FROM exchanges AS e JOIN settled AS s ON s.n = e.n
-      GROUP BY e.aid, e.caller, e.chat_id ORDER BY e.aid, e.caller, e.chat_id
+      SELECT s.aid, s.caller, s.chat_id, 2 * count(*), min(s.asked_at), max(s.answered_at)
+      FROM settled AS s GROUP BY s.aid, s.caller, s.chat_id ORDER BY s.aid, s.caller, s.chat_id
       ON CONFLICT (aid, caller, chat_id) DO UPDATE
         SET message_count = chat_threads.message_count + EXCLUDED.message_count,
           last_message_at = EXCLUDED.last_message_at
@@ -193,24 +197,22 @@ export function storeQuery(
   const messages = sql`
       INSERT INTO chat_messages (aid, caller, chat_id, role, content, created_at,
         input_tokens, output_tokens, tokens_estimated, cost, tool_calls)
-      SELECT e.aid, e.caller, e.chat_id, m.role, m.content, m.created_at, m.input_tokens,
+      SELECT s.aid, s.caller, s.chat_id, m.role, m.content, m.created_at, m.input_tokens,
         m.output_tokens, m.tokens_estimated, m.cost, m.tool_calls
-      FROM exchanges AS e JOIN settled AS s ON s.n = e.n LEFT JOIN price AS p ON p.n = e.n,
-        LATERAL (VALUES
-          (1, 'user', e.question, e.asked_at, NULL::integer, NULL::integer, NULL::boolean,
+      FROM settled AS s, LATERAL (VALUES
+          (1, 'user', s.question, s.asked_at, NULL::integer, NULL::integer, NULL::boolean,
             NULL::numeric, NULL::jsonb),
-          (2, 'assistant', e.reply, e.answered_at, e.input_tokens, e.output_tokens, e.estimated,
-            p.cost, e.tool_calls::jsonb))
+          (2, 'assistant', s.reply, s.answered_at, s.input_tokens, s.output_tokens, s.estimated,
+            s.cost, s.tool_calls::jsonb))
         AS m(position, role, content, created_at, input_tokens, output_tokens, tokens_estimated,
           cost, tool_calls)
       -- A question gets a lower id than its reply: history and listings are ordered by id.
-      ORDER BY e.n, m.position`;
+      ORDER BY s.n, m.position`;
   // The store takes no quota row (the next chat's reserve waits on it): tokens go to
   // agent_token_usage, taken in the same order by every store; the reserve only reads it.
   return db
     .with(
       clause("exchanges", exchanges),
-      clause("price", settle.price),
       clause("guard", guard.build()),
       ...(guard.effects ? [clause("guard_effects", guard.effects())] : []),
       clause("settled", settle.settled),
@@ -221,9 +223,8 @@ export function storeQuery(
       clause("settle_usage", settle.usage),
     )
     .select({
-      stored: sql<boolean>`s.n IS NOT NULL`,
-      cost: sql<number | string | null>`p.cost::float8`,
+      n: sql<number>`s.n`,
+      cost: sql<number | string | null>`s.cost::float8`,
     })
-    .from(sql`exchanges AS e LEFT JOIN settled AS s ON s.n = e.n LEFT JOIN price AS p ON p.n = e.n`)
-    .orderBy(sql`e.n`);
+    .from(sql`settled AS s`);
 }

@@ -60,7 +60,7 @@ describe.each(DATABASE_KINDS)("unstorable text, on %s", (kind) => {
       },
       {
         key: "always",
-        build: () => sql`SELECT n AS exchange_n, 0::bigint AS held_tokens FROM exchanges`,
+        build: () => sql`SELECT guard_id, 0::bigint AS held_tokens FROM exchanges`,
         id: 0,
       },
       "message",
