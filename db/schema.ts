@@ -258,9 +258,10 @@ export const chatReservations = pgTable(
   "chat_reservations",
   {
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    aid: text()
-      .notNull()
-      .references(() => agents.aid, { onDelete: "cascade" }),
+    // No foreign key to the agent: one is written only beside its quota row's count, and the
+    // check cost every opening a statement and a share lock on the agent's row; an agent's
+    // deletion deletes its reservations (server/agents).
+    aid: text().notNull(),
     day: date({ mode: "string" }).notNull(),
     month: date({ mode: "string" }).notNull(),
     reservedAt: timestamptz().notNull(),

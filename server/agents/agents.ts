@@ -8,6 +8,7 @@ import {
   agentQuotaView,
   agents,
   chatMessages,
+  chatReservations,
 } from "@/db/schema";
 import { type AuditSource, recordChange } from "@/server/audit";
 import type { AuthKeys } from "@/server/auth";
@@ -243,8 +244,8 @@ export async function upsertAgent(
 }
 
 /**
- * Deletes the agent and everything its own in one DELETE (the foreign keys cascade); chats in
- * flight then fail, counting nothing. Its `agent.deleted` event carries the record as read.
+ * Deletes the agent and everything its own (the foreign keys cascade, and its messages and chat
+ * reservations are deleted beside it); chats in flight then fail, counting nothing. Its `agent.deleted` event carries the record as read.
  */
 export async function deleteAgent(
   { db, clock, ...source }: AgentsContext & AuditSource,
@@ -263,8 +264,10 @@ export async function deleteAgent(
     const record = await getAgent({ db: tx, clock }, aid);
     await tx.delete(agents).where(eq(agents.aid, aid));
     // After the agent's row, whose delete waits for a reply being stored (its thread's row):
-    // messages have no foreign key to cascade from.
+    // messages and reservations have no foreign key to cascade from. A chat in flight then finds
+    // its reservation gone, and stores nothing.
     await tx.delete(chatMessages).where(eq(chatMessages.aid, aid));
+    await tx.delete(chatReservations).where(eq(chatReservations.aid, aid));
     await emitEvent(tx, { type: "agent.deleted", at: now, data: record });
     await recordChange(tx, source, {
       at: now,

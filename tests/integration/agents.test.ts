@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { agentQuotas, agents, chatMessages } from "@/db/schema";
+import { agentQuotas, agents, chatMessages, chatReservations } from "@/db/schema";
+import { openChat } from "@/server/chat";
 import { fixedClock } from "@/server/kit/clock";
 import { callerFor, problemOf, testConfig } from "../helpers/context";
 import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
@@ -260,7 +261,20 @@ describe.each(DATABASE_KINDS)("agents on %s", (kind) => {
           async (error: unknown) => (await problemOf(Promise.reject(error))).code,
         ),
     );
+    // And one whose use is held (its model still answering): its reservation goes with the agent.
+    const held = await openChat(
+      { db: testDatabase().db, clock },
+      { aid: "gone", caller: { kind: "admin" }, chatId: "held", inputChars: 1 },
+      { historyMessages: 20, historyMaxChars: 10_000 },
+    );
+    expect(held.outcome).toBe("opened");
     await caller().agents.delete({ aid: "gone" });
+    expect(
+      await testDatabase()
+        .db.select()
+        .from(chatReservations)
+        .where(eq(chatReservations.aid, "gone")),
+    ).toEqual([]);
     for (const outcome of await Promise.all(chats))
       expect(["stored", "agent_not_found"]).toContain(outcome);
     expect(await messagesOf("gone")).toBe(0);
