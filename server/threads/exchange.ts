@@ -52,11 +52,13 @@ export type KeptRow = {
   values: Record<string, unknown>;
 };
 
-export type Stored = { stored: boolean; cost: number | null };
+type Stored = { stored: boolean; cost: number | null };
 
 /**
  * Writes a question and its reply, only if `guard` returned a row, settling the use. A chat's
- * exchange without a kept row may share its statement with others of the process (store-batch.ts).
+ * exchange without a kept row shares its statement with the others of the process that end at
+ * the same time (server/kit/batches.ts). Text is made storable once more here, so nothing
+ * reaching a row another way can fail it.
  */
 export async function storeExchange(
   db: Db,
@@ -104,7 +106,7 @@ const ALONE = /^(22|23)...$|^40P01$|^40001$/;
  * Stores `exchanges`, of one hour and guarded alike (`guard.key`), in one statement; what each
  * of them came to, in their order.
  */
-export async function storeExchanges(
+async function storeExchanges(
   db: Db,
   exchanges: ReadonlyArray<{ exchange: Exchange; guard: StoreGuard }>,
   kind: Accounted["kind"],
