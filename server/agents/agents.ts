@@ -245,7 +245,8 @@ export async function upsertAgent(
 
 /**
  * Deletes the agent and everything its own (the foreign keys cascade, and its messages and chat
- * reservations are deleted beside it); chats in flight then fail, counting nothing. Its `agent.deleted` event carries the record as read.
+ * reservations are deleted beside it); chats in flight then fail, counting nothing. Its
+ * `agent.deleted` event carries the record as read.
  */
 export async function deleteAgent(
   { db, clock, ...source }: AgentsContext & AuditSource,

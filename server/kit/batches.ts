@@ -39,8 +39,9 @@ export function batcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R> {
       await runInto(entries);
     } catch (error) {
       if (entries.length > 1 && options.alone(error)) {
-        // One item's failure (its data, a deadlock) fails only that one.
-        await Promise.all(entries.map((entry) => runInto([entry]).catch(entry.reject)));
+        // One item's failure (its data, a deadlock) fails only that one; one at a time, as the
+        // batch's own slot, so the retries keep to `inFlight` and cannot deadlock each other.
+        for (const entry of entries) await runInto([entry]).catch(entry.reject);
       } else for (const entry of entries) entry.reject(error);
     }
   };
