@@ -85,13 +85,15 @@ export function chatStatements(sql: postgres.Sql) {
       run(
         opening,
         openingValues(
-          {
-            aid: thread.aid,
-            caller: { kind: "anonymous", addressHash: thread.addressHash },
-            chatId: thread.chatId,
-            // The question is not counted in the hold: the baseline's agents have no budgets.
-            inputChars: 0,
-          },
+          [
+            {
+              aid: thread.aid,
+              caller: { kind: "anonymous", addressHash: thread.addressHash },
+              chatId: thread.chatId,
+              // The question is not counted in the hold: the baseline's agents have no budgets.
+              inputChars: 0,
+            },
+          ],
           now,
           { historyMessages, historyMaxChars: 24_000 },
         ),

@@ -28,6 +28,16 @@ export function codesOf(error: unknown): string[] {
   return codes;
 }
 
+/**
+ * A data exception, a broken constraint, a deadlock, a serialization failure: what may be one
+ * row's own doing, so that a statement of several rows that failed so is tried again row by row.
+ */
+export function mayBeOneRowsDoing(error: unknown): boolean {
+  return codesOf(error).some((code) => ONE_ROWS_DOING.test(code));
+}
+
+const ONE_ROWS_DOING = /^(22|23)...$|^40P01$|^40001$/;
+
 export const TOO_MANY_CONNECTIONS = "53300";
 
 // postgres.js connection failures and the server-side codes of a database that is going away.

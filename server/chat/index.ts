@@ -1,5 +1,6 @@
 // GET /{aid}/chat: opening a chat in one statement, the model call, the reply, its outcome.
 
+export type { OpeningKind } from "./admission-statement";
 export { cancelChat } from "./cancel";
 export {
   type Ask,
@@ -12,7 +13,7 @@ export {
 } from "./chat";
 export type { Opening } from "./opening";
 export { openChat } from "./opening";
-export { type OpeningKind, openingQuery, openingValues } from "./opening-statement";
+export { openingQuery, openingValues } from "./opening-statement";
 export { resumeChat, type TurnOutcome } from "./paused";
 export { purgeOldChatWindows, rateLimitHeaders } from "./rate-limit";
 export { replyText, waitingSentence } from "./reply";

@@ -19,14 +19,13 @@ import { historyFromJson } from "@/server/threads";
 import {
   admissionStatement,
   admissionValues,
-  type OpeningRequest,
   openingKind,
-  openingStatement,
-  openingValues,
   quotaRefusalStatement,
   rateRefusalStatement,
   refusalValues,
-} from "./opening-statement";
+} from "./admission-statement";
+import { opener } from "./opening-batch";
+import type { OpeningRequest } from "./opening-statement";
 import { type RateLimit, rateLimitAfter } from "./rate-limit";
 
 /** A chat that may go to the model: its use is reserved (server/quota) as `reservationId`. */
@@ -55,8 +54,8 @@ export type Opening =
 const openings = new KeyedGate();
 
 /**
- * Everything a chat needs before its model call, in one statement (opening-statement.ts). A
- * refusal reads and counts what only a refusal needs afterwards.
+ * Everything a chat needs before its model call, in one statement (opening-statement.ts) with the
+ * process's other chats opening at once. A refusal reads and counts what only it needs afterwards.
  */
 export async function openChat(
   { db, clock }: { db: Db; clock: Clock },
@@ -64,11 +63,9 @@ export async function openChat(
   config: Pick<ChatConfig, "historyMessages" | "historyMaxChars">,
 ): Promise<Opening> {
   const { aid, caller } = request;
-  const statement = openingStatement(db, openingKind(caller));
+  const open = opener({ db, clock }, openingKind(caller), config);
   for (let attempt = 0; ; attempt++) {
-    const now = clock.now();
-    const values = openingValues(request, now, config);
-    const [row] = await openings.run(aid, () => statement.execute(values));
+    const { row, now } = await openings.run(aid, () => open(request));
     // No agent in the snapshot: nothing was counted (its quota and rate rows are written after it).
     if (!row) return { outcome: "not_found" };
     // Paused: refused whoever asks (admitted is false for it too, so nothing was counted).

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lt, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, inArray, isNull, lt, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { rowFromJson } from "@/db/drizzle-internals";
 import {
@@ -28,36 +28,28 @@ export function reservePeriods(now: Date) {
 }
 
 /**
- * A chat's message use reserved, as WITH clauses of its opening statement: `counted` counts one
- * use and holds `hold` tokens if `when` holds and every limit has room, returning the quota row
- * as JSON (cheaper to carry through the plan than twenty columns); `reserved` records both in
- * `chat_reservations`, the row the settle or the release deletes.
+ * Chats' message uses, as WITH clauses: `counted` counts one of each agent `which` selects, holding
+ * `hold(aid)` tokens, where every limit has room, returning its quota row as JSON; `reserved`
+ * records each in `chat_reservations`, the row the settle or the release deletes.
  */
 export function reserveMessage(
   db: Db,
   {
-    aid,
-    when,
+    which,
     hold,
     day,
     month,
     now,
   }: {
-    aid: string | SQLWrapper;
-    when: SQL;
-    hold: SQL;
+    which: SQL;
+    hold: (aid: SQLWrapper) => SQL;
     day: unknown;
     month: unknown;
     now: unknown;
   },
 ) {
   const counted = db.$with("counted").as(
-    countUse(db, "message", and(eq(agentQuotas.aid, aid), when) ?? sql`false`, {
-      day,
-      month,
-      now,
-      hold,
-    }).returning({
+    countUse(db, "message", which, { day, month, now, hold: hold(agentQuotas.aid) }).returning({
       aid: agentQuotas.aid,
       quota: sql<unknown>`to_json(${agentQuotas})`.as("quota_json"),
     }),
@@ -68,8 +60,9 @@ export function reserveMessage(
     })
     .as(
       sql`INSERT INTO ${chatReservations} (aid, day, month, reserved_at, held_tokens)
-        SELECT aid, ${day}::date, ${month}::date, ${now}::timestamptz, ${hold} FROM ${counted}
-        RETURNING id AS reservation_id`,
+        SELECT c.aid, ${day}::date, ${month}::date, ${now}::timestamptz, ${hold(sql`c.aid`)}
+        FROM ${counted} AS c
+        RETURNING id AS reservation_id, aid`,
     );
   return { counted, reserved };
 }

@@ -1,7 +1,7 @@
 import { type Placeholder, type SQL, sql } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
-import { codesOf } from "@/db/failures";
+import { mayBeOneRowsDoing } from "@/db/failures";
 import { prepared } from "@/db/prepared";
 import type { StoredToolCall } from "@/db/schema";
 import { type Batcher, batcher } from "@/server/kit/batches";
@@ -92,15 +92,12 @@ function batchOf(db: Db, guard: StoreGuard): Batcher<Batched, Stored> {
       group: ({ exchange }) => accountedPeriods(exchange.answeredAt).hour,
       max: 32,
       inFlight: 1,
-      alone: (error) => codesOf(error).some((code) => ALONE.test(code)),
+      alone: mayBeOneRowsDoing,
     });
     byGuard.set(guard.key, batch);
   }
   return batch;
 }
-
-/** A data exception, a broken constraint, a deadlock: what may be one exchange's own doing. */
-const ALONE = /^(22|23)...$|^40P01$|^40001$/;
 
 /**
  * Stores `exchanges`, of one hour and guarded alike (`guard.key`), in one statement; what each

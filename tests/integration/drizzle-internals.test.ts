@@ -83,7 +83,7 @@ describe.each(DATABASE_KINDS)("rows mapped by a plan on %s", (kind) => {
     await callerFor(db, { clock }).agents.upsert({ aid: "mapped" } as { aid: string });
     const opening = openingQuery(db, "admin").prepare("mapped_opening") as unknown as Prepared;
     const values = openingValues(
-      { aid: "mapped", caller: { kind: "admin" }, chatId: "t", inputChars: 1 },
+      [{ aid: "mapped", caller: { kind: "admin" }, chatId: "t", inputChars: 1 }],
       clock.now(),
       { historyMessages: 20, historyMaxChars: 10_000 },
     );

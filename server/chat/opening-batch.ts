@@ -1,0 +1,65 @@
+import { PgTransaction } from "drizzle-orm/pg-core";
+import type { Db } from "@/db/client";
+import { mayBeOneRowsDoing } from "@/db/failures";
+import type { ChatConfig } from "@/server/frame/config";
+import { type Batcher, batcher } from "@/server/kit/batches";
+import type { Clock } from "@/server/kit/clock";
+import type { OpeningKind } from "./admission-statement";
+import { type OpeningRequest, openingStatement, openingValues } from "./opening-statement";
+
+type OpeningRow = Awaited<ReturnType<ReturnType<typeof openingStatement>["execute"]>>[number];
+
+/** An opening's row (none if there is no such agent) and the time it was opened at. */
+export type Opened = { row: OpeningRow | undefined; now: Date };
+
+type Config = Pick<ChatConfig, "historyMessages" | "historyMaxChars">;
+
+type Batches = Map<string, Batcher<OpeningRequest, Opened>>;
+
+const batches = new WeakMap<Db, WeakMap<Clock, Batches>>();
+
+/** Opens chats of `kind`, those a process opens at once in one statement (server/kit/batches.ts). */
+export function opener(
+  { db, clock }: { db: Db; clock: Clock },
+  kind: OpeningKind,
+  config: Config,
+): (request: OpeningRequest) => Promise<Opened> {
+  const openAll = async (requests: OpeningRequest[]): Promise<Opened[]> => {
+    const now = clock.now();
+    const rows = await openingStatement(db, kind).execute(openingValues(requests, now, config));
+    // A row for each request whose agent exists, by its place (`n`, from 1).
+    const byPlace = new Map(rows.map((row) => [row.n, row]));
+    return requests.map((_, i) => ({ row: byPlace.get(i + 1), now }));
+  };
+  if (db instanceof PgTransaction)
+    return async (request) => (await openAll([request]))[0] as Opened;
+  const byClock = batches.get(db) ?? new WeakMap<Clock, Batches>();
+  batches.set(db, byClock);
+  const byKey: Batches = byClock.get(clock) ?? new Map();
+  byClock.set(clock, byKey);
+  const key = `${kind}:${config.historyMessages}:${config.historyMaxChars}`;
+  let batch = byKey.get(key);
+  if (!batch) {
+    batch = batcher({
+      run: (requests) => inDistinctAgents(requests, openAll),
+      group: () => key,
+      max: 32,
+      inFlight: 1,
+      alone: mayBeOneRowsDoing,
+    });
+    byKey.set(key, batch);
+  }
+  const opening = batch;
+  return (request) => opening.add(request);
+}
+
+/** A statement counts an agent's use once: two of one agent (not through openChat) go in turn. */
+async function inDistinctAgents<R>(
+  requests: OpeningRequest[],
+  open: (requests: OpeningRequest[]) => Promise<R[]>,
+): Promise<R[]> {
+  if (new Set(requests.map(({ aid }) => aid)).size === requests.length) return open(requests);
+  const results: R[] = [];
+  for (const request of requests) results.push(...(await open([request])));
+  return results;
+}
