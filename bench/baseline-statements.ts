@@ -51,7 +51,7 @@ function statementOf(query: Query): Statement {
 export function chatStatements(sql: postgres.Sql) {
   // Only to build the texts: nothing is executed through drizzle.
   const db = drizzle(sql, { schema, casing: "snake_case" }) as unknown as Db;
-  const opening = statementOf(openingQuery(db, "public"));
+  const opening = statementOf(openingQuery(db, "public", false));
   const store = statementOf(storeQuery(db, "message", settleMessage(0)));
 
   const run = async (statement: Statement, values: Record<string, unknown>) => {

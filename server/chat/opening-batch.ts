@@ -26,7 +26,8 @@ export function opener(
 ): (request: OpeningRequest) => Promise<Opened> {
   const openAll = async (requests: OpeningRequest[]): Promise<Opened[]> => {
     const now = clock.now();
-    const rows = await openingStatement(db, kind).execute(openingValues(requests, now, config));
+    const statement = openingStatement(db, kind, requests.length > 1);
+    const rows = await statement.execute(openingValues(requests, now, config));
     // A row for each request whose agent exists, by its place (`n`, from 1).
     const byPlace = new Map(rows.map((row) => [row.n, row]));
     return requests.map((_, i) => ({ row: byPlace.get(i + 1), now }));

@@ -19,9 +19,11 @@ import { RATE_WINDOW_MS } from "./rate-limit";
 /** `inputChars`: the question's and any history the caller sends (counted in the hold). */
 export type OpeningRequest = { aid: string; caller: Caller; chatId: string; inputChars: number };
 
-export function openingStatement(db: Db, kind: OpeningKind) {
-  return prepared(db, `chat-opening-${kind}`, () =>
-    openingQuery(db, kind).prepare(`chat_opening_${kind}`),
+/** `several`: for more than one request, whose quota rows it locks in order first. */
+export function openingStatement(db: Db, kind: OpeningKind, several: boolean) {
+  const name = several ? `${kind}_several` : kind;
+  return prepared(db, `chat-opening-${name}`, () =>
+    openingQuery(db, kind, several).prepare(`chat_opening_${name}`),
   );
 }
 
@@ -71,13 +73,16 @@ const AGENT_COLUMNS = {
  * rate window, one message use reserved with its input's tokens held, the thread's history; each
  * step only if those before it passed. Rows are taken table by table in the agents' order.
  */
-export function openingQuery(db: Db, kind: OpeningKind) {
+export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
   const p = (name: string) => sql.placeholder(name);
   const now = sql`${p("now")}::timestamptz`;
   const clause = (name: string, query: SQL) => db.$with(name, {}).as(query);
   const withKey = kind === "key";
+  // A range the planner guesses holds few of the rows (true of every one): at its guess of 100
+  // requests it hashed each join of these few rows and scanned every agent.
   const requests = sql`SELECT * FROM json_to_recordset(${p("openings")}::text::json) AS r(n integer,
-      aid text, caller text, chat_id text, input_chars bigint, key_id text, key_hash text)`;
+      aid text, caller text, chat_id text, input_chars bigint, key_id text, key_hash text)
+    WHERE r.n >= 1 AND r.n <= 2147483647`;
   // Each agent's lock before any row (server/kit/agent-lock.ts): a one-time filter.
   const agent = db.$with("agent").as(
     db
@@ -133,11 +138,15 @@ export function openingQuery(db: Db, kind: OpeningKind) {
       ? sql`SELECT aid FROM admitted`
       : sql`SELECT aid FROM admitted WHERE rpm IS NULL OR aid IN (SELECT aid FROM rate)`;
   const q = agentQuotas;
-  const locked = sql`SELECT ${q.aid} FROM ${q} WHERE ${q.aid} IN (SELECT aid FROM eligible)
-      ORDER BY ${q.aid} FOR NO KEY UPDATE`;
+  // Sorted before the first lock is taken: the history is read and the hold worked out first. A
+  // lone opening leaves the lock to its update (a lock of its own writes to the log).
+  const toCount = several
+    ? sql`SELECT ${q.aid}, hold.held_tokens FROM ${q} JOIN hold ON hold.aid = ${q.aid}
+      WHERE ${q.aid} IN (SELECT aid FROM eligible) ORDER BY ${q.aid} FOR NO KEY UPDATE OF ${q}`
+    : sql`SELECT aid, held_tokens FROM hold WHERE aid IN (SELECT aid FROM eligible)`;
   const { counted, reserved } = reserveMessage(db, {
-    which: sql`${q.aid} IN (SELECT aid FROM quota_locked)`,
-    hold: (aid) => sql`(SELECT held_tokens FROM hold WHERE hold.aid = ${aid})`,
+    toCount: sql`to_count`,
+    lone: !several,
     day: p("day"),
     month: p("month"),
     now: p("now"),
@@ -151,7 +160,7 @@ export function openingQuery(db: Db, kind: OpeningKind) {
     clause("history", history),
     clause("hold", inputHold(p("historyMaxChars"))),
     clause("eligible", eligible),
-    clause("quota_locked", locked),
+    clause("to_count", toCount),
     counted,
     reserved,
   ];

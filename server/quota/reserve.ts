@@ -1,4 +1,4 @@
-import { and, inArray, isNull, lt, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, inArray, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { rowFromJson } from "@/db/drizzle-internals";
 import {
@@ -28,31 +28,34 @@ export function reservePeriods(now: Date) {
 }
 
 /**
- * Chats' message uses, as WITH clauses: `counted` counts one of each agent `which` selects, holding
- * `hold(aid)` tokens, where every limit has room, returning its quota row as JSON; `reserved`
- * records each in `chat_reservations`, the row the settle or the release deletes.
+ * Chats' message uses, as WITH clauses: `counted` counts one for each agent of `toCount` (a clause
+ * of `aid` and `held_tokens`, of one row if `lone`), holding those tokens, where every limit has
+ * room, returning its quota row as JSON; `reserved` records each in `chat_reservations`, the row
+ * the settle or the release deletes. A lone row is read as a value, not joined: a join is checked
+ * again, whole, when the update waits for a concurrent one, and that wait holds the next chat up.
  */
 export function reserveMessage(
   db: Db,
   {
-    which,
-    hold,
+    toCount,
+    lone,
     day,
     month,
     now,
-  }: {
-    which: SQL;
-    hold: (aid: SQLWrapper) => SQL;
-    day: unknown;
-    month: unknown;
-    now: unknown;
-  },
+  }: { toCount: SQL; lone: boolean; day: unknown; month: unknown; now: unknown },
 ) {
+  const which = lone
+    ? sql`${agentQuotas.aid} = (SELECT aid FROM ${toCount})`
+    : sql`${agentQuotas.aid} = ${toCount}.aid`;
+  const hold = lone ? sql`(SELECT held_tokens FROM ${toCount})` : sql`${toCount}.held_tokens`;
   const counted = db.$with("counted").as(
-    countUse(db, "message", which, { day, month, now, hold: hold(agentQuotas.aid) }).returning({
-      aid: agentQuotas.aid,
-      quota: sql<unknown>`to_json(${agentQuotas})`.as("quota_json"),
-    }),
+    countUse(db, "message", which, { day, month, now, hold }, lone ? undefined : toCount).returning(
+      {
+        aid: agentQuotas.aid,
+        quota: sql<unknown>`to_json(${agentQuotas})`.as("quota_json"),
+        held: sql<number>`${hold}`.as("held_tokens"),
+      },
+    ),
   );
   const reserved = db
     .$with("reserved", {
@@ -60,7 +63,7 @@ export function reserveMessage(
     })
     .as(
       sql`INSERT INTO ${chatReservations} (aid, day, month, reserved_at, held_tokens)
-        SELECT c.aid, ${day}::date, ${month}::date, ${now}::timestamptz, ${hold(sql`c.aid`)}
+        SELECT c.aid, ${day}::date, ${month}::date, ${now}::timestamptz, c.held_tokens
         FROM ${counted} AS c
         RETURNING id AS reservation_id, aid`,
     );
@@ -154,6 +157,7 @@ function countUse(
   kind: QuotaKind,
   which: SQL,
   { day, month, now, hold }: { day: unknown; month: unknown; now: unknown; hold: SQL },
+  from?: SQL,
 ) {
   const counters = COUNTERS[kind];
   const set: Record<string, unknown> = {
@@ -170,8 +174,9 @@ function countUse(
       lt(effectiveCount(counter, day, month), agentQuotas[counter.limit]),
     ),
   );
-  return db
-    .update(agentQuotas)
-    .set(set)
-    .where(and(which, ...withinLimits, withinTokenBudgets(day, month, hold)));
+  const update = db.update(agentQuotas).set(set);
+  // As the plain update's type: its returning() is only given explicit fields, mapped alike.
+  return (from ? (update.from(from) as unknown as typeof update) : update).where(
+    and(which, ...withinLimits, withinTokenBudgets(day, month, hold)),
+  );
 }

@@ -81,7 +81,9 @@ describe.each(DATABASE_KINDS)("rows mapped by a plan on %s", (kind) => {
   it("maps the chat's opening and store statements as drizzle does", async () => {
     const { db } = testDatabase();
     await callerFor(db, { clock }).agents.upsert({ aid: "mapped" } as { aid: string });
-    const opening = openingQuery(db, "admin").prepare("mapped_opening") as unknown as Prepared;
+    const opening = openingQuery(db, "admin", true).prepare(
+      "mapped_opening",
+    ) as unknown as Prepared;
     const values = openingValues(
       [{ aid: "mapped", caller: { kind: "admin" }, chatId: "t", inputChars: 1 }],
       clock.now(),
