@@ -78,8 +78,7 @@ export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
   const now = sql`${p("now")}::timestamptz`;
   const clause = (name: string, query: SQL) => db.$with(name, {}).as(query);
   const withKey = kind === "key";
-  // A range the planner guesses holds few of the rows (true of every one): at its guess of 100
-  // requests it hashed each join of these few rows and scanned every agent.
+  // A range the planner guesses few rows pass (all do): at 100 it hashed every join of these few.
   const requests = sql`SELECT * FROM json_to_recordset(${p("openings")}::text::json) AS r(n integer,
       aid text, caller text, chat_id text, input_chars bigint, key_id text, key_hash text)
     WHERE r.n >= 1 AND r.n <= 2147483647`;
@@ -138,8 +137,7 @@ export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
       ? sql`SELECT aid FROM admitted`
       : sql`SELECT aid FROM admitted WHERE rpm IS NULL OR aid IN (SELECT aid FROM rate)`;
   const q = agentQuotas;
-  // Sorted before the first lock is taken: the history is read and the hold worked out first. A
-  // lone opening leaves the lock to its update (a lock of its own writes to the log).
+  // Sorted before the first lock: history read, hold worked out. A lone one leaves it to its update.
   const toCount = several
     ? sql`SELECT ${q.aid}, hold.held_tokens FROM ${q} JOIN hold ON hold.aid = ${q.aid}
       WHERE ${q.aid} IN (SELECT aid FROM eligible) ORDER BY ${q.aid} FOR NO KEY UPDATE OF ${q}`

@@ -23,7 +23,6 @@ type Entry<I, R> = { item: I; resolve: (result: R) => void; reject: (error: unkn
 export function batcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R> {
   const queue: Entry<I, R>[] = [];
   let running = 0;
-  let scheduled = false;
 
   const runInto = async (entries: Entry<I, R>[]) => {
     const results = await options.run(entries.map((entry) => entry.item));
@@ -47,7 +46,6 @@ export function batcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R> {
   };
 
   const next = () => {
-    scheduled = false;
     while (running < options.inFlight && queue.length > 0) {
       const key = options.group((queue[0] as Entry<I, R>).item);
       const taken: Entry<I, R>[] = [];
@@ -69,11 +67,8 @@ export function batcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R> {
     add(item) {
       return new Promise<R>((resolve, reject) => {
         queue.push({ item, resolve, reject });
-        // The items that arrive in this turn of the event loop go together.
-        if (!scheduled && running < options.inFlight) {
-          scheduled = true;
-          setImmediate(next);
-        }
+        // Not held to the turn's end: a turn is a wait under load, and a busy agent's go one by one.
+        if (running < options.inFlight) next();
       });
     },
   };

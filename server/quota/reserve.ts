@@ -28,11 +28,9 @@ export function reservePeriods(now: Date) {
 }
 
 /**
- * Chats' message uses, as WITH clauses: `counted` counts one for each agent of `toCount` (a clause
- * of `aid` and `held_tokens`, of one row if `lone`), holding those tokens, where every limit has
- * room, returning its quota row as JSON; `reserved` records each in `chat_reservations`, the row
- * the settle or the release deletes. A lone row is read as a value, not joined: a join is checked
- * again, whole, when the update waits for a concurrent one, and that wait holds the next chat up.
+ * Chats' message uses, as WITH clauses: `counted` counts one for each agent of `toCount` (`aid`,
+ * `held_tokens`; a value if `lone`, as a join is checked again whole after a wait), holding those
+ * tokens where every limit has room, returning its quota row as JSON; `reserved` records each.
  */
 export function reserveMessage(
   db: Db,

@@ -35,31 +35,25 @@ function recorded(
 }
 
 describe("batcher", () => {
-  it("sends items of one turn together and those that come while it runs in the next", async () => {
+  it("sends a lone item at once, and those that come while it runs together after it", async () => {
     const { batch, batches, releaseAll } = recorded();
-    const first = ["a1", "a2", "a3"].map((item) => batch.add(item));
-    await new Promise((resolve) => setImmediate(resolve));
-    const later = ["a4", "a5"].map((item) => batch.add(item));
+    const first = batch.add("a1");
+    // At once: not in a later turn of the event loop.
+    expect(batches).toEqual([["a1"]]);
+    const later = ["a2", "a3", "a4"].map((item) => batch.add(item));
     await releaseAll();
-    expect(await Promise.all([...first, ...later])).toEqual(["a1!", "a2!", "a3!", "a4!", "a5!"]);
-    expect(batches).toEqual([
-      ["a1", "a2", "a3"],
-      ["a4", "a5"],
-    ]);
+    expect(await Promise.all([first, ...later])).toEqual(["a1!", "a2!", "a3!", "a4!"]);
+    expect(batches).toEqual([["a1"], ["a2", "a3", "a4"]]);
   });
 
   it("keeps to its most items a batch, its batches in flight and one group a batch", async () => {
     const { batch, batches, releaseAll } = recorded({ max: 2, inFlight: 2 });
-    const results = ["a1", "b1", "a2", "a3", "b2"].map((item) => batch.add(item));
-    await new Promise((resolve) => setImmediate(resolve));
-    // Two batches running at once, each of one group, the rest waiting for a slot.
-    expect(batches).toEqual([
-      ["a1", "a2"],
-      ["b1", "b2"],
-    ]);
+    const results = ["a1", "b1", "a2", "a3", "a4", "b2"].map((item) => batch.add(item));
+    // Two batches running, the rest waiting for a slot.
+    expect(batches).toEqual([["a1"], ["b1"]]);
     await releaseAll();
-    expect(await Promise.all(results)).toEqual(["a1!", "b1!", "a2!", "a3!", "b2!"]);
-    expect(batches.at(-1)).toEqual(["a3"]);
+    expect(await Promise.all(results)).toEqual(["a1!", "b1!", "a2!", "a3!", "a4!", "b2!"]);
+    expect(batches).toEqual([["a1"], ["b1"], ["a2", "a3"], ["a4"], ["b2"]]);
   });
 
   it("tries each item of a batch that failed by one item's doing alone, and fails only that one", async () => {
@@ -71,16 +65,18 @@ describe("batcher", () => {
     );
     await releaseAll();
     expect(await Promise.all(results)).toEqual(["a1!", "one item's", "a3!"]);
-    expect(batches).toEqual([["a1", "a2", "a3"], ["a1"], ["a2"], ["a3"]]);
+    expect(batches).toEqual([["a1"], ["a2", "a3"], ["a2"], ["a3"]]);
   });
 
   it("fails every item of a batch with an error that is not one item's", async () => {
-    const { batch, batches, releaseAll } = recorded({ failWith: () => new Error("gone") });
-    const results = ["a1", "a2"].map((item) =>
+    const { batch, batches, releaseAll } = recorded({
+      failWith: (items) => (items.length > 1 ? new Error("gone") : undefined),
+    });
+    const results = ["a1", "a2", "a3"].map((item) =>
       batch.add(item).catch((error: Error) => error.message),
     );
     await releaseAll();
-    expect(await Promise.all(results)).toEqual(["gone", "gone"]);
-    expect(batches).toHaveLength(1);
+    expect(await Promise.all(results)).toEqual(["a1!", "gone", "gone"]);
+    expect(batches).toEqual([["a1"], ["a2", "a3"]]);
   });
 });
