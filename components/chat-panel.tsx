@@ -33,15 +33,22 @@ export function ChatPanel({ aid }: { aid: string }) {
   /** The calls the last reply waits on (its turn paused for approvals), as "tool (server)". */
   const [waiting, setWaiting] = useState<string[]>([]);
   const stream = useRef<AbortController>(undefined);
+  const field = useRef<HTMLTextAreaElement>(null);
   const threads = trpc.threads.list.useQuery({ aid, caller: "admin" });
   const messages = trpc.threads.messages.useQuery({ aid, chat_id: chatId, limit: 100 });
 
   // A page left mid-reply ends the reply with it, rather than reading it unseen.
   useEffect(() => () => stream.current?.abort(), []);
+  // Text typed before the page hydrated stays in the field while the state is "" (React keeps
+  // the field's text): taken, so that Send is enabled and sends what the reader sees.
+  useEffect(() => {
+    const typed = field.current?.value ?? "";
+    if (typed) setDraft((current) => current || typed);
+  }, []);
 
   async function send(event?: FormEvent) {
     event?.preventDefault();
-    const question = draft.trim();
+    const question = (field.current?.value ?? draft).trim();
     if (!question || pending) return;
     const controller = new AbortController();
     stream.current = controller;
@@ -145,6 +152,7 @@ export function ChatPanel({ aid }: { aid: string }) {
         </label>
         <Textarea
           id="chat-input"
+          ref={field}
           height="compact"
           value={draft}
           rows={2}
