@@ -57,7 +57,7 @@ export function admissionValues(caller: Caller, aid: string, now: Date) {
   return { aid, now: now.toISOString(), ...keyValues(caller) };
 }
 
-export function keyValues(caller: Caller) {
+function keyValues(caller: Caller) {
   return caller.kind === "key" ? { keyId: caller.key.id, keyHash: caller.key.secretHash } : {};
 }
 

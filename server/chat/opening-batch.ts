@@ -34,10 +34,16 @@ export function opener(
   };
   if (db instanceof PgTransaction)
     return async (request) => (await openAll([request]))[0] as Opened;
-  const byClock = batches.get(db) ?? new WeakMap<Clock, Batches>();
-  batches.set(db, byClock);
-  const byKey: Batches = byClock.get(clock) ?? new Map();
-  byClock.set(clock, byKey);
+  let byClock = batches.get(db);
+  if (!byClock) {
+    byClock = new WeakMap();
+    batches.set(db, byClock);
+  }
+  let byKey = byClock.get(clock);
+  if (!byKey) {
+    byKey = new Map();
+    byClock.set(clock, byKey);
+  }
   const key = `${kind}:${config.historyMessages}:${config.historyMaxChars}`;
   let batch = byKey.get(key);
   if (!batch) {

@@ -78,6 +78,7 @@ export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
   const now = sql`${p("now")}::timestamptz`;
   const clause = (name: string, query: SQL) => db.$with(name, {}).as(query);
   const withKey = kind === "key";
+  const noRate = kind === "admin";
   // A range the planner guesses few rows pass (all do): at 100 it hashed every join of these few.
   const requests = sql`SELECT * FROM json_to_recordset(${p("openings")}::text::json) AS r(n integer,
       aid text, caller text, chat_id text, input_chars bigint, key_id text, key_hash text)
@@ -132,10 +133,9 @@ export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
   const history = sql`SELECT agent.aid, h.history_json, h.history_chars FROM agent,
       LATERAL (${historyRead({ aid: sql`agent.aid`, caller: sql`agent.caller`, chatId: sql`agent.chat_id` }, p("limit"))}) AS h`;
   // Counted where admitted and, with a rate limit, within it; each quota row locked in order.
-  const eligible =
-    kind === "admin"
-      ? sql`SELECT aid FROM admitted`
-      : sql`SELECT aid FROM admitted WHERE rpm IS NULL OR aid IN (SELECT aid FROM rate)`;
+  const eligible = noRate
+    ? sql`SELECT aid FROM admitted`
+    : sql`SELECT aid FROM admitted WHERE rpm IS NULL OR aid IN (SELECT aid FROM rate)`;
   const q = agentQuotas;
   // Sorted before the first lock: history read, hold worked out. A lone one leaves it to its update.
   const toCount = several
@@ -154,7 +154,7 @@ export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
     agent,
     ...(withKey ? [clause("caller_key", callerKey), clause("key_used", keyUsed)] : []),
     clause("admitted", admitted),
-    ...(kind === "admin" ? [] : [clause("rate", rate)]),
+    ...(noRate ? [] : [clause("rate", rate)]),
     clause("history", history),
     clause("hold", inputHold(p("historyMaxChars"))),
     clause("eligible", eligible),
@@ -162,7 +162,6 @@ export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
     counted,
     reserved,
   ];
-  const noRate = kind === "admin";
   const query = db
     .with(...steps)
     .select({
@@ -179,25 +178,21 @@ export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
         paused: agent.paused,
       } satisfies Record<keyof CalledAgent | "paused", unknown>,
       admitted: sql<boolean>`a.aid IS NOT NULL`,
-      rateLimitRpm: sql<number | null>`a.rpm`.mapWith((value: unknown) =>
-        value === null ? null : Number(value),
-      ),
+      rateLimitRpm: sql<number | null>`a.rpm`.mapWith(numberOrNull),
       rateCount: (noRate ? sql<null>`NULL::int` : sql<number | null>`rate.rate_count`).mapWith(
-        (value: unknown) => (value === null ? null : Number(value)),
+        numberOrNull,
       ),
       rateWindowStartedMs: (noRate
         ? sql<null>`NULL::float8`
         : sql<number | null>`rate.rate_window_started_ms`
-      ).mapWith((value: unknown) => (value === null ? null : Number(value))),
+      ).mapWith(numberOrNull),
       // The counted row and the token counters as of the statement's start, each as JSON.
       quota: sql`counted.quota_json`.mapWith(quotaRowFromJson),
       tokenUsage:
         sql`(SELECT to_json(u) FROM ${agentTokenUsage} AS u WHERE u.aid = agent.aid)`.mapWith(
           (json: unknown) => rowFromJson(agentTokenUsage, json),
         ),
-      reservationId: sql<number | null>`reserved.reservation_id`.mapWith((value: unknown) =>
-        value === null ? null : Number(value),
-      ),
+      reservationId: sql<number | null>`reserved.reservation_id`.mapWith(numberOrNull),
       hold: sql<number>`hold.held_tokens`.mapWith(Number),
       history: sql<unknown>`history.history_json`.mapWith((json: unknown) => json),
     })
@@ -209,6 +204,8 @@ export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
     .leftJoin(sql`history`, sql`history.aid = agent.aid`);
   return noRate ? query : query.leftJoin(sql`rate`, sql`rate.aid = agent.aid`);
 }
+
+const numberOrNull = (value: unknown) => (value === null ? null : Number(value));
 
 /**
  * The tokens a chat holds against the budgets while in flight, until its usage replaces them: its
