@@ -30,7 +30,15 @@ export function opener(
     const rows = await statement.execute(openingValues(requests, now, config));
     // A row for each request whose agent exists, by its place (`n`, from 1).
     const byPlace = new Map(rows.map((row) => [row.n, row]));
-    return requests.map((_, i) => ({ row: byPlace.get(i + 1), now }));
+    const opened = requests.map((_, i) => ({ row: byPlace.get(i + 1), now }));
+    // A caller's later chats with a rate-limited agent, each counted in its window in turn.
+    const deferred = opened.flatMap((result, i) => (result.row?.deferred ? [i] : []));
+    if (deferred.length === 0) return opened;
+    const again = await openAll(deferred.map((i) => requests[i] as OpeningRequest));
+    deferred.forEach((i, j) => {
+      opened[i] = again[j] as Opened;
+    });
+    return opened;
   };
   if (db instanceof PgTransaction)
     return async (request) => (await openAll([request]))[0] as Opened;
@@ -48,7 +56,7 @@ export function opener(
   let batch = byKey.get(key);
   if (!batch) {
     batch = batcher({
-      run: (requests) => inDistinctAgents(requests, openAll),
+      run: openAll,
       group: () => key,
       max: 32,
       inFlight: 1,
@@ -58,15 +66,4 @@ export function opener(
   }
   const opening = batch;
   return (request) => opening.add(request);
-}
-
-/** A statement counts an agent's use once: two of one agent (not through openChat) go in turn. */
-async function inDistinctAgents<R>(
-  requests: OpeningRequest[],
-  open: (requests: OpeningRequest[]) => Promise<R[]>,
-): Promise<R[]> {
-  if (new Set(requests.map(({ aid }) => aid)).size === requests.length) return open(requests);
-  const results: R[] = [];
-  for (const request of requests) results.push(...(await open([request])));
-  return results;
 }

@@ -8,13 +8,13 @@ import type { ChatConfig } from "@/server/frame/config";
 import { agentsLockedShared } from "@/server/kit/agent-lock";
 import { storableText } from "@/server/kit/text";
 import { type CalledAgent, CHARS_PER_TOKEN } from "@/server/model-call";
-import { quotaRowFromJson, reserveMessage, reservePeriods } from "@/server/quota";
+import { quotaRowFromJson, reserveMessages, reservePeriods } from "@/server/quota";
 import { historyRead } from "@/server/threads";
 import { admissionRule, type OpeningKind } from "./admission-statement";
 import { RATE_WINDOW_MS } from "./rate-limit";
 
-// Chats' openings, each of another agent, in one statement; one per kind of caller, as an admin
-// has no rate limit and others no key, so their statements leave those steps out.
+// Chats' openings in one statement, several of one agent among them; one per kind of caller, as
+// an admin has no rate limit and others no key, so their statements leave those steps out.
 
 /** `inputChars`: the question's and any history the caller sends (counted in the hold). */
 export type OpeningRequest = { aid: string; caller: Caller; chatId: string; inputChars: number };
@@ -71,7 +71,8 @@ const AGENT_COLUMNS = {
 /**
  * For each request (`n`) whose agent exists: the agent, the caller's admission, one chat in the
  * rate window, one message use reserved with its input's tokens held, the thread's history; each
- * step only if those before it passed. Rows are taken table by table in the agents' order.
+ * step only if those before it passed. Rows are taken table by table in the agents' order. Of a
+ * caller's chats with a rate-limited agent, only the first is opened: the others are `deferred`.
  */
 export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
   const p = (name: string) => sql.placeholder(name);
@@ -100,7 +101,7 @@ export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
       .where(agentsLockedShared(sql`SELECT aid FROM requests`)),
   );
   const k = agentKeys;
-  const callerKey = sql`SELECT ${k.aid} AS aid, ${k.id} AS id, ${k.rateLimitRpm} AS rate_limit_rpm
+  const callerKey = sql`SELECT agent.n, ${k.id} AS id, ${k.rateLimitRpm} AS rate_limit_rpm
       FROM agent JOIN ${k} ON ${k.id} = agent.key_id AND ${k.aid} = agent.aid
         AND ${k.secretHash} = agent.key_hash
       WHERE ${k.revokedAt} IS NULL AND (${k.expiresAt} IS NULL OR ${k.expiresAt} > ${now})`;
@@ -114,36 +115,36 @@ export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
     key: sql`COALESCE(caller_key.rate_limit_rpm, agent.rate_limit_rpm)`,
     public: sql`agent.rate_limit_rpm`,
   }[kind];
-  const admitted = sql`SELECT agent.aid, ${rpm} AS rpm FROM agent
-      ${withKey ? sql`LEFT JOIN caller_key ON caller_key.aid = agent.aid` : sql``}
+  const admitted = sql`SELECT agent.n, agent.aid, agent.caller, ${rpm} AS rpm FROM agent
+      ${withKey ? sql`LEFT JOIN caller_key ON caller_key.n = agent.n` : sql``}
       WHERE ${admissionRule(kind, sql`caller_key.id`)}`;
+  // A window counts one chat a statement: a caller's first with each rate-limited agent.
+  const first = several
+    ? sql`SELECT DISTINCT ON (a.aid, a.caller) a.n, a.aid, a.caller, a.rpm FROM admitted AS a
+        WHERE a.rpm IS NOT NULL ORDER BY a.aid, a.caller, a.n`
+    : sql`SELECT a.n, a.aid, a.caller, a.rpm FROM admitted AS a WHERE a.rpm IS NOT NULL`;
   // A window opens with the caller's first chat; a full one refuses (no row) until it is over.
   const w = p("windowOpenAfter");
   const rate = sql`INSERT INTO ${chatRateLimits} AS r (aid, caller, window_started_at, count)
-      SELECT a.aid, agent.caller, ${now}, 1 FROM admitted AS a JOIN agent ON agent.aid = a.aid
-      WHERE a.rpm IS NOT NULL ORDER BY a.aid
+      SELECT f.aid, f.caller, ${now}, 1 FROM first AS f ORDER BY f.aid, f.caller
       ON CONFLICT (aid, caller) DO UPDATE SET
         count = CASE WHEN r.window_started_at <= ${w}::timestamptz THEN 1 ELSE r.count + 1 END,
         window_started_at = CASE WHEN r.window_started_at <= ${w}::timestamptz
           THEN EXCLUDED.window_started_at ELSE r.window_started_at END
       WHERE r.window_started_at <= ${w}::timestamptz
-        OR r.count < (SELECT a.rpm FROM admitted AS a WHERE a.aid = r.aid)
-      RETURNING aid, count AS rate_count,
+        OR r.count < (SELECT f.rpm FROM first AS f WHERE f.aid = r.aid AND f.caller = r.caller)
+      RETURNING aid, caller, count AS rate_count,
         (extract(epoch FROM window_started_at) * 1000)::float8 AS rate_window_started_ms`;
-  const history = sql`SELECT agent.aid, h.history_json, h.history_chars FROM agent,
+  const rated = sql`SELECT f.n, rate.rate_count, rate.rate_window_started_ms FROM first AS f
+      JOIN rate ON rate.aid = f.aid AND rate.caller = f.caller`;
+  const history = sql`SELECT agent.n, h.history_json, h.history_chars FROM agent,
       LATERAL (${historyRead({ aid: sql`agent.aid`, caller: sql`agent.caller`, chatId: sql`agent.chat_id` }, p("limit"))}) AS h`;
-  // Counted where admitted and, with a rate limit, within it; each quota row locked in order.
+  // Counted where admitted and, with a rate limit, within it.
   const eligible = noRate
-    ? sql`SELECT aid FROM admitted`
-    : sql`SELECT aid FROM admitted WHERE rpm IS NULL OR aid IN (SELECT aid FROM rate)`;
-  const q = agentQuotas;
-  // Sorted before the first lock: history read, hold worked out. A lone one leaves it to its update.
-  const toCount = several
-    ? sql`SELECT ${q.aid}, hold.held_tokens FROM ${q} JOIN hold ON hold.aid = ${q.aid}
-      WHERE ${q.aid} IN (SELECT aid FROM eligible) ORDER BY ${q.aid} FOR NO KEY UPDATE OF ${q}`
-    : sql`SELECT aid, held_tokens FROM hold WHERE aid IN (SELECT aid FROM eligible)`;
-  const { counted, reserved } = reserveMessage(db, {
-    toCount: sql`to_count`,
+    ? sql`SELECT n, aid FROM admitted`
+    : sql`SELECT n, aid FROM admitted WHERE rpm IS NULL OR n IN (SELECT n FROM rated)`;
+  const reserving = reserveMessages(db, {
+    uses: sql`uses`,
     lone: !several,
     day: p("day"),
     month: p("month"),
@@ -154,18 +155,20 @@ export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
     agent,
     ...(withKey ? [clause("caller_key", callerKey), clause("key_used", keyUsed)] : []),
     clause("admitted", admitted),
-    ...(noRate ? [] : [clause("rate", rate)]),
+    ...(noRate ? [] : [clause("first", first), clause("rate", rate), clause("rated", rated)]),
     clause("history", history),
     clause("hold", inputHold(p("historyMaxChars"))),
     clause("eligible", eligible),
-    clause("to_count", toCount),
-    counted,
-    reserved,
+    clause(
+      "uses",
+      sql`SELECT e.n, e.aid, hold.held_tokens FROM eligible AS e JOIN hold ON hold.n = e.n`,
+    ),
+    ...reserving,
   ];
   const query = db
     .with(...steps)
     .select({
-      n: agent.n,
+      n: sql<number>`agent.n`.mapWith(Number),
       agent: {
         aid: agent.aid,
         name: agent.name,
@@ -177,32 +180,39 @@ export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
         modelEndpoints: agent.modelEndpoints,
         paused: agent.paused,
       } satisfies Record<keyof CalledAgent | "paused", unknown>,
-      admitted: sql<boolean>`a.aid IS NOT NULL`,
+      admitted: sql<boolean>`a.n IS NOT NULL`,
+      deferred: (noRate
+        ? sql<boolean>`false`
+        : sql<boolean>`a.rpm IS NOT NULL AND a.n NOT IN (SELECT n FROM first)`
+      ).mapWith(Boolean),
       rateLimitRpm: sql<number | null>`a.rpm`.mapWith(numberOrNull),
-      rateCount: (noRate ? sql<null>`NULL::int` : sql<number | null>`rate.rate_count`).mapWith(
+      rateCount: (noRate ? sql<null>`NULL::int` : sql<number | null>`rated.rate_count`).mapWith(
         numberOrNull,
       ),
       rateWindowStartedMs: (noRate
         ? sql<null>`NULL::float8`
-        : sql<number | null>`rate.rate_window_started_ms`
+        : sql<number | null>`rated.rate_window_started_ms`
       ).mapWith(numberOrNull),
-      // The counted row and the token counters as of the statement's start, each as JSON.
+      // The counted row, after this chat's agent counted its chats in the statement, and the
+      // token counters as of the statement's start, each as JSON; then the uses after this one.
       quota: sql`counted.quota_json`.mapWith(quotaRowFromJson),
+      usesAfter: sql<number | null>`counted.uses - ranked.rank`.mapWith(numberOrNull),
       tokenUsage:
         sql`(SELECT to_json(u) FROM ${agentTokenUsage} AS u WHERE u.aid = agent.aid)`.mapWith(
           (json: unknown) => rowFromJson(agentTokenUsage, json),
         ),
-      reservationId: sql<number | null>`reserved.reservation_id`.mapWith(numberOrNull),
+      reservationId: sql<number | null>`reservation.reservation_id`.mapWith(numberOrNull),
       hold: sql<number>`hold.held_tokens`.mapWith(Number),
       history: sql<unknown>`history.history_json`.mapWith((json: unknown) => json),
     })
     .from(agent)
-    .leftJoin(sql`admitted AS a`, sql`a.aid = agent.aid`)
-    .leftJoin(sql`counted`, sql`counted.aid = agent.aid`)
-    .leftJoin(sql`reserved`, sql`reserved.aid = agent.aid`)
-    .leftJoin(sql`hold`, sql`hold.aid = agent.aid`)
-    .leftJoin(sql`history`, sql`history.aid = agent.aid`);
-  return noRate ? query : query.leftJoin(sql`rate`, sql`rate.aid = agent.aid`);
+    .leftJoin(sql`admitted AS a`, sql`a.n = agent.n`)
+    .leftJoin(sql`ranked`, sql`ranked.n = agent.n`)
+    .leftJoin(sql`counted`, sql`counted.aid = ranked.aid AND ranked.rank <= counted.uses`)
+    .leftJoin(sql`reservation`, sql`reservation.n = agent.n`)
+    .leftJoin(sql`hold`, sql`hold.n = agent.n`)
+    .leftJoin(sql`history`, sql`history.n = agent.n`);
+  return noRate ? query : query.leftJoin(sql`rated`, sql`rated.n = agent.n`);
 }
 
 const numberOrNull = (value: unknown) => (value === null ? null : Number(value));
@@ -215,8 +225,8 @@ function inputHold(historyMaxChars: SQLWrapper): SQL {
   // systemPrompt's length: "You are <name>." and, with a prompt, a blank line and the prompt.
   const instructionChars = sql`char_length(agent.name) + CASE WHEN coalesce(agent.prompt, '') = ''
       THEN 9 ELSE 11 + char_length(agent.prompt) END`;
-  return sql`SELECT agent.aid, GREATEST(1, ceil((agent.input_chars + ${instructionChars}
+  return sql`SELECT agent.n, GREATEST(1, ceil((agent.input_chars + ${instructionChars}
         + least(${historyMaxChars}::bigint, history.history_chars))::numeric
         / ${sql.raw(String(CHARS_PER_TOKEN))}))::bigint AS held_tokens
-      FROM agent JOIN history ON history.aid = agent.aid`;
+      FROM agent JOIN history ON history.n = agent.n`;
 }

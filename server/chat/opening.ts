@@ -3,7 +3,6 @@ import type { AgentQuotaRow } from "@/db/schema";
 import type { Caller } from "@/server/callers";
 import type { ChatConfig } from "@/server/frame/config";
 import type { Clock } from "@/server/kit/clock";
-import { KeyedGate } from "@/server/kit/keyed-gate";
 import type { CalledAgent } from "@/server/model-call";
 import { log } from "@/server/observability";
 import type { ChatTurn } from "@/server/providers";
@@ -13,6 +12,7 @@ import {
   type QuotaExceeded,
   quotaKeptChanging,
   whyRefused,
+  withoutLaterUses,
   withTokenUsage,
 } from "@/server/quota";
 import { historyFromJson } from "@/server/threads";
@@ -47,13 +47,6 @@ export type Opening =
   | { outcome: "quota_exceeded"; exceeded: QuotaExceeded; rateLimit: RateLimit | null };
 
 /**
- * One opening an agent at a time in this process: every opening that counts takes the agent's
- * quota row, so more of them at once would only wait in PostgreSQL, where each waiter costs a
- * backend's CPU to wake and check again, and a second worker made a busy agent slower than one.
- */
-const openings = new KeyedGate();
-
-/**
  * Everything a chat needs before its model call, in one statement (opening-statement.ts) with the
  * process's other chats opening at once. A refusal reads and counts what only it needs afterwards.
  */
@@ -65,7 +58,7 @@ export async function openChat(
   const { aid, caller } = request;
   const open = opener({ db, clock }, openingKind(caller), config);
   for (let attempt = 0; ; attempt++) {
-    const { row, now } = await openings.run(aid, () => open(request));
+    const { row, now } = await open(request);
     // No agent in the snapshot: nothing was counted (its quota and rate rows are written after it).
     if (!row) return { outcome: "not_found" };
     // Paused: refused whoever asks (admitted is false for it too, so nothing was counted).
@@ -84,7 +77,7 @@ export async function openChat(
       return {
         outcome: "opened",
         agent: row.agent,
-        quotaRow: withTokenUsage(row.quota, row.tokenUsage),
+        quotaRow: withTokenUsage(withoutLaterUses(row.quota, row.usesAfter ?? 0), row.tokenUsage),
         reservationId: row.reservationId,
         history: historyFromJson(row.history, config),
         rateLimit,

@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { type AgentQuotaRow, agentQuotas } from "@/db/schema";
+import { type AgentQuotaCountsRow, type AgentQuotaRow, agentQuotas } from "@/db/schema";
 import { periodsAt } from "./periods";
 import type { QuotaLimitField } from "./schema";
 
@@ -82,4 +82,15 @@ export function effectiveCountOf(row: AgentQuotaRow, counter: Counter, now: Date
   if (!counter.periodColumn) return row[counter.count];
   const { day, month } = periodsAt(now);
   return row[counter.periodColumn] === periodValue(counter, day, month) ? row[counter.count] : 0;
+}
+
+/**
+ * The row as it was after its message use: a statement that counted several chats of one agent
+ * returns its row after the last, and `later` were counted after this one.
+ */
+export function withoutLaterUses<R extends AgentQuotaCountsRow>(row: R, later: number): R {
+  if (later === 0) return row;
+  const counts: Partial<AgentQuotaCountsRow> = {};
+  for (const counter of COUNTERS.message) counts[counter.count] = row[counter.count] - later;
+  return { ...row, ...counts };
 }

@@ -5,6 +5,7 @@
  * reply was not delivered; the sweeps give back what a dead process left.
  */
 
+export { withoutLaterUses } from "./counters";
 export { LIMIT_COLUMNS, newQuotaRow } from "./limits";
 export { type LimitRefusal, noticeLimitsReached, purgeOldNotices } from "./notices";
 export {
@@ -28,7 +29,7 @@ export {
 } from "./release";
 export {
   quotaRowFromJson,
-  reserveMessage,
+  reserveMessages,
   reservePeriods,
   reserveRuns,
   whyRefused,

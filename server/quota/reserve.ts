@@ -28,47 +28,112 @@ export function reservePeriods(now: Date) {
 }
 
 /**
- * Chats' message uses, as WITH clauses: `counted` counts one for each agent of `toCount` (`aid`,
- * `held_tokens`; a value if `lone`, as a join is checked again whole after a wait), holding those
- * tokens where every limit has room, returning its quota row as JSON; `reserved` records each.
+ * Chats' message uses, as WITH clauses over `uses` (a clause of rows `n`, `aid`, `held_tokens`,
+ * a chat each), for the statement's final select: `ranked` (each chat's `rank` among its agent's
+ * chats), `counted` (each agent's quota row as JSON after it counted its first `uses` chats, those
+ * for which every limit had room, each holding its tokens) and `reservation` (`n`, the chat's
+ * `reservation_id`). A `lone` chat's row is counted by one UPDATE that PostgreSQL checks again
+ * after a wait; several lock their rows in the agents' order, then count as many as have room.
  */
-export function reserveMessage(
+export function reserveMessages(
   db: Db,
   {
-    toCount,
+    uses,
     lone,
     day,
     month,
     now,
-  }: { toCount: SQL; lone: boolean; day: unknown; month: unknown; now: unknown },
+  }: { uses: SQL; lone: boolean; day: unknown; month: unknown; now: unknown },
 ) {
-  const which = lone
-    ? sql`${agentQuotas.aid} = (SELECT aid FROM ${toCount})`
-    : sql`${agentQuotas.aid} = ${toCount}.aid`;
-  const hold = lone ? sql`(SELECT held_tokens FROM ${toCount})` : sql`${toCount}.held_tokens`;
-  const counted = db.$with("counted").as(
-    countUse(db, "message", which, { day, month, now, hold }, lone ? undefined : toCount).returning(
-      {
-        aid: agentQuotas.aid,
-        quota: sql<unknown>`to_json(${agentQuotas})`.as("quota_json"),
-        held: sql<number>`${hold}`.as("held_tokens"),
-      },
+  const clause = (name: string, query: SQL) => db.$with(name, {}).as(query);
+  const q = agentQuotas;
+  const periods = { day, month, now };
+  if (lone) {
+    const hold = sql`(SELECT held_tokens FROM ranked)`;
+    const counted = countUse(db, "message", sql`${q.aid} = (SELECT aid FROM ranked)`, {
+      ...periods,
+      hold,
+    }).returning({
+      aid: q.aid,
+      quota: sql<unknown>`to_json(${q})`.as("quota_json"),
+      uses: sql<number>`1`.as("uses"),
+      held: sql<number>`${hold}`.as("held_tokens"),
+    });
+    return [
+      clause("ranked", sql`SELECT n, aid, held_tokens, 1 AS rank FROM ${uses}`),
+      db.$with("counted").as(counted),
+      clause(
+        "reserved",
+        reservationsOf(sql`SELECT c.aid, c.held_tokens FROM counted AS c`, periods),
+      ),
+      clause(
+        "reservation",
+        sql`SELECT r.n, v.reservation_id FROM reserved AS v JOIN ranked AS r ON r.aid = v.aid`,
+      ),
+    ];
+  }
+  // Read as locked, so as another statement left it; then each agent counts the longest run of
+  // its chats, in their order, that every limit has room for.
+  const fit = sql`SELECT ${q.aid}, fit.uses, c.holds[fit.uses] AS held_tokens
+    FROM locked AS ${q}
+      JOIN (SELECT aid, count(*)::int AS k, array_agg(held_through ORDER BY rank) AS holds
+        FROM ranked GROUP BY aid) AS c ON c.aid = ${q.aid},
+      LATERAL (SELECT count(*)::int AS uses FROM generate_series(1, c.k) AS i
+        WHERE ${roomFor("message", { day, month, uses: sql`i`, hold: sql`c.holds[i]` })}) AS fit
+    WHERE fit.uses > 0`;
+  const counted = countUse(
+    db,
+    "message",
+    sql`${q.aid} = to_count.aid`,
+    { ...periods, hold: sql`to_count.held_tokens`, uses: sql`to_count.uses` },
+    sql`to_count`,
+  ).returning({
+    aid: q.aid,
+    quota: sql<unknown>`to_json(${q})`.as("quota_json"),
+    uses: sql<number>`to_count.uses`.as("uses"),
+  });
+  return [
+    clause(
+      "ranked",
+      sql`SELECT n, aid, held_tokens, row_number() OVER w AS rank,
+          (sum(held_tokens) OVER w)::bigint AS held_through FROM ${uses}
+        WINDOW w AS (PARTITION BY aid ORDER BY n)`,
     ),
-  );
-  const reserved = db
-    .$with("reserved", {
-      id: sql<number>`reservation_id`.mapWith(Number).as("reservation_id"),
-    })
-    .as(
-      sql`INSERT INTO ${chatReservations} (aid, day, month, reserved_at, held_tokens)
-        SELECT c.aid, ${day}::date, ${month}::date, ${now}::timestamptz, c.held_tokens
-        FROM ${counted} AS c
-        RETURNING id AS reservation_id, aid`,
-    );
-  return { counted, reserved };
+    clause(
+      "locked",
+      sql`SELECT * FROM ${q} WHERE ${q.aid} IN (SELECT aid FROM ranked)
+        ORDER BY ${q.aid} FOR NO KEY UPDATE`,
+    ),
+    clause("to_count", fit),
+    db.$with("counted").as(counted),
+    clause(
+      "reserved",
+      reservationsOf(
+        sql`SELECT r.aid, r.held_tokens FROM counted AS c
+          JOIN ranked AS r ON r.aid = c.aid AND r.rank <= c.uses ORDER BY r.aid, r.n`,
+        periods,
+      ),
+    ),
+    // Matched to chats by their order within an agent: each gets one, holding its own tokens.
+    clause(
+      "reservation",
+      sql`SELECT r.n, v.reservation_id FROM (SELECT reservation_id, aid,
+          row_number() OVER (PARTITION BY aid ORDER BY reservation_id) AS rank FROM reserved) AS v
+        JOIN ranked AS r ON r.aid = v.aid AND r.rank = v.rank`,
+    ),
+  ];
 }
 
-/** The quota row as `reserveMessage` returns it (`counted.quota`): null when none was counted. */
+function reservationsOf(
+  held: SQL,
+  { day, month, now }: { day: unknown; month: unknown; now: unknown },
+): SQL {
+  return sql`INSERT INTO ${chatReservations} (aid, day, month, reserved_at, held_tokens)
+    SELECT h.aid, ${day}::date, ${month}::date, ${now}::timestamptz, h.held_tokens FROM (${held}) AS h
+    RETURNING id AS reservation_id, aid`;
+}
+
+/** The quota row as `reserveMessages` returns it (`counted.quota_json`): null when none was counted. */
 export function quotaRowFromJson(json: unknown): AgentQuotaCountsRow | null {
   return rowFromJson(agentQuotas, json);
 }
@@ -149,32 +214,44 @@ export async function whyRefused(
   );
 }
 
-/** Counts one use of `kind` holding `hold` tokens where every limit has room; returns those rows. */
+/** Counts `uses` (one if not given) of `kind` holding `hold` tokens where every limit has room. */
 function countUse(
   db: Db,
   kind: QuotaKind,
   which: SQL,
-  { day, month, now, hold }: { day: unknown; month: unknown; now: unknown; hold: SQL },
+  {
+    day,
+    month,
+    now,
+    hold,
+    uses,
+  }: { day: unknown; month: unknown; now: unknown; hold: SQL; uses?: SQL },
   from?: SQL,
 ) {
-  const counters = COUNTERS[kind];
   const set: Record<string, unknown> = {
     [LAST_AT[kind]]: sql`${now}`,
     tokenHolds: sql`${agentQuotas.tokenHolds} + ${hold}`,
   };
-  for (const counter of counters) {
-    set[counter.count] = sql`${effectiveCount(counter, day, month)} + 1`;
+  for (const counter of COUNTERS[kind]) {
+    set[counter.count] = sql`${effectiveCount(counter, day, month)} + ${uses ?? sql`1`}`;
     if (counter.periodColumn) set[counter.periodColumn] = sql`${periodValue(counter, day, month)}`;
   }
-  const withinLimits = counters.map((counter) =>
-    or(
-      isNull(agentQuotas[counter.limit]),
-      lt(effectiveCount(counter, day, month), agentQuotas[counter.limit]),
-    ),
-  );
   const update = db.update(agentQuotas).set(set);
   // As the plain update's type: its returning() is only given explicit fields, mapped alike.
   return (from ? (update.from(from) as unknown as typeof update) : update).where(
-    and(which, ...withinLimits, withinTokenBudgets(day, month, hold)),
+    and(which, roomFor(kind, { day, month, uses, hold })),
   );
+}
+
+/** Every limit of `kind` has room for `uses` more (one if not given), holding `hold` tokens. */
+function roomFor(
+  kind: QuotaKind,
+  { day, month, uses, hold }: { day: unknown; month: unknown; uses?: SQL; hold: SQL },
+): SQL | undefined {
+  const withinLimits = COUNTERS[kind].map((counter) => {
+    const count = effectiveCount(counter, day, month);
+    const limit = agentQuotas[counter.limit];
+    return or(isNull(limit), uses ? sql`${count} + ${uses} <= ${limit}` : lt(count, limit));
+  });
+  return and(...withinLimits, withinTokenBudgets(day, month, hold));
 }

@@ -11,8 +11,9 @@ import { DATABASE_KINDS, useTestDatabase } from "../helpers/databases";
 const anonymous = (addressHash: string): Caller => ({ kind: "anonymous", addressHash });
 
 /**
- * Chats of a process that open together, each of another agent, are opened by one statement
- * (server/chat's openChat): each still admitted, rate-limited and counted on its own, exactly.
+ * Chats of a process that open together are opened by one statement (server/chat's openChat),
+ * several of one agent among them: each still admitted, rate-limited and counted on its own, in
+ * turn, exactly.
  */
 describe.each(DATABASE_KINDS)("chats opened together, on %s", (kind) => {
   const clock = fixedClock("2026-11-30T12:00:00Z");
@@ -20,10 +21,10 @@ describe.each(DATABASE_KINDS)("chats opened together, on %s", (kind) => {
   const admin = () => callerFor(testDatabase().db, { clock });
   const agent = (aid: string, fields: Record<string, unknown> = {}) =>
     admin().agents.upsert({ aid, rate_limit_rpm: null, ...fields } as { aid: string });
-  const open = (aid: string, caller: Caller, chatId = "t") =>
+  const open = (aid: string, caller: Caller, chatId = "t", inputChars = 40) =>
     openChat(
       { db: testDatabase().db, clock },
-      { aid, caller, chatId, inputChars: 40 },
+      { aid, caller, chatId, inputChars },
       { historyMessages: 20, historyMaxChars: 10_000 },
     );
   const query = async <T>(text: ReturnType<typeof sql>) =>
@@ -54,6 +55,74 @@ describe.each(DATABASE_KINDS)("chats opened together, on %s", (kind) => {
         FROM agent_quotas q JOIN usage_hourly h USING (aid) ORDER BY q.aid`,
     );
     expect(counts).toEqual(aids.map((aid) => ({ aid, daily: 2, refused: 1 })));
+  });
+
+  it("opens many chats of one agent at once, each counted in turn against its limit", async () => {
+    await agent("hot", { quota: { message_limit_daily: 20 } });
+    const openings = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => open("hot", { kind: "admin" }, `t${i}`)),
+    );
+    const opened = openings.flatMap((opening) => (opening.outcome === "opened" ? [opening] : []));
+    expect(opened).toHaveLength(20);
+    expect(openings.filter((opening) => opening.outcome === "quota_exceeded")).toHaveLength(10);
+    // Each chat's quota as of its own use: 1 to 20, as if they had opened one after another.
+    expect(opened.map((chat) => chat.quotaRow.messageCountDaily).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
+    expect(new Set(opened.map((chat) => chat.reservationId)).size).toBe(20);
+    const reservations = await query<{ tx: string }>(
+      sql`SELECT xmin::text AS tx FROM chat_reservations WHERE aid = 'hot'`,
+    );
+    expect(reservations).toHaveLength(20);
+    expect(new Set(reservations.map((row) => row.tx)).size).toBeLessThan(20);
+    const [row] = await query<{ daily: number; holds: number }>(
+      sql`SELECT message_count_daily AS daily, token_holds::int AS holds FROM agent_quotas
+        WHERE aid = 'hot'`,
+    );
+    const held = await query<{ sum: number }>(
+      sql`SELECT sum(held_tokens)::int AS sum FROM chat_reservations WHERE aid = 'hot'`,
+    );
+    expect(row).toEqual({ daily: 20, holds: held[0]?.sum });
+  });
+
+  it("gives a token budget's room to the chats of a batch that fit, in turn", async () => {
+    // Held tokens: (input + "You are tokens." 15 chars) / 4: 30, 30, 60 and 10.
+    await agent("tokens", { quota: { token_limit_daily: 100 } });
+    const chats: Array<[number, string]> = [
+      [105, "opened"],
+      [105, "opened"],
+      [225, "quota_exceeded"],
+      [25, "opened"],
+    ];
+    const outcomes = await Promise.all(
+      chats.map(([input], i) =>
+        open("tokens", { kind: "admin" }, `t${i}`, input).then((opening) => opening.outcome),
+      ),
+    );
+    expect(outcomes).toEqual(chats.map(([, outcome]) => outcome));
+    const [row] = await query<{ holds: number }>(
+      sql`SELECT token_holds::int AS holds FROM agent_quotas WHERE aid = 'tokens'`,
+    );
+    expect(row?.holds).toBe(70);
+  });
+
+  it("counts a caller's chats with a rate-limited agent in its window one by one", async () => {
+    await agent("limited-hot", { rate_limit_rpm: 3 });
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        open("limited-hot", anonymous("7"), `t${i}`).then((opening) => opening.outcome),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome === "opened")).toHaveLength(3);
+    expect(outcomes.filter((outcome) => outcome === "rate_limited")).toHaveLength(3);
+    const windows = await query<{ count: number }>(
+      sql`SELECT count FROM chat_rate_limits WHERE aid = 'limited-hot'`,
+    );
+    expect(windows).toEqual([{ count: 3 }]);
+    const [quota] = await query<{ daily: number }>(
+      sql`SELECT message_count_daily AS daily FROM agent_quotas WHERE aid = 'limited-hot'`,
+    );
+    expect(quota?.daily).toBe(3);
   });
 
   it("answers each of a batch of callers of every kind as if it were alone", async () => {
