@@ -2,7 +2,7 @@ import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { rowFromJson } from "@/db/drizzle-internals";
 import { prepared } from "@/db/prepared";
-import { agentKeys, agentQuotas, agents, agentTokenUsage, chatRateLimits } from "@/db/schema";
+import { agentKeys, agents, agentTokenUsage, chatRateLimits } from "@/db/schema";
 import { type Caller, callerId } from "@/server/callers";
 import type { ChatConfig } from "@/server/frame/config";
 import { agentsLockedShared } from "@/server/kit/agent-lock";
@@ -80,10 +80,11 @@ export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
   const clause = (name: string, query: SQL) => db.$with(name, {}).as(query);
   const withKey = kind === "key";
   const noRate = kind === "admin";
-  // A range the planner guesses few rows pass (all do): at 100 it hashed every join of these few.
+  // A lone request: a range the planner guesses one row passes (all do), or it hashes every join.
+  // Several keep its guess of 100, or each join of their steps is a loop over the other's rows.
   const requests = sql`SELECT * FROM json_to_recordset(${p("openings")}::text::json) AS r(n integer,
       aid text, caller text, chat_id text, input_chars bigint, key_id text, key_hash text)
-    WHERE r.n >= 1 AND r.n <= 2147483647`;
+    ${several ? sql`` : sql`WHERE r.n >= 1 AND r.n <= 2147483647`}`;
   // Each agent's lock before any row (server/kit/agent-lock.ts): a one-time filter.
   const agent = db.$with("agent").as(
     db
@@ -137,8 +138,8 @@ export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
         (extract(epoch FROM window_started_at) * 1000)::float8 AS rate_window_started_ms`;
   const rated = sql`SELECT f.n, rate.rate_count, rate.rate_window_started_ms FROM first AS f
       JOIN rate ON rate.aid = f.aid AND rate.caller = f.caller`;
-  const history = sql`SELECT agent.n, h.history_json, h.history_chars FROM agent,
-      LATERAL (${historyRead({ aid: sql`agent.aid`, caller: sql`agent.caller`, chatId: sql`agent.chat_id` }, p("limit"))}) AS h`;
+  const history = sql`SELECT agent.n, h.history_json, ${inputHold(p("historyMaxChars"))} AS held_tokens
+      FROM agent, LATERAL (${historyRead({ aid: sql`agent.aid`, caller: sql`agent.caller`, chatId: sql`agent.chat_id` }, p("limit"))}) AS h`;
   // Counted where admitted and, with a rate limit, within it.
   const eligible = noRate
     ? sql`SELECT n, aid FROM admitted`
@@ -157,11 +158,11 @@ export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
     clause("admitted", admitted),
     ...(noRate ? [] : [clause("first", first), clause("rate", rate), clause("rated", rated)]),
     clause("history", history),
-    clause("hold", inputHold(p("historyMaxChars"))),
     clause("eligible", eligible),
     clause(
       "uses",
-      sql`SELECT e.n, e.aid, hold.held_tokens FROM eligible AS e JOIN hold ON hold.n = e.n`,
+      sql`SELECT e.n, e.aid, history.held_tokens FROM eligible AS e
+        JOIN history ON history.n = e.n`,
     ),
     ...reserving,
   ];
@@ -195,23 +196,20 @@ export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
       ).mapWith(numberOrNull),
       // The counted row, after this chat's agent counted its chats in the statement, and the
       // token counters as of the statement's start, each as JSON; then the uses after this one.
-      quota: sql`counted.quota_json`.mapWith(quotaRowFromJson),
-      usesAfter: sql<number | null>`counted.uses - ranked.rank`.mapWith(numberOrNull),
+      quota: sql`opened.quota_json`.mapWith(quotaRowFromJson),
+      usesAfter: sql<number | null>`opened.uses_after`.mapWith(numberOrNull),
       tokenUsage:
         sql`(SELECT to_json(u) FROM ${agentTokenUsage} AS u WHERE u.aid = agent.aid)`.mapWith(
           (json: unknown) => rowFromJson(agentTokenUsage, json),
         ),
-      reservationId: sql<number | null>`reservation.reservation_id`.mapWith(numberOrNull),
-      hold: sql<number>`hold.held_tokens`.mapWith(Number),
+      reservationId: sql<number | null>`opened.reservation_id`.mapWith(numberOrNull),
+      hold: sql<number>`history.held_tokens`.mapWith(Number),
       history: sql<unknown>`history.history_json`.mapWith((json: unknown) => json),
     })
     .from(agent)
     .leftJoin(sql`admitted AS a`, sql`a.n = agent.n`)
-    .leftJoin(sql`ranked`, sql`ranked.n = agent.n`)
-    .leftJoin(sql`counted`, sql`counted.aid = ranked.aid AND ranked.rank <= counted.uses`)
-    .leftJoin(sql`reservation`, sql`reservation.n = agent.n`)
-    .leftJoin(sql`hold`, sql`hold.n = agent.n`)
-    .leftJoin(sql`history`, sql`history.n = agent.n`);
+    .leftJoin(sql`history`, sql`history.n = agent.n`)
+    .leftJoin(sql`opened`, sql`opened.n = agent.n`);
   return noRate ? query : query.leftJoin(sql`rated`, sql`rated.n = agent.n`);
 }
 
@@ -219,14 +217,14 @@ const numberOrNull = (value: unknown) => (value === null ? null : Number(value))
 
 /**
  * The tokens a chat holds against the budgets while in flight, until its usage replaces them: its
- * input (instructions, `input_chars`, history up to CHAT_HISTORY_MAX_CHARS) as estimated replies'.
+ * input (instructions, `input_chars`, history `h` up to CHAT_HISTORY_MAX_CHARS) as estimated
+ * replies'.
  */
 function inputHold(historyMaxChars: SQLWrapper): SQL {
   // systemPrompt's length: "You are <name>." and, with a prompt, a blank line and the prompt.
   const instructionChars = sql`char_length(agent.name) + CASE WHEN coalesce(agent.prompt, '') = ''
       THEN 9 ELSE 11 + char_length(agent.prompt) END`;
-  return sql`SELECT agent.n, GREATEST(1, ceil((agent.input_chars + ${instructionChars}
-        + least(${historyMaxChars}::bigint, history.history_chars))::numeric
-        / ${sql.raw(String(CHARS_PER_TOKEN))}))::bigint AS held_tokens
-      FROM agent JOIN history ON history.n = agent.n`;
+  return sql`GREATEST(1, ceil((agent.input_chars + ${instructionChars}
+        + least(${historyMaxChars}::bigint, h.history_chars))::numeric
+        / ${sql.raw(String(CHARS_PER_TOKEN))}))::bigint`;
 }

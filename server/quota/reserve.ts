@@ -29,11 +29,11 @@ export function reservePeriods(now: Date) {
 
 /**
  * Chats' message uses, as WITH clauses over `uses` (a clause of rows `n`, `aid`, `held_tokens`,
- * a chat each), for the statement's final select: `ranked` (each chat's `rank` among its agent's
- * chats), `counted` (each agent's quota row as JSON after it counted its first `uses` chats, those
- * for which every limit had room, each holding its tokens) and `reservation` (`n`, the chat's
- * `reservation_id`). A `lone` chat's row is counted by one UPDATE that PostgreSQL checks again
- * after a wait; several lock their rows in the agents' order, then count as many as have room.
+ * a chat each). Each agent counts the chats it has room for, in their order, each holding its
+ * tokens; the final select finds each counted chat in `opened` by `n`: its `reservation_id`, its
+ * agent's quota row after the count as JSON (`quota_json`) and `uses_after`, its agent's chats
+ * counted after it. A `lone` chat's row is counted by one UPDATE that PostgreSQL checks again
+ * after a wait; several lock their rows in the agents' order first.
  */
 export function reserveMessages(
   db: Db,
@@ -48,6 +48,20 @@ export function reserveMessages(
   const clause = (name: string, query: SQL) => db.$with(name, {}).as(query);
   const q = agentQuotas;
   const periods = { day, month, now };
+  // Ids drawn before the insert, so that each is known with its chat.
+  const opened = clause(
+    "opened",
+    sql`SELECT r.n, r.aid, r.held_tokens, c.quota_json, c.uses - r.rank AS uses_after,
+        nextval('chat_reservations_id_seq') AS reservation_id
+      FROM counted AS c JOIN ranked AS r ON r.aid = c.aid AND r.rank <= c.uses`,
+  );
+  const reserved = clause(
+    "reserved",
+    sql`INSERT INTO ${chatReservations} (id, aid, day, month, reserved_at, held_tokens)
+      OVERRIDING SYSTEM VALUE
+      SELECT reservation_id, aid, ${day}::date, ${month}::date, ${now}::timestamptz, held_tokens
+      FROM opened RETURNING id`,
+  );
   if (lone) {
     const hold = sql`(SELECT held_tokens FROM ranked)`;
     const counted = countUse(db, "message", sql`${q.aid} = (SELECT aid FROM ranked)`, {
@@ -57,30 +71,20 @@ export function reserveMessages(
       aid: q.aid,
       quota: sql<unknown>`to_json(${q})`.as("quota_json"),
       uses: sql<number>`1`.as("uses"),
-      held: sql<number>`${hold}`.as("held_tokens"),
     });
     return [
       clause("ranked", sql`SELECT n, aid, held_tokens, 1 AS rank FROM ${uses}`),
       db.$with("counted").as(counted),
-      clause(
-        "reserved",
-        reservationsOf(sql`SELECT c.aid, c.held_tokens FROM counted AS c`, periods),
-      ),
-      clause(
-        "reservation",
-        sql`SELECT r.n, v.reservation_id FROM reserved AS v JOIN ranked AS r ON r.aid = v.aid`,
-      ),
+      opened,
+      reserved,
     ];
   }
-  // Read as locked, so as another statement left it; then each agent counts the longest run of
-  // its chats, in their order, that every limit has room for.
-  const fit = sql`SELECT ${q.aid}, fit.uses, c.holds[fit.uses] AS held_tokens
-    FROM locked AS ${q}
-      JOIN (SELECT aid, count(*)::int AS k, array_agg(held_through ORDER BY rank) AS holds
-        FROM ranked GROUP BY aid) AS c ON c.aid = ${q.aid},
-      LATERAL (SELECT count(*)::int AS uses FROM generate_series(1, c.k) AS i
-        WHERE ${roomFor("message", { day, month, uses: sql`i`, hold: sql`c.holds[i]` })}) AS fit
-    WHERE fit.uses > 0`;
+  // Read as locked, so as another statement left it. A chat is counted if every limit has room
+  // for it and its agent's chats before it: the longest run, as the room only shrinks along it.
+  const fit = sql`SELECT ${q.aid}, max(r.rank) AS uses, max(r.held_through) AS held_tokens
+    FROM locked AS ${q} JOIN ranked AS r ON r.aid = ${q.aid}
+    WHERE ${roomFor("message", { day, month, uses: sql`r.rank`, hold: sql`r.held_through` })}
+    GROUP BY ${q.aid}`;
   const counted = countUse(
     db,
     "message",
@@ -106,31 +110,9 @@ export function reserveMessages(
     ),
     clause("to_count", fit),
     db.$with("counted").as(counted),
-    clause(
-      "reserved",
-      reservationsOf(
-        sql`SELECT r.aid, r.held_tokens FROM counted AS c
-          JOIN ranked AS r ON r.aid = c.aid AND r.rank <= c.uses ORDER BY r.aid, r.n`,
-        periods,
-      ),
-    ),
-    // Matched to chats by their order within an agent: each gets one, holding its own tokens.
-    clause(
-      "reservation",
-      sql`SELECT r.n, v.reservation_id FROM (SELECT reservation_id, aid,
-          row_number() OVER (PARTITION BY aid ORDER BY reservation_id) AS rank FROM reserved) AS v
-        JOIN ranked AS r ON r.aid = v.aid AND r.rank = v.rank`,
-    ),
+    opened,
+    reserved,
   ];
-}
-
-function reservationsOf(
-  held: SQL,
-  { day, month, now }: { day: unknown; month: unknown; now: unknown },
-): SQL {
-  return sql`INSERT INTO ${chatReservations} (aid, day, month, reserved_at, held_tokens)
-    SELECT h.aid, ${day}::date, ${month}::date, ${now}::timestamptz, h.held_tokens FROM (${held}) AS h
-    RETURNING id AS reservation_id, aid`;
 }
 
 /** The quota row as `reserveMessages` returns it (`counted.quota_json`): null when none was counted. */
