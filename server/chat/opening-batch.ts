@@ -30,15 +30,7 @@ export function opener(
     const rows = await statement.execute(openingValues(requests, now, config));
     // A row for each request whose agent exists, by its place (`n`, from 1).
     const byPlace = new Map(rows.map((row) => [row.n, row]));
-    const opened = requests.map((_, i) => ({ row: byPlace.get(i + 1), now }));
-    // A caller's later chats with a rate-limited agent, each counted in its window in turn.
-    const deferred = opened.flatMap((result, i) => (result.row?.deferred ? [i] : []));
-    if (deferred.length === 0) return opened;
-    const again = await openAll(deferred.map((i) => requests[i] as OpeningRequest));
-    deferred.forEach((i, j) => {
-      opened[i] = again[j] as Opened;
-    });
-    return opened;
+    return requests.map((_, i) => ({ row: byPlace.get(i + 1), now }));
   };
   if (db instanceof PgTransaction)
     return async (request) => (await openAll([request]))[0] as Opened;
@@ -65,5 +57,12 @@ export function opener(
     byKey.set(key, batch);
   }
   const opening = batch;
-  return (request) => opening.add(request);
+  // A caller's later chats with a rate-limited agent wait for the next statement, each counted
+  // in its window in turn, beside the other chats of the process (a lone one is never deferred).
+  return async (request) => {
+    for (;;) {
+      const opened = await opening.add(request);
+      if (!opened.row?.deferred) return opened;
+    }
+  };
 }

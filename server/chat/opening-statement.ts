@@ -72,7 +72,8 @@ const AGENT_COLUMNS = {
  * For each request (`n`) whose agent exists: the agent, the caller's admission, one chat in the
  * rate window, one message use reserved with its input's tokens held, the thread's history; each
  * step only if those before it passed. Rows are taken table by table in the agents' order. Of a
- * caller's chats with a rate-limited agent, only the first is opened: the others are `deferred`.
+ * caller's chats with a rate-limited agent, the first is counted in its window: if it fits, the
+ * others are `deferred` to another statement; if not, they are refused with it.
  */
 export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
   const p = (name: string) => sql.placeholder(name);
@@ -184,7 +185,8 @@ export function openingQuery(db: Db, kind: OpeningKind, several: boolean) {
       admitted: sql<boolean>`a.n IS NOT NULL`,
       deferred: (noRate
         ? sql<boolean>`false`
-        : sql<boolean>`a.rpm IS NOT NULL AND a.n NOT IN (SELECT n FROM first)`
+        : sql<boolean>`a.rpm IS NOT NULL AND a.n NOT IN (SELECT n FROM first)
+            AND (a.aid, a.caller) IN (SELECT aid, caller FROM rate)`
       ).mapWith(Boolean),
       rateLimitRpm: sql<number | null>`a.rpm`.mapWith(numberOrNull),
       rateCount: (noRate ? sql<null>`NULL::int` : sql<number | null>`rated.rate_count`).mapWith(

@@ -108,21 +108,27 @@ describe.each(DATABASE_KINDS)("chats opened together, on %s", (kind) => {
 
   it("counts a caller's chats with a rate-limited agent in its window one by one", async () => {
     await agent("limited-hot", { rate_limit_rpm: 3 });
+    const callers = ["7", "7", "8", "7", "7", "7", "8", "7"];
     const outcomes = await Promise.all(
-      Array.from({ length: 6 }, (_, i) =>
-        open("limited-hot", anonymous("7"), `t${i}`).then((opening) => opening.outcome),
+      callers.map((caller, i) =>
+        open("limited-hot", anonymous(caller), `t${i}`).then((opening) => opening.outcome),
       ),
     );
-    expect(outcomes.filter((outcome) => outcome === "opened")).toHaveLength(3);
-    expect(outcomes.filter((outcome) => outcome === "rate_limited")).toHaveLength(3);
-    const windows = await query<{ count: number }>(
-      sql`SELECT count FROM chat_rate_limits WHERE aid = 'limited-hot'`,
+    const of = (caller: string, outcome: string) =>
+      outcomes.filter((found, i) => callers[i] === caller && found === outcome).length;
+    expect([of("7", "opened"), of("7", "rate_limited"), of("8", "opened")]).toEqual([3, 3, 2]);
+    const windows = await query<{ caller: string; count: number }>(
+      sql`SELECT caller, count FROM chat_rate_limits WHERE aid = 'limited-hot' ORDER BY caller`,
     );
-    expect(windows).toEqual([{ count: 3 }]);
-    const [quota] = await query<{ daily: number }>(
-      sql`SELECT message_count_daily AS daily FROM agent_quotas WHERE aid = 'limited-hot'`,
+    expect(windows).toEqual([
+      { caller: "addr:7", count: 3 },
+      { caller: "addr:8", count: 2 },
+    ]);
+    const [quota] = await query<{ daily: number; refused: number }>(
+      sql`SELECT q.message_count_daily AS daily, h.refused_rate AS refused
+        FROM agent_quotas q JOIN usage_hourly h USING (aid) WHERE q.aid = 'limited-hot'`,
     );
-    expect(quota?.daily).toBe(3);
+    expect(quota).toEqual({ daily: 5, refused: 3 });
   });
 
   it("answers each of a batch of callers of every kind as if it were alone", async () => {
