@@ -84,10 +84,7 @@ export function effectiveCountOf(row: AgentQuotaRow, counter: Counter, now: Date
   return row[counter.periodColumn] === periodValue(counter, day, month) ? row[counter.count] : 0;
 }
 
-/**
- * The row as it was after its message use: a statement that counted several chats of one agent
- * returns its row after the last, and `later` were counted after this one.
- */
+/** The row as it was after its use, of a statement that counted `later` more of its agent after it. */
 export function withoutLaterUses<R extends AgentQuotaCountsRow>(row: R, later: number): R {
   if (later === 0) return row;
   const counts: Partial<AgentQuotaCountsRow> = {};

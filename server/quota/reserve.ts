@@ -28,12 +28,9 @@ export function reservePeriods(now: Date) {
 }
 
 /**
- * Chats' message uses, as WITH clauses over `uses` (a clause of rows `n`, `aid`, `held_tokens`,
- * a chat each). Each agent counts the chats it has room for, in their order, each holding its
- * tokens; the final select finds each counted chat in `opened` by `n`: its `reservation_id`, its
- * agent's quota row after the count as JSON (`quota_json`) and `uses_after`, its agent's chats
- * counted after it. A `lone` chat's row is counted by one UPDATE that PostgreSQL checks again
- * after a wait; several lock their rows in the agents' order first.
+ * Chats' message uses (`uses`: rows `n`, `aid`, `held_tokens`) as WITH clauses: each agent counts
+ * those it has room for, in order; `opened` has each counted chat's `reservation_id`, its agent's
+ * row as JSON (`quota_json`) and `uses_after`. Several lock their rows in the agents' order first.
  */
 export function reserveMessages(
   db: Db,
