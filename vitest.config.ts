@@ -11,6 +11,7 @@ const alias = { "@": path.resolve(import.meta.dirname) };
  * after the others: they load the machine on purpose (kill -9, restarts, a soak at a set rate)
  * and their figures are read as one process's. The image test comes last, alone: it builds
  * deploy/Dockerfile (minutes of both cores) and needs no build of the service on this machine.
+ * `npm test` leaves it out here and runs it beside the browser tests (scripts/test-last.mjs).
  */
 const sideBySide = { maxWorkers: 2, sequence: { groupOrder: 0 } };
 const alone = { maxWorkers: 1, sequence: { groupOrder: 1 } };
