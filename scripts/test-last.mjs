@@ -1,8 +1,9 @@
 // The last stage of `npm test`: the browser tests and the image test side by side. The image
 // test is minutes of buildah, much of it waiting on the npm registry and on disk, and the
-// browser tests leave about a quarter of two cores idle, so together they take about the time
-// of the longer one. Playwright's output goes on as it comes; the image test's is held and
-// printed whole after it, so that neither interleaves with the other. Fails if either does.
+// browser tests leave part of both cores idle, so side by side they end sooner than in turn
+// (BENCHMARKS.md, "CI's time"). Playwright's output goes on as it comes; the image test's is
+// held and printed whole after it, so that neither interleaves with the other. Fails if either
+// does.
 import { spawn } from "node:child_process";
 
 const run = (command, args, hold) =>
