@@ -183,6 +183,10 @@ test("usage over a chosen range, by day or hour, kept in the URL and downloaded 
   await controls.getByLabel("From (UTC day)").fill(today);
   await controls.getByLabel("By").selectOption("hour");
   const hourly = page.getByRole("region", { name: `Usage, ${today} (UTC), by hour` });
+  // Reload once the page has drawn the change: until then Next.js may still write the URL of
+  // the change before (its router catches up with each replaceState in a transition).
+  await expect(hourly).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`usage_from=${today}.*usage_by=hour`));
   await page.reload();
   await hourly.getByRole("button", { name: "Show as table" }).click();
   await expect(hourly.getByTestId("usage-table").locator("tbody tr")).toHaveCount(24);
