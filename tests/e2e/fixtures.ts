@@ -260,7 +260,24 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return file;
 }
 
-export const test = base.extend<{ injectWallet: typeof injectWallet; noCspViolations: undefined }>({
+/** `E2E_CPU_THROTTLE=4` runs each page's scripts four times slower, to find tests that race hydration. */
+const cpuThrottle = Number(process.env.E2E_CPU_THROTTLE ?? "1");
+
+export const test = base.extend<{
+  injectWallet: typeof injectWallet;
+  noCspViolations: undefined;
+  cpuThrottle: undefined;
+}>({
+  cpuThrottle: [
+    async ({ page }, use) => {
+      if (cpuThrottle > 1) {
+        const session = await page.context().newCDPSession(page);
+        await session.send("Emulation.setCPUThrottlingRate", { rate: cpuThrottle });
+      }
+      await use(undefined);
+    },
+    { auto: true },
+  ],
   // biome-ignore lint/correctness/noEmptyPattern: Playwright fixtures take a destructured object.
   injectWallet: async ({}, use) => {
     await use(injectWallet);
