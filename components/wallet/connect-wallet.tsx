@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import { useConnect } from "wagmi";
 import { Button } from "../ui/button";
 import { ErrorText, Notice } from "../ui/notice";
+import { useHydrated } from "../ui/use-hydrated";
 import { walletErrorSentence } from "./wallet-errors";
 
 export const NO_WALLET =
@@ -15,6 +16,7 @@ export const NO_WALLET =
  */
 export function ConnectWallet({ label = "Connect wallet" }: { label?: string }) {
   const { connectors, connect, isPending, error } = useConnect();
+  const hydrated = useHydrated();
   const wallets = connectors.filter((c) => c.id !== "injected" || connectors.length === 1);
   // Known only in the browser: whether any wallet injected itself into the page.
   const [anyWallet, setAnyWallet] = useState(true);
@@ -36,7 +38,7 @@ export function ConnectWallet({ label = "Connect wallet" }: { label?: string }) 
           <Button
             key={wallet.uid}
             variant="primary"
-            disabled={isPending}
+            disabled={!hydrated || isPending}
             onClick={() => connect({ connector: wallet })}
           >
             {label}

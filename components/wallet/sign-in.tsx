@@ -10,6 +10,7 @@ import { Input } from "@/components/ui/input";
 import { ErrorText, Notice } from "@/components/ui/notice";
 import { Panel } from "@/components/ui/panel";
 import { problemOf } from "@/components/ui/problem";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { DASHBOARD_HOME, dashboardPathOrNull } from "@/server/auth/view";
 import { ChainCheck, useChainAccepted } from "./chain-check";
 import { ConnectWallet } from "./connect-wallet";
@@ -50,6 +51,7 @@ function SignIn({ chainIds, ended, next, ssoPath, ssoError }: SignInProps) {
   const signInWithKey = trpc.auth.signInWithKey.useMutation();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const hydrated = useHydrated();
 
   // Back to the page that sent the user here; otherwise admins start at the overview, a wallet
   // at its deployments (the only pages it may see). `next` is checked again here, as it is read.
@@ -136,13 +138,14 @@ function SignIn({ chainIds, ended, next, ssoPath, ssoError }: SignInProps) {
         )}
       </Panel>
       <Panel title="With the admin API key">
-        <form onSubmit={submitKey}>
+        {/* POST: were the form ever sent without its script, the key is not put in the URL. */}
+        <form method="post" onSubmit={submitKey}>
           <Field name="key" label="Admin API key">
             {(control) => (
               <Input {...control} type="password" autoComplete="current-password" required />
             )}
           </Field>
-          <Button type="submit" disabled={signInWithKey.isPending}>
+          <Button type="submit" disabled={!hydrated || signInWithKey.isPending}>
             Sign in with the key
           </Button>
         </form>

@@ -6,9 +6,9 @@ import { api } from "./helpers";
 import { adminWallet, userWallet } from "./wallets";
 
 /**
- * Wallets as people meet them: no wallet installed, a wallet on a network the service does not
- * accept, a wallet user's own deployments with only the changes it may make, and a service
- * that requires a Privy token with every change.
+ * Wallets as people meet them: a sign-in page whose script is still on its way, no wallet
+ * installed, a wallet on a network the service does not accept, a wallet user's own deployments
+ * with only the changes it may make, and a service that requires a Privy token with every change.
  */
 
 async function deployment(body: Record<string, unknown>, base?: string) {
@@ -27,6 +27,40 @@ async function connectAndSignIn(page: import("@playwright/test").Page, base = ""
   await page.getByRole("button", { name: "Sign in with Ethereum" }).click();
   await expect(page.getByTestId("who")).toHaveText(userWallet.address);
 }
+
+test("until the sign-in page's script runs, its buttons wait, and no key goes in a URL", async ({
+  page,
+}) => {
+  await injectWallet(page, adminWallet);
+  const asked: string[] = [];
+  page.on("request", (request) => asked.push(request.url()));
+  // The page's scripts are held, as a slow phone's network holds them, until released below.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route(
+    (url) => url.pathname.startsWith("/_next/static/") && url.pathname.endsWith(".js"),
+    async (route) => {
+      await held;
+      await route.continue();
+    },
+  );
+  await page.goto("/login", { waitUntil: "commit" });
+  const connect = page.getByRole("button", { name: /^Connect wallet/ });
+  await expect(connect).toBeDisabled();
+  await expect(page.getByRole("button", { name: "Sign in with the key" })).toBeDisabled();
+  // Enter in the key's field sends nothing while its button waits.
+  await page.getByLabel("Admin API key", { exact: true }).fill("a-key-typed-too-early");
+  await page.getByLabel("Admin API key", { exact: true }).press("Enter");
+
+  release();
+  await expect(connect).toBeEnabled();
+  await connect.click();
+  await expect(page.getByTestId("address")).toHaveText(adminWallet.address);
+  expect(asked.filter((url) => url.includes("a-key-typed-too-early"))).toEqual([]);
+  expect(page.url()).toMatch(/\/login$/);
+});
 
 test("without a wallet in the browser, sign-in says so in words", async ({ page }) => {
   await page.goto("/login");
