@@ -1,6 +1,5 @@
 "use client";
 
-import { useEffect, useState } from "react";
 import { useConnect } from "wagmi";
 import { Button } from "../ui/button";
 import { ErrorText, Notice } from "../ui/notice";
@@ -19,10 +18,7 @@ export function ConnectWallet({ label = "Connect wallet" }: { label?: string }) 
   const hydrated = useHydrated();
   const wallets = connectors.filter((c) => c.id !== "injected" || connectors.length === 1);
   // Known only in the browser: whether any wallet injected itself into the page.
-  const [anyWallet, setAnyWallet] = useState(true);
-  useEffect(() => {
-    setAnyWallet(connectors.length > 1 || "ethereum" in window);
-  }, [connectors.length]);
+  const anyWallet = !hydrated || connectors.length > 1 || "ethereum" in window;
 
   if (!anyWallet) {
     return (
