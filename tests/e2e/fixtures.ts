@@ -261,7 +261,7 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 }
 
 /** `E2E_CPU_THROTTLE=4` runs each page's scripts four times slower, to find tests that race hydration. */
-const cpuThrottle = Number(process.env.E2E_CPU_THROTTLE ?? "1");
+const throttleRate = Number(process.env.E2E_CPU_THROTTLE ?? "1");
 
 export const test = base.extend<{
   injectWallet: typeof injectWallet;
@@ -270,9 +270,9 @@ export const test = base.extend<{
 }>({
   cpuThrottle: [
     async ({ page }, use) => {
-      if (cpuThrottle > 1) {
+      if (throttleRate > 1) {
         const session = await page.context().newCDPSession(page);
-        await session.send("Emulation.setCPUThrottlingRate", { rate: cpuThrottle });
+        await session.send("Emulation.setCPUThrottlingRate", { rate: throttleRate });
       }
       await use(undefined);
     },
